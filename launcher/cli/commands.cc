@@ -1,0 +1,14 @@
+#include "cli/commands.h"
+
+namespace hpclaunch {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"submit", "render a batch script for a site and submit it (runs it here on --site local)", cmd_submit},
+      {"render", "print the batch script that submit would write (same as submit --dry-run)", cmd_render},
+      {"sites", "list the site profiles, or `sites show NAME` for one resolved profile", cmd_sites},
+  };
+  return table;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,22 @@
+// The subcommands of `hpclaunch`. Each lives in its own cli/cmd_NAME.cc and gets the arguments after its name.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace hpclaunch {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+const std::vector<Command>& commands();
+
+int cmd_submit(const Args& args);
+int cmd_render(const Args& args);
+int cmd_sites(const Args& args);
+
+}  // namespace hpclaunch

@@ -1,0 +1,59 @@
+// Entry point: picks the subcommand, and is the one place that prints an hpclaunch::Error.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+void usage(std::FILE* out) {
+  fmt::print(out, "usage: hpclaunch COMMAND [OPTIONS] [-- CMD ARG...]\n\ncommands:\n");
+  for (const auto& c : commands()) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
+  fmt::print(out, "\n`hpclaunch COMMAND --help` describes a command's options.\n");
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return k_exit_bad_input;
+  }
+  std::string name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") {
+    usage(stdout);
+    return 0;
+  }
+  if (name == "--version") {
+    fmt::print("hpclaunch {}\n", HPCLAUNCH_VERSION);
+    return 0;
+  }
+  Args args(argv + 2, argv + argc);
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    if (name == c.name) return c.run(args);
+    names.push_back(c.name);
+  }
+  throw Error("", "unknown command '" + name + "'" + did_you_mean(name, names),
+              "run `hpclaunch --help` for the list");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
+    return k_exit_failure;
+  }
+}

@@ -1,0 +1,78 @@
+#include "util/strings.h"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+namespace hpclaunch {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    out.emplace_back(s.substr(start, pos - start));
+    if (pos == std::string_view::npos) return out;
+    start = pos + 1;
+  }
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return s.substr(b, e - b + 1);
+}
+
+bool parse_int(std::string_view s, long long* out) {
+  if (s.empty()) return false;
+  if (s.front() == '+') s.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  // Like ninja's SpellcheckString: allow about a third of the word to be wrong, at least one edit.
+  size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
+  std::optional<std::string> best;
+  size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    bool prefix = c.size() > word.size() && c.compare(0, word.size(), word) == 0 && word.size() >= 3;
+    if (prefix) d = std::min(d, limit);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  auto m = closest_match(word, candidates);
+  return m ? " (did you mean '" + *m + "'?)" : std::string();
+}
+
+}  // namespace hpclaunch

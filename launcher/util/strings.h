@@ -1,0 +1,22 @@
+// Small string helpers that know nothing of hpclaunch.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpclaunch {
+
+std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string_view trim(std::string_view s);
+bool parse_int(std::string_view s, long long* out);  // whole string, base 10, optional sign
+
+// Levenshtein distance.
+size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `word` if it is close enough to be a plausible typo.
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+// " (did you mean 'x'?)" or "".
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace hpclaunch

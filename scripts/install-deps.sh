@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything hpclaunch needs to build, run its demo and run its tests on Debian 12.
+# Idempotent: packages already present are skipped by apt-get.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git ca-certificates
+  libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
+  libkainjow-mustache-dev nlohmann-json3-dev libspdlog-dev doctest-dev
+  libtorch-dev libgloo-dev python3-torch
+  openmpi-bin libopenmpi-dev
+  slurm-wlm
+  dataset-fashion-mnist
+  procps iproute2 psmisc
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+
+#include "util/error.h"
+#include "util/shell.h"
+#include "util/strings.h"
+
+using namespace hpclaunch;
+
+TEST_SUITE_BEGIN("util");
+
+TEST_CASE("split keeps empty fields and join undoes it") {
+  CHECK(split("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
+  CHECK(split("", ',') == std::vector<std::string>{""});
+  CHECK(join(split("x:y:z", ':'), ":") == "x:y:z");
+}
+
+TEST_CASE("parse_int accepts whole decimal numbers only") {
+  long long v = 0;
+  CHECK(parse_int("42", &v));
+  CHECK(v == 42);
+  CHECK(parse_int("+7", &v));
+  CHECK(v == 7);
+  CHECK_FALSE(parse_int("4x", &v));
+  CHECK_FALSE(parse_int("", &v));
+  CHECK_FALSE(parse_int(" 4", &v));
+}
+
+TEST_CASE("did you mean finds typos and stays quiet on nonsense") {
+  std::vector<std::string> sites = {"perlmutter", "cc", "sockeye", "sockeye-pbs", "juwels-booster", "local"};
+  CHECK(did_you_mean("perlmuter", sites) == " (did you mean 'perlmutter'?)");
+  CHECK(did_you_mean("juwels", sites) == " (did you mean 'juwels-booster'?)");
+  CHECK(did_you_mean("sockey", sites) == " (did you mean 'sockeye'?)");
+  CHECK(did_you_mean("zzzzzzzz", sites).empty());
+  CHECK(edit_distance("kitten", "sitting") == 3);
+}
+
+TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest") {
+  CHECK(shell_quote("train.py") == "train.py");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("$HOME") == "'$HOME'");
+  CHECK(shell_quote("*.txt") == "'*.txt'");
+  CHECK(shell_quote("K=V") == "'K=V'");
+  CHECK(shell_quote("a\nb") == "'a\nb'");
+  CHECK(shell_join({"python", "-c", "print(1)"}) == "python -c 'print(1)'");
+}
+
+TEST_CASE("env names") {
+  CHECK(is_env_name("NCCL_DEBUG"));
+  CHECK(is_env_name("_x1"));
+  CHECK_FALSE(is_env_name("1X"));
+  CHECK_FALSE(is_env_name("A-B"));
+  CHECK_FALSE(is_env_name(""));
+}
+
+TEST_CASE("an Error reads as one line: where, what, fix") {
+  Error e("--nodes", "0 is below 1", "use --nodes 1 or more");
+  CHECK(std::string(e.what()) == "--nodes: 0 is below 1; use --nodes 1 or more");
+  CHECK(e.exit_code() == k_exit_bad_input);
+  CHECK(failure("sbatch", "exited 1").exit_code() == k_exit_failure);
+}
+
+TEST_SUITE_END();
