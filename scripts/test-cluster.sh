@@ -1,2 +1,219 @@
 #!/usr/bin/env bash
-echo "test-cluster: not written yet" >&2; exit 0
+# A real two-node Slurm cluster on loopback for the integration tests (see /work/shared/TEST-CLUSTER.md):
+# one slurmctld and two slurmd (-N n1, -N n2), auth/none, no database, four fake GPUs per node.
+#
+#   scripts/test-cluster.sh start  DIR   start it (idempotent), wait until both nodes are idle, write DIR/env.sh
+#   scripts/test-cluster.sh stop   DIR   cancel its jobs, stop its daemons, check none is left (idempotent)
+#   scripts/test-cluster.sh status DIR   exit 0 and print `sinfo` if it is up, exit 1 if not
+#
+# `source DIR/env.sh` points sbatch/srun/sinfo/scontrol at it (SLURM_CONF). Ports: slurmctld 16817, slurmd
+# 17001-17002 by default; if another cluster (another DIR) holds them, the next free block of 20 ports is used,
+# so two build directories can run their suites side by side. TEST_CLUSTER_PORT_BASE=N forces slurmctld's port
+# (slurmd then use N+1, N+2). TEST_CLUSTER_WAIT=seconds bounds the wait for idle nodes (default 60).
+# Needs root (slurmd runs jobs as their user; mknod; /etc/hosts).
+set -euo pipefail
+
+prog=test-cluster
+die() { echo "$prog: error: $*" >&2; exit 1; }
+note() { echo "$prog: $*" >&2; }
+
+[ $# -eq 2 ] || die "usage: scripts/test-cluster.sh start|stop|status DIR"
+action=$1
+mkdir -p "$2"
+dir=$(cd "$2" && pwd)
+conf=$dir/slurm.conf
+nodes=(n1 n2)
+declare -A node_ip=([n1]=127.0.1.1 [n2]=127.0.1.2)
+wait_s=${TEST_CLUSTER_WAIT:-60}
+
+for tool in slurmctld slurmd sinfo scontrol squeue scancel; do
+  command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian package slurm-wlm)"
+done
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+pid_of() { [ -s "$1" ] && cat "$1" || true; }
+ctld_pidfile() { echo "$dir/slurmctld.pid"; }
+slurmd_pidfile() { echo "$dir/slurmd-$1.pid"; }
+
+# Processes of THIS directory's cluster, found by the conf path on their command line (never by name alone).
+own_pids() { pgrep -f -- "-f $conf( |$)" || true; }
+
+port_busy() { ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .; }
+
+sinfo_here() { SLURM_CONF=$conf sinfo "$@"; }
+
+is_up() {
+  [ -f "$conf" ] || return 1
+  pid_alive "$(pid_of "$(ctld_pidfile)")" || return 1
+  for n in "${nodes[@]}"; do pid_alive "$(pid_of "$(slurmd_pidfile "$n")")" || return 1; done
+  sinfo_here -h >/dev/null 2>&1
+}
+
+all_idle() {
+  local states
+  states=$(sinfo_here -h -N -p debug -o '%N %t' 2>/dev/null | sort -u) || return 1
+  [ "$states" = $'n1 idle\nn2 idle' ]
+}
+
+ensure_hosts() {
+  for n in "${nodes[@]}"; do
+    if ! grep -Eq "^[[:space:]]*[0-9.]+[[:space:]]+(.*[[:space:]])?$n([[:space:]]|\$)" /etc/hosts; then
+      echo "${node_ip[$n]} $n" >>/etc/hosts || die "cannot add '$n' to /etc/hosts; run as root or add '${node_ip[$n]} $n' by hand"
+      note "added '${node_ip[$n]} $n' to /etc/hosts"
+    fi
+  done
+}
+
+pick_ports() {
+  if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
+    ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1))
+    for p in $ctld_port $node_port0 $((node_port0 + 1)); do
+      port_busy "$p" && die "port $p (TEST_CLUSTER_PORT_BASE=$TEST_CLUSTER_PORT_BASE) is in use; pick another base"
+    done
+    return
+  fi
+  local k
+  for k in $(seq 0 19); do
+    ctld_port=$((16817 + 20 * k)); node_port0=$((17001 + 20 * k))
+    port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || port_busy "$node_port0" \
+      || port_busy "$((node_port0 + 1))" || return 0
+  done
+  die "no free port block from 16817/17001 upwards (20 tried); stop other test clusters (pgrep -a slurmctld)"
+}
+
+write_conf() {
+  mkdir -p "$dir/state" "$dir/log" "$dir/spool/n1" "$dir/spool/n2"
+  for i in 0 1 2 3; do
+    local dev=$dir/fakegpu$i
+    if [ ! -c "$dev" ]; then
+      rm -f "$dev"
+      # Slurm refuses regular files as GPU devices; 1,3 is /dev/null's major/minor, harmless to open.
+      mknod "$dev" c 1 3 || die "mknod $dev failed; the fake GPUs need root and a filesystem that allows device nodes"
+    fi
+  done
+  cat >"$dir/gres.conf" <<EOF
+NodeName=n[1-2] Name=gpu File=$dir/fakegpu[0-3]
+EOF
+  cat >"$conf" <<EOF
+# Written by scripts/test-cluster.sh: two emulated nodes on loopback, no munge, no accounting database.
+ClusterName=test
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/none
+CredType=cred/none
+SlurmctldPort=$ctld_port
+SlurmdPort=$((ctld_port + 1))
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+GresTypes=gpu
+SlurmdParameters=config_overrides
+InactiveLimit=0
+KillWait=5
+MinJobAge=30
+NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:4 Features=gpu State=UNKNOWN
+# debug is the default; the others carry real sites' partition names (Perlmutter selects with -q, not -p).
+PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=regular Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=booster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=develbooster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=gpu Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=gputest Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+  cat >"$dir/env.sh" <<EOF
+# Written by scripts/test-cluster.sh: source it to use the test cluster in $dir.
+export SLURM_CONF=$conf
+export HPCLAUNCH_CLUSTER_DIR=$dir
+EOF
+}
+
+kill_pid() {  # pid: TERM, wait up to 10 s, then KILL
+  local pid=$1 i
+  pid_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 100); do pid_alive "$pid" || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  sleep 0.2
+}
+
+do_stop() {
+  if [ -f "$conf" ] && pid_alive "$(pid_of "$(ctld_pidfile)")"; then
+    local jobs i
+    jobs=$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null || true)
+    if [ -n "$jobs" ]; then
+      # shellcheck disable=SC2086
+      SLURM_CONF=$conf scancel $jobs 2>/dev/null || true
+      for i in $(seq 1 50); do
+        [ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null || true)" ] && break
+        sleep 0.2
+      done
+    fi
+  fi
+  for n in "${nodes[@]}"; do kill_pid "$(pid_of "$(slurmd_pidfile "$n")")"; done
+  kill_pid "$(pid_of "$(ctld_pidfile)")"
+  # Daemons whose pid file was lost (a crashed start): still only this DIR's, found by their conf path.
+  local p
+  for p in $(own_pids); do kill_pid "$p"; done
+  rm -f "$(ctld_pidfile)" "$dir"/slurmd-*.pid
+  local left
+  left=$(own_pids)
+  [ -z "$left" ] || die "daemons of $dir still running after stop: pids $left"
+}
+
+do_start() {
+  if is_up; then
+    local i
+    for i in $(seq 1 $((wait_s * 5))); do all_idle && break; sleep 0.2; done
+    all_idle || die "cluster in $dir is up but its nodes are not idle: $(sinfo_here -h -N -o '%N=%t' | tr '\n' ' '); stop and start it again"
+    note "already running in $dir (SLURM_CONF=$conf)"
+    return 0
+  fi
+  do_stop  # half-started or stale: clean slate
+  ensure_hosts
+  pick_ports
+  write_conf
+  slurmctld -c -f "$conf" || die "slurmctld did not start; see $dir/log/slurmctld.log"
+  for n in "${nodes[@]}"; do
+    slurmd -f "$conf" -N "$n" || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"
+  done
+  local i
+  for i in $(seq 1 $((wait_s * 5))); do all_idle && break; sleep 0.2; done
+  if ! all_idle; then
+    local states
+    states=$(sinfo_here -h -N -o '%N=%t' 2>&1 | tr '\n' ' ' || true)
+    do_stop || true
+    die "nodes n1, n2 not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
+  fi
+  note "up in $dir: slurmctld :$ctld_port, slurmd n1 :$node_port0, n2 :$((node_port0 + 1)); source $dir/env.sh"
+}
+
+do_status() {
+  if is_up; then
+    sinfo_here
+    return 0
+  fi
+  echo "$prog: not running in $dir" >&2
+  return 1
+}
+
+# One action at a time per DIR (CTest may start the fixture while a developer stops it by hand).
+exec 9>"$dir/.lock"
+flock -w 120 9 || die "another test-cluster.sh holds $dir/.lock for over 120 s"
+
+case $action in
+  start) do_start ;;
+  stop) do_stop ;;
+  status) do_status ;;
+  *) die "unknown action '$action'; use start, stop or status" ;;
+esac

@@ -1,0 +1,88 @@
+# Sourced by every tests/integration/tNNNN-NAME.sh: assertions, a per-test temporary directory removed on exit,
+# and access to the test cluster. A script exits 0 on success, 1 on failure, 77 when skipped (CTest's
+# SKIP_RETURN_CODE); it reports one line per failure, naming the test and what differed.
+set -euo pipefail
+
+test_name=$(basename "$0" .sh)
+: "${HPCLAUNCH_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${HPCLAUNCH_BUILD_DIR:=$HPCLAUNCH_SOURCE_DIR/build}"
+: "${HPCLAUNCH:=$HPCLAUNCH_BUILD_DIR/launcher/hpclaunch}"
+: "${HPCLAUNCH_CLUSTER_DIR:=$HPCLAUNCH_BUILD_DIR/test-cluster}"
+export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
+
+# The test's own directory: under /tmp so that every emulated node (and every job) sees it. Kept when
+# HPCLAUNCH_KEEP_TMP=1, to look at after a failure.
+test_tmp=$(mktemp -d "/tmp/hpclaunch-$test_name.XXXXXX")
+chmod 755 "$test_tmp"
+_lib_cleanup() {
+  local rc=$?
+  if [ "${HPCLAUNCH_KEEP_TMP:-0}" = 1 ] || { [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "${HPCLAUNCH_KEEP_TMP:-}" = failed ]; }; then
+    echo "$test_name: kept $test_tmp" >&2
+  else
+    rm -rf "$test_tmp"
+  fi
+  return $rc
+}
+trap _lib_cleanup EXIT
+
+fail() { echo "FAIL $test_name: $*" >&2; exit 1; }
+skip() { echo "SKIP $test_name: $*" >&2; exit 77; }
+note() { echo "$test_name: $*" >&2; }
+
+assert_eq() {  # EXPECTED ACTUAL [WHAT]
+  [ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
+}
+assert_contains() {  # HAYSTACK NEEDLE [WHAT]
+  case $1 in *"$2"*) ;; *) fail "${3:-output} does not contain '$2'; it is: $1" ;; esac
+}
+assert_not_contains() {  # HAYSTACK NEEDLE [WHAT]
+  case $1 in *"$2"*) fail "${3:-output} contains '$2'; it is: $1" ;; *) ;; esac
+}
+assert_file() {  # PATH
+  [ -f "$1" ] || fail "expected file '$1' does not exist"
+}
+# Runs a command that must fail: assert_fails EXPECTED_TEXT CMD ARG...; the text must be in its stderr+stdout.
+assert_fails() {
+  local want=$1 out rc=0
+  shift
+  out=$("$@" 2>&1) || rc=$?
+  [ $rc -ne 0 ] || fail "'$*' succeeded; it should have failed with '$want'. Output: $out"
+  assert_contains "$out" "$want" "error from '$*'"
+}
+
+need_cmd() {  # CMD...: fail (not skip) if a tool install-deps.sh installs is missing
+  local c
+  for c in "$@"; do command -v "$c" >/dev/null || fail "'$c' not found; run scripts/install-deps.sh"; done
+}
+
+need_hpclaunch() {
+  [ -x "$HPCLAUNCH" ] || fail "hpclaunch binary '$HPCLAUNCH' not found; build first or set HPCLAUNCH"
+}
+
+# The test cluster (scripts/test-cluster.sh, started by CTest's slurm fixture for every *-slurm-* script).
+need_cluster() {
+  local envsh=$HPCLAUNCH_CLUSTER_DIR/env.sh
+  [ -f "$envsh" ] || fail "no test cluster in $HPCLAUNCH_CLUSTER_DIR (no env.sh); run scripts/test-cluster.sh start $HPCLAUNCH_CLUSTER_DIR, or name the test *-slurm-* so CTest starts it"
+  # shellcheck disable=SC1090
+  source "$envsh"
+  "$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh" status "$HPCLAUNCH_CLUSTER_DIR" >/dev/null \
+    || fail "test cluster in $HPCLAUNCH_CLUSTER_DIR is not running; run scripts/test-cluster.sh start $HPCLAUNCH_CLUSTER_DIR"
+}
+
+# sbatch_wait OUTFILE [SBATCH_ARG...] SCRIPT: submits with --wait (bounded by SBATCH_TIMEOUT, default 300 s),
+# fails the test with the job's output if the job fails.
+sbatch_wait() {
+  local out=$1 rc=0
+  shift
+  timeout "${SBATCH_TIMEOUT:-300}" sbatch --wait --quiet -o "$out" -e "$out" "$@" || rc=$?
+  if [ $rc -ne 0 ]; then
+    local jobs
+    jobs=$(squeue -h -o %i 2>/dev/null || true)
+    [ -z "$jobs" ] || scancel $jobs 2>/dev/null || true
+    fail "sbatch $* exited $rc; job output:
+$(cat "$out" 2>/dev/null || echo '(none)')"
+  fi
+}
+
+# Lines of FILE that start with PREFIX, prefix removed, sorted.
+lines_with() { grep "^$2" "$1" | sed "s/^$2//" | sort || true; }
