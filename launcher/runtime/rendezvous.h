@@ -1,0 +1,64 @@
+// MASTER_ADDR and MASTER_PORT for torch's env:// rendezvous (and the agents' store): the site profile's rule
+// (docs/CONTRACTS.md: HPCLAUNCH_MASTER_ADDR_*, HPCLAUNCH_MASTER_PORT), flags, and what the user already set.
+//
+// Precedence, highest first: an existing MASTER_ADDR / MASTER_PORT, then the --master-addr/--master-port flag,
+// then the profile's rule. MASTER_PORT with no profile default is derived from the job id:
+//
+//   derive_master_port(id) = 20000 + (n mod 10000)
+//     n = the id's leading decimal digits (Slurm "4242", "4242_7"; PBS "4242.server") if it has any,
+//         else FNV-1a (32 bit) of the whole id (hpclaunch local ids, anything else).
+//
+// So ports stay in [20000, 29999] (unprivileged, below Linux's ephemeral range 32768-60999) and jobs whose
+// ids differ by less than 10000 never share a port on a shared node.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/environment.h"
+
+namespace hpclaunch {
+
+inline constexpr int k_master_port_base = 20000;
+inline constexpr int k_master_port_span = 10000;
+inline constexpr int k_master_port_no_job = 29500;  // torch's default, for a plain shell with no job id
+
+enum class MasterAddrRule { first_node, batch_host, fixed };
+
+struct MasterAddrPolicy {
+  MasterAddrRule rule = MasterAddrRule::first_node;
+  std::string suffix;   // appended to the host name ("i" on JSC systems)
+  bool resolve = false; // turn the name into an IPv4 address
+  std::string fixed;    // the address when rule == fixed
+};
+
+// The profile's rule from HPCLAUNCH_MASTER_ADDR_RULE/_SUFFIX/_RESOLVE/_FIXED (defaults: first-node, no
+// suffix, no resolve). Throws hpclaunch::Error naming the variable on a bad value.
+MasterAddrPolicy master_addr_policy_from_env(const Env& env);
+MasterAddrRule parse_master_addr_rule(std::string_view s, std::string_view where);
+
+// Host name -> IPv4 address, nullopt if it does not resolve. An effect: resolve_ipv4 (system.h) in
+// production, a table in tests.
+using Resolver = std::function<std::optional<std::string>(const std::string& host)>;
+
+// The address by the rule alone: first-node = the first of `step_nodes` (rank 0's node under block
+// distribution), batch-host = the first of `job_nodes` (where Slurm and PBS run the batch script), fixed =
+// policy.fixed; then the suffix, then resolution. Throws if the list it needs is empty, if fixed has no
+// address, or if the name does not resolve (naming it).
+std::string master_addr_by_rule(const MasterAddrPolicy& policy, const std::vector<std::string>& step_nodes,
+                                const std::vector<std::string>& job_nodes, const Resolver& resolve);
+
+// The full choice: existing MASTER_ADDR, else `flag`, else master_addr_by_rule.
+std::string choose_master_addr(const Env& env, const std::optional<std::string>& flag,
+                               const MasterAddrPolicy& policy, const std::vector<std::string>& step_nodes,
+                               const std::vector<std::string>& job_nodes, const Resolver& resolve);
+
+// The formula above. An empty job id gives k_master_port_no_job.
+int derive_master_port(std::string_view job_id);
+// Existing MASTER_PORT, else `flag`, else HPCLAUNCH_MASTER_PORT, else derive_master_port(job_id). Every value
+// must be a port number in [1, 65535] (Error naming the variable or flag otherwise).
+int choose_master_port(const Env& env, std::optional<int> flag, std::string_view job_id);
+
+}  // namespace hpclaunch
