@@ -7,6 +7,8 @@ const std::vector<Command>& commands() {
       {"submit", "render a batch script for a site and submit it (runs it here on --site local)", cmd_submit},
       {"render", "print the batch script that submit would write (same as submit --dry-run)", cmd_render},
       {"sites", "list the site profiles, or `sites show NAME` for one resolved profile", cmd_sites},
+      {"env", "print this task's RANK, WORLD_SIZE, MASTER_ADDR, ... (sh to eval, or --format json)", cmd_env},
+      {"exec", "set this task's RANK, WORLD_SIZE, MASTER_ADDR, ... and exec the command after --", cmd_exec},
   };
   return table;
 }

@@ -27,6 +27,9 @@ struct TaskRanks {
   std::string note;    // why the numbers are what they are, when that is not obvious (world of one)
 };
 
+// HPCLAUNCH_LOCAL_JOB is set and not "0" or empty: the task was started by `hpclaunch local-srun`.
+bool is_local_job(const Env& env);
+
 // Reads a whole file (PBS_NODEFILE); an effect, injected so tests need no files.
 using FileReader = std::function<std::string(const std::string& path)>;
 

@@ -1,0 +1,49 @@
+// GPU binding for direct launch.
+#include "runtime/gpu_bind.h"
+
+#include <fmt/core.h>
+
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+GpuBind parse_gpu_bind(std::string_view s, std::string_view where) {
+  if (s == "none") return GpuBind::none;
+  if (s == "local-rank") return GpuBind::local_rank;
+  throw Error(std::string(where), fmt::format("unknown GPU binding '{}'{}", s, did_you_mean(s, {"none", "local-rank"})),
+              "use none or local-rank");
+}
+
+GpuBind gpu_bind_from_env(const Env& env) {
+  auto v = env_get(env, "HPCLAUNCH_GPU_BIND");
+  return v && !v->empty() ? parse_gpu_bind(*v, "HPCLAUNCH_GPU_BIND") : GpuBind::none;
+}
+
+std::optional<std::string> node_gpu_list(const Env& env) {
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "HPCLAUNCH_GPUS"})
+    if (auto v = env_get(env, name); v && !v->empty()) return *v;
+  return std::nullopt;
+}
+
+std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank) {
+  if (bind == GpuBind::none) return std::nullopt;
+  auto list = node_gpu_list(env);
+  if (!list)
+    throw Error("--gpu-bind local-rank",
+                "no GPU list to pick from (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS are unset)",
+                "request GPUs (--gpus-per-node / --gres=gpu:N), export CUDA_VISIBLE_DEVICES=0,1,2,3, or use "
+                "--gpu-bind none");
+  std::vector<std::string> gpus = split(*list, ',');
+  for (auto& g : gpus) g = std::string(trim(g));
+  if (local_rank < 0 || static_cast<size_t>(local_rank) >= gpus.size())
+    throw Error("--gpu-bind local-rank",
+                fmt::format("local rank {} has no GPU: the node's list '{}' has {}", local_rank, *list, gpus.size()),
+                "start at most one task per GPU on a node (--ntasks-per-node), or use --gpu-bind none");
+  if (gpus[static_cast<size_t>(local_rank)].empty())
+    throw Error("--gpu-bind local-rank", fmt::format("the node's GPU list '{}' has an empty entry", *list),
+                "fix CUDA_VISIBLE_DEVICES");
+  return gpus[static_cast<size_t>(local_rank)];
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,39 @@
+// The runtime's effects: file reads and name resolution (POSIX).
+#include "runtime/system.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace hpclaunch {
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw failure(path, std::string("cannot read: ") + std::strerror(errno), "check the path and its permissions");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::optional<std::string> resolve_ipv4(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || !found) return std::nullopt;
+  char text[INET_ADDRSTRLEN] = {};
+  auto* sin = reinterpret_cast<sockaddr_in*>(found->ai_addr);
+  const char* ok = inet_ntop(AF_INET, &sin->sin_addr, text, sizeof text);
+  freeaddrinfo(found);
+  if (!ok) return std::nullopt;
+  return std::string(text);
+}
+
+}  // namespace hpclaunch

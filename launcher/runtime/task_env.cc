@@ -1,0 +1,49 @@
+// One task's torch variables from its rank source, the rendezvous rules and the GPU binding.
+#include "runtime/task_env.h"
+
+#include <fmt/core.h>
+
+namespace hpclaunch {
+
+TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const TaskEnvEffects& effects) {
+  TaskEnv out;
+  out.ranks = detect_task_ranks(env, effects.read_file);
+  const TaskRanks& r = out.ranks;
+  if (!r.note.empty()) out.notes.push_back(r.note);
+
+  std::string addr;
+  if (r.source == RankSource::shell && !env_get(env, "MASTER_ADDR") && !options.master_addr) {
+    addr = "127.0.0.1";  // a world of one talks only to itself
+  } else {
+    addr = choose_master_addr(env, options.master_addr, master_addr_policy_from_env(env), step_nodes(env, effects.read_file),
+                              job_nodes(env, effects.read_file), effects.resolve);
+  }
+  if (options.master_addr && addr != *options.master_addr)
+    out.notes.push_back(fmt::format("MASTER_ADDR={} from the environment wins over --master-addr {}", addr,
+                                    *options.master_addr));
+  int port = choose_master_port(env, options.master_port, r.job_id);
+  if (options.master_port && port != *options.master_port)
+    out.notes.push_back(fmt::format("MASTER_PORT={} from the environment wins over --master-port {}", port,
+                                    *options.master_port));
+
+  auto set = [&](const char* name, std::string value) { out.vars.emplace_back(name, std::move(value)); };
+  set("RANK", std::to_string(r.rank));
+  set("LOCAL_RANK", std::to_string(r.local_rank));
+  set("WORLD_SIZE", std::to_string(r.world_size));
+  set("LOCAL_WORLD_SIZE", std::to_string(r.local_world_size));
+  if (r.node_rank >= 0 && r.num_nodes > 0) {
+    set("GROUP_RANK", std::to_string(r.node_rank));
+    set("GROUP_WORLD_SIZE", std::to_string(r.num_nodes));
+  } else {
+    out.notes.push_back(fmt::format("GROUP_RANK/GROUP_WORLD_SIZE not set: {} gives no node index and its ranks are "
+                                    "not placed in equal blocks per node (use --map-by slot)",
+                                    rank_source_name(r.source)));
+  }
+  set("MASTER_ADDR", addr);
+  set("MASTER_PORT", std::to_string(port));
+  GpuBind bind = options.gpu_bind ? *options.gpu_bind : gpu_bind_from_env(env);
+  if (auto gpu = bind_gpu(bind, env, r.local_rank)) set("CUDA_VISIBLE_DEVICES", *gpu);
+  return out;
+}
+
+}  // namespace hpclaunch

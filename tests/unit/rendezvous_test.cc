@@ -1,0 +1,108 @@
+#include <doctest/doctest.h>
+
+#include "runtime/rendezvous.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+Resolver table(std::map<std::string, std::string> names) {
+  return [names](const std::string& host) -> std::optional<std::string> {
+    auto it = names.find(host);
+    if (it == names.end()) return std::nullopt;
+    return it->second;
+  };
+}
+const Resolver k_jsc = table({{"jwb0001", "10.1.0.1"}, {"jwb0001i", "10.2.0.1"}, {"jwb0005", "10.1.0.5"}});
+const std::vector<std::string> k_step = {"jwb0001", "jwb0002"};
+const std::vector<std::string> k_job = {"jwb0005", "jwb0001", "jwb0002"};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("rendezvous");
+
+TEST_CASE("the profile's rule comes from HPCLAUNCH_MASTER_ADDR_*") {
+  MasterAddrPolicy p = master_addr_policy_from_env({{"HPCLAUNCH_MASTER_ADDR_RULE", "batch-host"},
+                                                    {"HPCLAUNCH_MASTER_ADDR_SUFFIX", "i"},
+                                                    {"HPCLAUNCH_MASTER_ADDR_RESOLVE", "1"}});
+  CHECK(p.rule == MasterAddrRule::batch_host);
+  CHECK(p.suffix == "i");
+  CHECK(p.resolve);
+  p = master_addr_policy_from_env({});
+  CHECK(p.rule == MasterAddrRule::first_node);
+  CHECK_FALSE(p.resolve);
+  CHECK(error_of([] { master_addr_policy_from_env({{"HPCLAUNCH_MASTER_ADDR_RULE", "first_node"}}); }) ==
+        "HPCLAUNCH_MASTER_ADDR_RULE: unknown master address rule 'first_node' (did you mean 'first-node'?); use "
+        "first-node, batch-host or fixed");
+  CHECK(error_of([] { master_addr_policy_from_env({{"HPCLAUNCH_MASTER_ADDR_RESOLVE", "yes"}}); })
+            .rfind("HPCLAUNCH_MASTER_ADDR_RESOLVE: 'yes' is not 0 or 1", 0) == 0);
+}
+
+TEST_CASE("first-node takes the step's first node, batch-host the job's") {
+  CHECK(master_addr_by_rule({}, k_step, k_job, k_jsc) == "jwb0001");
+  CHECK(master_addr_by_rule({MasterAddrRule::batch_host, "", false, ""}, k_step, k_job, k_jsc) == "jwb0005");
+}
+
+TEST_CASE("JSC: first node plus suffix i, resolved to the InfiniBand address") {
+  CHECK(master_addr_by_rule({MasterAddrRule::first_node, "i", true, ""}, k_step, k_job, k_jsc) == "10.2.0.1");
+  CHECK(master_addr_by_rule({MasterAddrRule::first_node, "i", false, ""}, k_step, k_job, k_jsc) == "jwb0001i");
+}
+
+TEST_CASE("a name that does not resolve is an error naming it") {
+  CHECK(error_of([] { master_addr_by_rule({MasterAddrRule::first_node, "-ib", true, ""}, k_step, k_job, k_jsc); }) ==
+        "MASTER_ADDR: 'jwb0001-ib' (the first-node rule's host 'jwb0001' + suffix '-ib') does not resolve to an "
+        "IPv4 address; check HPCLAUNCH_MASTER_ADDR_SUFFIX, or pass --master-addr ADDRESS");
+}
+
+TEST_CASE("fixed uses its address; an empty one is an error") {
+  Resolver loopback = table({{"127.0.0.1", "127.0.0.1"}});
+  CHECK(master_addr_by_rule({MasterAddrRule::fixed, "", false, "127.0.0.1"}, {}, {}, loopback) == "127.0.0.1");
+  CHECK(error_of([&] { master_addr_by_rule({MasterAddrRule::fixed, "", false, ""}, {}, {}, loopback); })
+            .rfind("HPCLAUNCH_MASTER_ADDR_FIXED: empty", 0) == 0);
+}
+
+TEST_CASE("without a node list the rule cannot choose and says what to do") {
+  CHECK(error_of([] { master_addr_by_rule({}, {}, {}, k_jsc); }).find("export MASTER_ADDR") != std::string::npos);
+}
+
+TEST_CASE("an existing MASTER_ADDR wins over the flag, the flag over the rule") {
+  CHECK(choose_master_addr({{"MASTER_ADDR", "10.9.9.9"}}, std::string("10.0.0.1"), {}, k_step, k_job, k_jsc) ==
+        "10.9.9.9");
+  CHECK(choose_master_addr({}, std::string("10.0.0.1"), {}, k_step, k_job, k_jsc) == "10.0.0.1");
+  CHECK(choose_master_addr({}, std::nullopt, {}, k_step, k_job, k_jsc) == "jwb0001");
+}
+
+TEST_CASE("the derived port follows the documented formula") {
+  CHECK(derive_master_port("4242") == 24242);
+  CHECK(derive_master_port("123456") == 23456);
+  CHECK(derive_master_port("4242_7") == 24242);        // array task: the leading digits
+  CHECK(derive_master_port("12.pbshost") == 20012);    // PBS
+  CHECK(derive_master_port("") == k_master_port_no_job);
+  int hashed = derive_master_port("local-1732189200-4242");
+  CHECK(hashed >= 20000);
+  CHECK(hashed <= 29999);
+  CHECK(hashed == derive_master_port("local-1732189200-4242"));
+  CHECK(derive_master_port("4243") != derive_master_port("4242"));  // neighbouring jobs do not collide
+}
+
+TEST_CASE("MASTER_PORT: existing, then flag, then profile default, then derived") {
+  CHECK(choose_master_port({{"MASTER_PORT", "12345"}, {"HPCLAUNCH_MASTER_PORT", "29500"}}, 7000, "42") == 12345);
+  CHECK(choose_master_port({{"HPCLAUNCH_MASTER_PORT", "29500"}}, 7000, "42") == 7000);
+  CHECK(choose_master_port({{"HPCLAUNCH_MASTER_PORT", "29500"}}, std::nullopt, "42") == 29500);
+  CHECK(choose_master_port({}, std::nullopt, "42") == 20042);
+  CHECK(error_of([] { choose_master_port({{"MASTER_PORT", "70000"}}, std::nullopt, "1"); }) ==
+        "MASTER_PORT: '70000' is not a port number (1-65535); pass a free TCP port, e.g. 29500");
+  CHECK(error_of([] { choose_master_port({}, 0, "1"); }).rfind("--master-port: '0' is not a port", 0) == 0);
+}
+
+TEST_SUITE_END();
