@@ -32,7 +32,7 @@ long long env_require_int(const Env& env, std::string_view name, long long min, 
                           std::string_view source) {
   auto v = env_int(env, name, min, max);
   if (!v)
-    throw Error(std::string(name), fmt::format("not set, but this is a {} (other variables of it are)", source),
+    throw Error(std::string(name), fmt::format("not set, but this is {} (other variables of it are)", source),
                 "start the command through the launcher itself, not in a copied environment");
   return *v;
 }

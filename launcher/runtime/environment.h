@@ -16,7 +16,7 @@ bool env_has(const Env& env, std::string_view name);
 // The variable as an int in [min, max]; nullopt if unset. Throws hpclaunch::Error naming the variable if it is
 // set but not a whole number in range.
 std::optional<long long> env_int(const Env& env, std::string_view name, long long min, long long max);
-// Like env_int but the variable must be set: throws naming `source` ("Slurm task") and the variable if not.
+// Like env_int but the variable must be set: throws naming `source` ("a Slurm task") and the variable if not.
 long long env_require_int(const Env& env, std::string_view name, long long min, long long max,
                           std::string_view source);
 

@@ -19,7 +19,9 @@ namespace {
 constexpr long long k_max_tasks = 10'000'000;
 constexpr const char* k_launcher_fix = "start the command through the launcher itself, not in a copied environment";
 
+// `source` is "a Slurm task", "an Open MPI task": the error names it without the article.
 Error inconsistent(std::string_view source, const std::string& what) {
+  source.remove_prefix(source.starts_with("an ") ? 3 : source.starts_with("a ") ? 2 : 0);
   return Error(std::string(source), what, k_launcher_fix);
 }
 
@@ -62,7 +64,7 @@ std::vector<int> tasks_per_node(const Env& env, int num_nodes, std::string_view 
     if (auto spec = env_get(env, name)) return expand_tasks_per_node(*spec, name);
   }
   throw Error("SLURM_STEP_TASKS_PER_NODE",
-              fmt::format("not set (nor SLURM_TASKS_PER_NODE), but this is a {} of {} nodes", source, num_nodes),
+              fmt::format("not set (nor SLURM_TASKS_PER_NODE), but this is {} of {} nodes", source, num_nodes),
               k_launcher_fix);
 }
 
@@ -89,7 +91,7 @@ const char* rank_source_name(RankSource s) {
 
 std::optional<TaskRanks> ranks_from_local(const Env& env) {
   if (!is_local_job(env)) return std::nullopt;
-  const char* source = "hpclaunch local task";
+  const char* source = "an hpclaunch local task";
   TaskRanks r;
   r.source = RankSource::local;
   r.rank = get_int(env, "HPCLAUNCH_TASK_RANK", 0, source);
@@ -128,7 +130,7 @@ std::optional<TaskRanks> ranks_from_open_mpi(const Env& env) {
                            "OMPI_COMM_WORLD_LOCAL_SIZE"})
     present = present || env_has(env, name);
   if (!present) return std::nullopt;
-  const char* source = "Open MPI task";
+  const char* source = "an Open MPI task";
   TaskRanks r;
   r.source = RankSource::open_mpi;
   r.rank = get_int(env, "OMPI_COMM_WORLD_RANK", 0, source);
@@ -145,7 +147,7 @@ std::optional<TaskRanks> ranks_from_open_mpi(const Env& env) {
 
 std::optional<TaskRanks> ranks_from_pmi(const Env& env) {
   if (!env_has(env, "PMI_RANK") && !env_has(env, "PMI_SIZE")) return std::nullopt;
-  const char* source = "MPICH/PMI task";
+  const char* source = "an MPICH/PMI task";
   TaskRanks r;
   r.source = RankSource::pmi;
   r.rank = get_int(env, "PMI_RANK", 0, source);
@@ -167,7 +169,7 @@ std::optional<TaskRanks> ranks_from_pmi(const Env& env) {
 
 std::optional<TaskRanks> ranks_from_pals(const Env& env) {
   if (!env_has(env, "PALS_RANKID")) return std::nullopt;
-  const char* source = "Cray PALS task";
+  const char* source = "a Cray PALS task";
   TaskRanks r;
   r.source = RankSource::pals;
   r.rank = get_int(env, "PALS_RANKID", 0, source);
@@ -187,7 +189,7 @@ std::optional<TaskRanks> ranks_from_pals(const Env& env) {
 
 std::optional<TaskRanks> ranks_from_slurm_step(const Env& env) {
   if (!env_has(env, "SLURM_STEP_ID") && !env_has(env, "SLURM_STEPID")) return std::nullopt;
-  const char* source = "Slurm task";
+  const char* source = "a Slurm task";
   TaskRanks r;
   r.source = RankSource::slurm_step;
   r.rank = get_int(env, "SLURM_PROCID", 0, source);

@@ -156,7 +156,7 @@ TEST_CASE("Open MPI inside a Slurm job: MPI numbers win, the job id is Slurm's")
 TEST_CASE("Open MPI with a missing or contradictory variable is an error") {
   Env env = open_mpi_rank5();
   env.erase("OMPI_COMM_WORLD_SIZE");
-  CHECK(error_of(env).rfind("OMPI_COMM_WORLD_SIZE: not set, but this is a Open MPI task", 0) == 0);
+  CHECK(error_of(env).rfind("OMPI_COMM_WORLD_SIZE: not set, but this is an Open MPI task", 0) == 0);
   env = open_mpi_rank5();
   env["OMPI_COMM_WORLD_RANK"] = "8";
   CHECK(error_of(env).find("OMPI_COMM_WORLD_RANK=8 is not below OMPI_COMM_WORLD_SIZE=8") != std::string::npos);
