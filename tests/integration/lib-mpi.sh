@@ -1,0 +1,33 @@
+# Sourced by the mpirun tests after lib.sh: a clean environment (no scheduler variables from the caller), the
+# root flag Open MPI wants, and the stand-in for ssh.
+need_cmd mpirun
+# Tests run as root here; Open MPI refuses that without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+for v in $(env | grep -oE '^(SLURM|PBS|PMI|PALS|OMPI_COMM|HPCLAUNCH_LOCAL|HPCLAUNCH_MASTER|HPCLAUNCH_GPU)[A-Z_]*' || true); do
+  unset "$v"
+done
+unset MASTER_ADDR MASTER_PORT CUDA_VISIBLE_DEVICES
+
+# mpirun reaches other hosts with ssh; there is no sshd for the emulated nodes n1, n2 here, so this stand-in
+# (the one fake in these tests) runs orted on this machine. Everything after it is real Open MPI.
+make_fake_ssh() {
+  cat >"$test_tmp/fake-ssh" <<'SSH'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
+shift  # the host
+exec sh -c "$*"
+SSH
+  chmod +x "$test_tmp/fake-ssh"
+  echo "$test_tmp/fake-ssh"
+}
+
+# What a PBS Pro job's batch script sees (observed on OpenPBS 23.06, /work/shared/TEST-CLUSTER.md); there is
+# no PBS server packaged for Debian, so the test sets it. NODEFILE_LINES: one host a line, one line per MPI slot.
+pbs_job_env() {  # JOBID NODEFILE_LINES...
+  local id=$1
+  shift
+  printf '%s\n' "$@" >"$test_tmp/pbs_nodefile"
+  export PBS_JOBID=$id PBS_JOBNAME=hpclaunch-test PBS_NODEFILE=$test_tmp/pbs_nodefile PBS_NODENUM=0 PBS_TASKNUM=1
+  export PBS_O_WORKDIR=$test_tmp PBS_O_HOST=$(hostname) PBS_QUEUE=gpu PBS_ENVIRONMENT=PBS_BATCH NCPUS=8
+  export OMP_NUM_THREADS=8
+}
