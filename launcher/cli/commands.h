@@ -18,7 +18,9 @@ const std::vector<Command>& commands();
 int cmd_submit(const Args& args);
 int cmd_render(const Args& args);
 int cmd_sites(const Args& args);
+int cmd_local_srun(const Args& args);
 int cmd_env(const Args& args);
 int cmd_exec(const Args& args);
+int cmd_agent(const Args& args);
 
 }  // namespace hpclaunch

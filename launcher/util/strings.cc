@@ -34,6 +34,12 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
+std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+  if (from.empty()) return s;
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+  return s;
+}
+
 bool parse_int(std::string_view s, long long* out) {
   if (s.empty()) return false;
   if (s.front() == '+') s.remove_prefix(1);

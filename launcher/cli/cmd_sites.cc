@@ -1,0 +1,38 @@
+// `hpclaunch sites` (one line per profile) and `hpclaunch sites show NAME` (the resolved profile as YAML).
+#include <fmt/core.h>
+
+#include "cli/cli_util.h"
+#include "site/registry.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+int cmd_sites(const Args& args) {
+  CLI::App app("List the site profiles, or show one resolved.", "sites");
+  std::vector<std::string> site_files;
+  std::vector<std::string> words;
+  app.add_option("--site-file", site_files, "extra site profile YAML (repeatable)")->take_last();
+  app.add_option("words", words, "show NAME");
+  if (!parse_or_throw(app, args)) return 0;
+  SiteRegistry sites = load_sites(site_files);
+  if (words.empty()) {
+    fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", "NAME", "SCHED", "NODE", "STATUS", "TITLE");
+    for (const SiteProfile* p : sites.all()) {
+      std::string shape = fmt::format("{}x{} {}c {}G", p->node.gpus, p->node.gpu_model.empty() ? "slot" : p->node.gpu_model,
+                                      p->node.cores, p->node.memory_gb);
+      std::string status = p->retired() ? "retired" : p->status;
+      std::string title = p->title;
+      if (p->retired()) title += " -> " + join(p->successors, ", ");
+      fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", p->name, to_string(p->scheduler), shape, status, title);
+    }
+    return 0;
+  }
+  if (words[0] != "show" || words.size() != 2)
+    throw Error("sites", "expected `sites` or `sites show NAME`", "run `hpclaunch sites show perlmutter`");
+  const SiteProfile& p = sites.get(words[1], "sites show");
+  fmt::print("# {}\n{}", p.file, profile_to_yaml(p));
+  return 0;
+}
+
+}  // namespace hpclaunch

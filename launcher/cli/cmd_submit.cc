@@ -1,0 +1,124 @@
+// `hpclaunch submit` and `hpclaunch render`: request -> plan -> script -> job directory -> scheduler.
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "cli/cli_util.h"
+#include "plan/plan.h"
+#include "render/render.h"
+#include "site/registry.h"
+#include "submit/job_dir.h"
+#include "submit/local_job.h"
+#include "submit/scheduler.h"
+#include "util/error.h"
+#include "util/process.h"
+
+namespace hpclaunch {
+
+namespace {
+
+struct SubmitOptions {
+  JobRequest request;
+  std::vector<std::string> site_files;
+  std::string job_dir;
+  bool dry_run = false;
+};
+
+void add_job_options(CLI::App& app, SubmitOptions* o) {
+  JobRequest& r = o->request;
+  app.add_option("--site", r.site, "site profile (`hpclaunch sites` lists them)")->required();
+  app.add_option("--nodes,-N", r.nodes, "number of nodes")->capture_default_str();
+  app.add_option("--gpus-per-node", r.gpus_per_node, "GPUs (workers) per node; default: all of the node's");
+  app.add_option("--time,-t", r.time, "wall-clock limit: MM, HH:MM:SS, D-HH:MM, ... (default 1 h, capped by the queue)");
+  app.add_option("--account,-A", r.account, "account / project to charge");
+  app.add_option("--partition,-p", r.partition, "partition (PBS: queue); default from the profile");
+  app.add_option("--qos,-q", r.qos, "quality of service; default from the profile");
+  app.add_option("--constraint,-C", r.constraint, "node features, replacing the profile's (e.g. \"gpu&hbm80g\")");
+  app.add_option("--launcher", r.launcher, "agent (one task per node), srun or mpirun (one task per GPU)");
+  app.add_option("--name,-J", r.name, "job name; default from the command");
+  app.add_option("--container", r.container, "container image, run with the site's runtime");
+  app.add_option("--module", r.modules, "module to load (repeatable)")->take_last();
+  app.add_option("--env", r.env, "NAME=VALUE exported in the job (repeatable)")->take_last();
+  app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
+  app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
+}
+
+// Parses flags and the command; returns false when --help was printed.
+bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
+  SplitArgs split = split_at_separator(args);
+  if (!parse_or_throw(app, split.options)) return false;
+  if (!split.has_separator || split.command.empty())
+    throw Error("--", "no command after `--`", "end the options with `-- CMD [ARG...]`, e.g. `-- python train.py`");
+  o->request.command = split.command;
+  return true;
+}
+
+LaunchPlan plan_for(const SubmitOptions& o) {
+  SiteRegistry sites = load_sites(o.site_files);
+  SiteProfile site = sites.get(o.request.site);
+  if (site.scheduler == Scheduler::local) {
+    site.node.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    site.node.gpus = std::max(site.node.gpus, 1);
+  }
+  LaunchPlan plan = make_plan(o.request, site);
+  for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
+  return plan;
+}
+
+RenderContext context_for(const std::string& job_dir) {
+  return {self_executable(), std::filesystem::current_path().string(), job_dir};
+}
+
+int run_submit(const Args& args, bool dry_run_only) {
+  SubmitOptions o;
+  CLI::App app(dry_run_only ? "Print the batch script submit would write." : "Render a batch script and submit it.",
+               dry_run_only ? "render" : "submit");
+  add_job_options(app, &o);
+  if (!dry_run_only) app.add_flag("--dry-run", o.dry_run, "print the script and plan; write and submit nothing");
+  if (!parse_request(app, args, &o)) return 0;
+
+  LaunchPlan plan = plan_for(o);
+  std::string dir = choose_job_dir(o.job_dir, plan.job_name, timestamp_now());
+  std::string script = render_script(plan, context_for(dir));
+  if (dry_run_only || o.dry_run) {
+    fmt::print("{}", script);
+    return 0;
+  }
+  nlohmann::json plan_json = plan_to_json(plan);
+  write_job_dir(dir, script, plan_json);
+  std::string script_path = dir + "/job.sh";
+  Scheduler scheduler = plan.site.scheduler;
+  nlohmann::json record = {{"site", plan.site.name}, {"scheduler", to_string(scheduler)}, {"job_dir", dir},
+                           {"submitted_at", timestamp_now()}, {"nodes", plan.nodes}};
+  if (scheduler == Scheduler::local) {
+    std::string job_id = new_local_job_id();
+    record["job_id"] = job_id;
+    record_submission(dir, record);
+    fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", job_id,
+               plan.nodes, dir);
+    std::fflush(stderr);
+    int rc = run_local_job(script_path, dir, job_id);
+    if (rc != 0) fmt::print(stderr, "hpclaunch: local job {} exited with {}\n", job_id, rc);
+    return rc;
+  }
+  std::string job_id;
+  try {
+    job_id = submit_to_scheduler(scheduler, script_path, run_capture);
+  } catch (...) {
+    remove_job_dir(dir);  // the scheduler has nothing: leave nothing behind either
+    throw;
+  }
+  record["job_id"] = job_id;
+  record_submission(dir, record);
+  fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job_id, plan.site.name, dir);
+  fmt::print("{}\n", job_id);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_submit(const Args& args) { return run_submit(args, false); }
+int cmd_render(const Args& args) { return run_submit(args, true); }
+
+}  // namespace hpclaunch

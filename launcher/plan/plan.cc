@@ -1,0 +1,276 @@
+#include "plan/plan.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "plan/time_limit.h"
+#include "util/error.h"
+#include "util/shell.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace {
+
+constexpr long k_default_time_s = 3600;
+
+std::string basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "python3 train.py" is named after train.py; anything else after its program.
+std::string default_job_name(const std::vector<std::string>& cmd) {
+  static const std::regex k_interpreter("(python[0-9.]*|bash|sh|hpclaunch|env|time)");
+  size_t i = 0;
+  while (i + 1 < cmd.size() && std::regex_match(basename(cmd[i]), k_interpreter)) {
+    ++i;
+    while (i + 1 < cmd.size() && !cmd[i].empty() && cmd[i][0] == '-') ++i;  // python3 -u train.py
+  }
+  std::string name = basename(cmd[i]);
+  size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot > 0) name = name.substr(0, dot);
+  std::string clean;
+  for (char c : name) clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return clean.empty() ? "hpclaunch" : clean;
+}
+
+LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
+  if (r.launcher.empty()) return site.default_launcher;
+  auto mode = parse_launch_mode(r.launcher);
+  if (!mode)
+    throw Error("--launcher", "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, {"agent", "srun", "mpirun"}),
+                "use agent, srun or mpirun");
+  if (*mode == LaunchMode::srun && site.scheduler != Scheduler::slurm && site.scheduler != Scheduler::local)
+    throw Error("--launcher", "srun needs Slurm, but " + site.name + " runs " + to_string(site.scheduler),
+                std::string("use --launcher ") + to_string(site.default_launcher));
+  if (!site.allows(*mode)) {
+    std::vector<std::string> names;
+    for (auto m : site.launchers) names.push_back(to_string(m));
+    throw Error("--launcher", "site " + site.name + " does not offer '" + r.launcher + "'",
+                "use one of: " + join(names, ", "));
+  }
+  return *mode;
+}
+
+// The queue the job goes to (or nullptr when the site lists none to check against), from --partition/--qos.
+const Queue* pick_queue(const JobRequest& r, const SiteProfile& site, LaunchPlan* plan) {
+  auto names_of = [&](std::initializer_list<QueueKind> kinds) {
+    std::vector<std::string> names;
+    for (const auto& q : site.queues)
+      if (std::find(kinds.begin(), kinds.end(), q.kind) != kinds.end()) names.push_back(q.name);
+    return names;
+  };
+  auto lookup = [&](const std::string& flag, const std::string& value, std::initializer_list<QueueKind> kinds) -> const Queue* {
+    auto names = names_of(kinds);
+    if (names.empty()) return nullptr;  // the site lists none of this kind: pass the value through
+    for (const auto& q : site.queues)
+      if (q.name == value && std::find(kinds.begin(), kinds.end(), q.kind) != kinds.end()) return &q;
+    throw Error(flag, "site " + site.name + " has no " + flag.substr(2) + " '" + value + "'" + did_you_mean(value, names),
+                "use one of: " + join(names, ", "));
+  };
+  plan->partition = r.partition;
+  plan->qos = r.qos;
+  const Queue* chosen = nullptr;
+  if (!r.partition.empty()) chosen = lookup("--partition", r.partition, {QueueKind::partition, QueueKind::queue});
+  if (!r.qos.empty()) {
+    const Queue* q = lookup("--qos", r.qos, {QueueKind::qos});
+    if (q) chosen = q;
+  }
+  if (r.partition.empty() && r.qos.empty()) {
+    chosen = site.default_queue();
+    if (chosen && (chosen->kind == QueueKind::partition || chosen->kind == QueueKind::queue)) plan->partition = chosen->name;
+    if (chosen && chosen->kind == QueueKind::qos) plan->qos = chosen->name;
+  }
+  return chosen;
+}
+
+std::string queue_flag(const Queue& q) {
+  switch (q.kind) {
+    case QueueKind::qos: return "--qos";
+    case QueueKind::automatic: return "--time";
+    default: return "--partition";
+  }
+}
+
+void check_account(const JobRequest& r, const SiteProfile& site) {
+  const AccountRule& rule = site.account;
+  std::string example = rule.example.empty() ? "" : " " + rule.example;
+  if (r.account.empty()) {
+    if (rule.required)
+      throw Error("--account", site.name + " requires an account", "add --account" + (example.empty() ? " NAME" : example));
+    return;
+  }
+  if (!rule.pattern.empty() && !std::regex_match(r.account, std::regex(rule.pattern)))
+    throw Error("--account", "'" + r.account + "' does not look like a " + site.name + " account (expected " + rule.pattern + ")",
+                "use the project's name" + (example.empty() ? "" : ", e.g." + example));
+}
+
+EnvList parse_env(const std::vector<std::string>& items) {
+  EnvList out;
+  for (const auto& item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      throw Error("--env", "'" + item + "' has no '='", "write --env NAME=VALUE");
+    std::string key = item.substr(0, eq);
+    if (!is_env_name(key))
+      throw Error("--env", "'" + key + "' is not a variable name", "use letters, digits and _, not starting with a digit");
+    out.emplace_back(key, item.substr(eq + 1));
+  }
+  return out;
+}
+
+bool has_key(const EnvList& env, const std::string& key) {
+  return std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == key; });
+}
+
+void plan_geometry(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
+  const NodeShape& node = site.node;
+  int gpus = r.gpus_per_node.value_or(node.gpus);
+  if (gpus < 0) throw Error("--gpus-per-node", fmt::format("{} is below 0", gpus), "use 0 for a CPU job or up to " + std::to_string(node.gpus));
+  if (gpus > node.gpus)
+    throw Error("--gpus-per-node", fmt::format("{} is more than the {} GPUs of a {} node", gpus, node.gpus, site.name),
+                fmt::format("use --gpus-per-node {} or fewer and more --nodes", node.gpus));
+  p->gpus_per_node = gpus;
+  p->workers_per_node = std::max(gpus, 1);
+  // A job with a share of a node's GPUs gets the same share of its cores (sites cap CPUs per GPU).
+  int cores = node.gpus > 0 && gpus > 0 ? std::max(1, node.cores * gpus / node.gpus) : node.cores;
+  int cpus = cores * node.threads_per_core;
+  if (site.gpu.max_cpus_per_gpu > 0 && gpus > 0) {
+    int cap = site.gpu.max_cpus_per_gpu * gpus;
+    if (cpus > cap) {
+      cpus = cap;
+      cores = std::max(1, cap / node.threads_per_core);
+    }
+  }
+  if (cores < p->workers_per_node)
+    throw Error("--gpus-per-node", fmt::format("{} workers need at least {} cores, a {} node gives {}", p->workers_per_node,
+                                               p->workers_per_node, site.name, cores),
+                "use fewer GPUs per node");
+  p->cpus_per_node = cpus;
+  p->threads_per_worker = std::max(1, cores / p->workers_per_node);
+  if (p->launcher == LaunchMode::agent) {
+    p->ntasks_per_node = 1;
+    p->cpus_per_task = cpus;
+  } else {
+    p->ntasks_per_node = p->workers_per_node;
+    p->cpus_per_task = std::max(1, cpus / p->workers_per_node);
+  }
+  p->ntasks = p->nodes * p->ntasks_per_node;
+}
+
+void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue, LaunchPlan* p) {
+  long max = queue ? queue->max_time_s : 0;
+  if (r.time.empty()) {
+    p->time_s = max ? std::min(max, k_default_time_s) : k_default_time_s;
+    return;
+  }
+  auto t = parse_time_limit(r.time);
+  if (!t) throw Error("--time", "'" + r.time + "' is not a time limit", "use MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
+  if (max && *t > max)
+    throw Error("--time", fmt::format("{} is more than the {} limit of {} on {}", format_slurm_time(*t),
+                                      format_slurm_time(max), queue->name, site.name),
+                fmt::format("use --time {} or less{}", format_slurm_time(max),
+                            queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
+  p->time_s = *t;
+}
+
+}  // namespace
+
+std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
+  if (name == "agent") return LaunchMode::agent;
+  if (name == "srun") return LaunchMode::srun;
+  if (name == "mpirun") return LaunchMode::mpirun;
+  return std::nullopt;
+}
+
+LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
+  LaunchPlan p;
+  p.site = site;
+  if (r.command.empty()) throw Error("--", "no command to run", "put the command after `--`, e.g. `-- python train.py`");
+  if (r.command[0].empty()) throw Error("--", "the command's name is empty", "put the program after `--`");
+  if (r.nodes < 1) throw Error("--nodes", fmt::format("{} is below 1", r.nodes), "use --nodes 1 or more");
+  p.nodes = r.nodes;
+  p.launcher = pick_launcher(r, site);
+  const Queue* queue = pick_queue(r, site, &p);
+  if (queue && queue->max_nodes && r.nodes > queue->max_nodes)
+    throw Error("--nodes", fmt::format("{} is more than the {} nodes {} allows on {}", r.nodes, queue->max_nodes, queue->name, site.name),
+                fmt::format("use --nodes {} or fewer{}", queue->max_nodes,
+                            queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
+  plan_geometry(r, site, &p);
+  plan_time(r, site, queue, &p);
+  check_account(r, site);
+  p.account = r.account;
+  p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
+  p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
+  if (p.job_name.find('\n') != std::string::npos) throw Error("--name", "the job name has a newline", "use a one-line name");
+
+  p.modules = site.modules;
+  p.user_command = r.command;
+  p.command = r.command;
+  if (!r.container.empty()) {
+    if (site.container.runtime.empty())
+      throw Error("--container", "site " + site.name + " has no container runtime in its profile",
+                  "drop --container, or add `container:` to the profile with --site-file");
+    p.container_image = r.container;
+    p.modules.insert(p.modules.end(), site.container.modules.begin(), site.container.modules.end());
+    std::vector<std::string> wrapped;
+    for (const auto& w : site.container.wrap) wrapped.push_back(replace_all(w, "{image}", r.container));
+    wrapped.insert(wrapped.end(), r.command.begin(), r.command.end());
+    p.command = wrapped;
+  }
+  for (const auto& m : r.modules) {
+    if (m.empty() || m.find_first_of(" \t\n'\"$`;&|<>") != std::string::npos)
+      throw Error("--module", "'" + m + "' is not a module name", "give one module per --module, e.g. --module pytorch/2.1");
+    p.modules.push_back(m);
+  }
+
+  EnvList user_env = parse_env(r.env);
+  p.env = site.env;
+  if (!has_key(user_env, "OMP_NUM_THREADS")) p.env.emplace_back("OMP_NUM_THREADS", std::to_string(p.threads_per_worker));
+  p.env.insert(p.env.end(), user_env.begin(), user_env.end());
+
+  if (site.retired()) {
+    std::string when = site.retired_on.empty() ? "" : " on " + site.retired_on;
+    p.warnings.push_back(site.name + " was retired" + when + "; consider " + join(site.successors, " or ") +
+                         " (--site " + site.successors.front() + ")");
+  }
+  return p;
+}
+
+nlohmann::json plan_to_json(const LaunchPlan& p) {
+  nlohmann::json env = nlohmann::json::array();
+  for (const auto& [k, v] : p.env) env.push_back({{"name", k}, {"value", v}});
+  return {
+      {"site", p.site.name},
+      {"site_file", p.site.file},
+      {"scheduler", to_string(p.site.scheduler)},
+      {"launcher", to_string(p.launcher)},
+      {"nodes", p.nodes},
+      {"gpus_per_node", p.gpus_per_node},
+      {"workers_per_node", p.workers_per_node},
+      {"world_size", p.nodes * p.workers_per_node},
+      {"ntasks", p.ntasks},
+      {"ntasks_per_node", p.ntasks_per_node},
+      {"cpus_per_task", p.cpus_per_task},
+      {"cpus_per_node", p.cpus_per_node},
+      {"threads_per_worker", p.threads_per_worker},
+      {"time_seconds", p.time_s},
+      {"time", format_slurm_time(p.time_s)},
+      {"job_name", p.job_name},
+      {"account", p.account},
+      {"partition", p.partition},
+      {"qos", p.qos},
+      {"constraint", p.constraint},
+      {"container", p.container_image},
+      {"modules", p.modules},
+      {"env", env},
+      {"command", p.user_command},
+      {"warnings", p.warnings},
+  };
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,68 @@
+// Turns what the user asked for (a JobRequest) and a site profile into a LaunchPlan: launch mode, task
+// geometry, queue, time, account, directives, environment. Pure: no files, no processes, no clock.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "site/profile.h"
+
+namespace hpclaunch {
+
+// The flags of `hpclaunch submit|render`, as typed (strings are checked by make_plan).
+struct JobRequest {
+  std::string site;
+  int nodes = 1;
+  std::optional<int> gpus_per_node;
+  std::string time;
+  std::string account;
+  std::string partition;
+  std::string qos;
+  std::string constraint;
+  std::string launcher;
+  std::string name;
+  std::string container;
+  std::vector<std::string> modules;
+  std::vector<std::string> env;  // "K=V"
+  std::vector<std::string> command;
+};
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+struct LaunchPlan {
+  SiteProfile site;
+  LaunchMode launcher = LaunchMode::srun;
+  int nodes = 1;
+  int gpus_per_node = 0;
+  int workers_per_node = 1;   // processes doing the training on each node
+  int ntasks = 1;             // scheduler tasks: nodes (agent) or nodes * workers (srun, mpirun)
+  int ntasks_per_node = 1;
+  int cpus_per_task = 1;      // logical CPUs, as --cpus-per-task counts them
+  int cpus_per_node = 1;      // logical CPUs asked for on each node
+  int threads_per_worker = 1; // OMP_NUM_THREADS: physical cores per worker
+  long time_s = 0;
+  std::string job_name;
+  std::string account;
+  std::string partition;      // as requested (partition or PBS queue)
+  std::string qos;
+  std::string constraint;
+  std::string container_image;
+  std::vector<std::string> modules;
+  EnvList env;                // exported in the script, in order; later entries win
+  std::vector<std::string> command;      // the user's command, wrapped for the container if any
+  std::vector<std::string> user_command; // exactly as typed
+  std::vector<std::string> warnings;
+};
+
+// Checks the request against the profile and plans the job. Throws Error naming the flag on bad input.
+LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site);
+
+nlohmann::json plan_to_json(const LaunchPlan& plan);
+
+// Parses a launch mode name; nullopt when unknown.
+std::optional<LaunchMode> parse_launch_mode(const std::string& name);
+
+}  // namespace hpclaunch

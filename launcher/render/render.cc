@@ -1,0 +1,148 @@
+#include "render/render.h"
+
+#include <fmt/core.h>
+#include <kainjow/mustache.hpp>
+
+#include "plan/time_limit.h"
+#include "util/embedded.h"
+#include "util/error.h"
+#include "util/shell.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace mus = kainjow::mustache;
+
+namespace {
+
+mus::data list_of(const std::vector<std::string>& items) {
+  mus::data list{mus::data::type::list};
+  for (const auto& i : items) list << mus::data(i);
+  return list;
+}
+
+std::string gpu_request(const LaunchPlan& p) {
+  const GpuRequest& g = p.site.gpu;
+  std::string typed = g.type.empty() ? std::to_string(p.gpus_per_node) : g.type + ":" + std::to_string(p.gpus_per_node);
+  switch (g.style) {
+    case GpuStyle::gpus_per_node: return "--gpus-per-node=" + typed;
+    case GpuStyle::gres: return "--gres=gpu:" + typed;
+    default: return "";
+  }
+}
+
+std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderContext& ctx) {
+  std::vector<std::string> d = {
+      "--job-name=" + p.job_name,
+      fmt::format("--nodes={}", p.nodes),
+      fmt::format("--ntasks={}", p.ntasks),
+      fmt::format("--ntasks-per-node={}", p.ntasks_per_node),
+      fmt::format("--cpus-per-task={}", p.cpus_per_task),
+  };
+  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
+  if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
+  if (!p.partition.empty()) d.push_back("--partition=" + p.partition);
+  if (!p.qos.empty()) d.push_back("--qos=" + p.qos);
+  if (!p.account.empty()) d.push_back("--account=" + p.account);
+  d.push_back("--time=" + format_slurm_time(p.time_s));
+  d.push_back("--chdir=" + ctx.workdir);
+  d.push_back("--output=" + ctx.job_dir + "/slurm-%j.out");
+  for (const auto& x : p.site.directives) d.push_back(x);
+  if (!p.container_image.empty())
+    for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
+  return d;
+}
+
+std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext& ctx) {
+  // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
+  std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);
+  if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
+  if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
+  std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
+  if (!p.account.empty()) d.push_back("-A " + p.account);
+  d.push_back("-N " + p.job_name);
+  if (!p.partition.empty()) d.push_back("-q " + p.partition);
+  d.push_back("-j oe");
+  d.push_back("-o " + ctx.job_dir + "/");
+  for (const auto& x : p.site.directives) d.push_back(x);
+  if (!p.container_image.empty())
+    for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
+  return d;
+}
+
+// The rendezvous rule for the in-job runtime (docs/CONTRACTS.md), then the profile's and user's variables.
+EnvList script_env(const LaunchPlan& p) {
+  const Rendezvous& z = p.site.rendezvous;
+  EnvList env = {{"HPCLAUNCH_MASTER_ADDR_RULE", to_string(z.master_addr)}};
+  if (!z.suffix.empty()) env.emplace_back("HPCLAUNCH_MASTER_ADDR_SUFFIX", z.suffix);
+  env.emplace_back("HPCLAUNCH_MASTER_ADDR_RESOLVE", z.resolve ? "1" : "0");
+  if (z.master_addr == MasterAddrSource::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
+  if (z.port) env.emplace_back("HPCLAUNCH_MASTER_PORT", std::to_string(z.port));
+  env.emplace_back("HPCLAUNCH_GPU_BIND", to_string(p.site.gpu_bind));
+  env.insert(env.end(), p.env.begin(), p.env.end());
+  return env;
+}
+
+std::string load_template(Scheduler s) {
+  std::string path = template_path(s);
+  auto text = find_embedded(path);
+  if (!text) throw failure(path, "template missing from this build", "rebuild hpclaunch");
+  return std::string(*text);
+}
+
+}  // namespace
+
+std::string template_path(Scheduler s) { return std::string("templates/") + to_string(s) + ".sh.mustache"; }
+
+std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
+  mus::data d;
+  d.set("version", HPCLAUNCH_VERSION);
+  d.set("site", p.site.name);
+  d.set("site_title", p.site.title);
+  d.set("launcher", to_string(p.launcher));
+  d.set("nodes", std::to_string(p.nodes));
+  d.set("gpus_per_node", std::to_string(p.gpus_per_node));
+  d.set("workers_per_node", std::to_string(p.workers_per_node));
+  d.set("world_size", std::to_string(p.nodes * p.workers_per_node));
+  d.set("ntasks", std::to_string(p.ntasks));
+  d.set("ntasks_per_node", std::to_string(p.ntasks_per_node));
+  d.set("cpus_per_task", std::to_string(p.cpus_per_task));
+  d.set("threads_per_worker", std::to_string(p.threads_per_worker));
+  d.set("hpclaunch", shell_quote(ctx.hpclaunch));
+  d.set("workdir", shell_quote(ctx.workdir));
+  d.set("job_dir", shell_quote(ctx.job_dir));
+  d.set("command", shell_join(p.command));
+  d.set(to_string(p.launcher), true);
+  if (p.site.retired()) d.set("retired", "retired " + p.site.retired_on + "; successors: " + join(p.site.successors, ", "));
+
+  std::vector<std::string> directives =
+      p.site.scheduler == Scheduler::pbs ? pbs_directives(p, ctx)
+                                         : p.site.scheduler == Scheduler::slurm ? slurm_directives(p, ctx)
+                                                                                : std::vector<std::string>{};
+  d.set("directives", list_of(directives));
+  std::vector<std::string> modules;
+  for (const auto& m : p.modules) modules.push_back(shell_quote(m));
+  if (!modules.empty()) d.set("modules", join(modules, " "));
+  d.set("setup", list_of(p.site.setup));
+  std::vector<std::string> exports, forwarded;
+  for (const auto& [k, v] : script_env(p)) {
+    exports.push_back(k + "=" + shell_quote(v));
+    forwarded.push_back(k);
+  }
+  d.set("exports", list_of(exports));
+  d.set("forwarded", list_of(forwarded));
+  const Rendezvous& z = p.site.rendezvous;
+  if (!z.suffix.empty()) d.set("addr_suffix", shell_quote(z.suffix));
+  d.set("addr_resolve", z.resolve);
+  if (z.master_addr == MasterAddrSource::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
+  d.set("addr_first_node", z.master_addr == MasterAddrSource::first_node && p.site.scheduler == Scheduler::slurm);
+
+  mus::mustache tmpl(load_template(p.site.scheduler));
+  if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");
+  tmpl.set_custom_escape([](const std::string& s) { return s; });  // values are shell-quoted above
+  std::string out = tmpl.render(d);
+  if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");
+  return out;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,21 @@
+// Renders a LaunchPlan into a batch script from the templates in templates/ (mustache). Every user string
+// reaches the script shell-quoted, so the program receives exactly the bytes the user typed. Pure.
+#pragma once
+#include <string>
+
+#include "plan/plan.h"
+
+namespace hpclaunch {
+
+struct RenderContext {
+  std::string hpclaunch;  // absolute path of the hpclaunch binary the job runs
+  std::string workdir;    // where the job starts (the submission directory)
+  std::string job_dir;    // where the script, plan and logs live
+};
+
+// The template file for a scheduler, e.g. "templates/slurm.sh.mustache".
+std::string template_path(Scheduler s);
+
+std::string render_script(const LaunchPlan& plan, const RenderContext& ctx);
+
+}  // namespace hpclaunch

@@ -1,0 +1,103 @@
+// A site profile: everything hpclaunch knows about one system (scheduler, node shape, queues, how GPUs and
+// accounts are requested, modules, containers, environment, rendezvous rule). Plain data; the schema is in
+// docs/site-profiles.md and the YAML reader in site/profile_yaml.cc.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpclaunch {
+
+enum class Scheduler { slurm, pbs, local };
+enum class LaunchMode { agent, srun, mpirun };
+enum class GpuStyle { gpus_per_node, gres, pbs_select, none };
+enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits only, never requested
+enum class MasterAddrSource { first_node, batch_host, fixed };
+enum class GpuBind { none, local_rank };
+
+const char* to_string(Scheduler s);
+const char* to_string(LaunchMode m);
+const char* to_string(GpuStyle s);
+const char* to_string(QueueKind k);
+const char* to_string(MasterAddrSource s);
+const char* to_string(GpuBind b);
+
+struct NodeShape {
+  int gpus = 0;
+  std::string gpu_model;
+  int cores = 0;  // physical cores usable by a job on one node
+  int threads_per_core = 1;
+  int memory_gb = 0;
+  std::string arch = "x86_64";
+};
+
+struct Queue {
+  std::string name;
+  QueueKind kind = QueueKind::partition;
+  long max_time_s = 0;  // 0: no limit known
+  int max_nodes = 0;    // 0: no limit known
+  bool is_default = false;
+  std::string note;
+};
+
+struct GpuRequest {
+  GpuStyle style = GpuStyle::none;
+  std::string type;        // gres/gpus type, e.g. "v100l", "a100"; may be empty
+  std::string constraint;  // Slurm -C, e.g. "gpu"
+  int max_cpus_per_gpu = 0;  // 0: no site limit
+  std::string pbs_chunk_extra;  // extra select resources, e.g. "mem=64gb:gpu_mem=32gb"
+};
+
+struct AccountRule {
+  bool required = false;
+  std::string pattern;  // ECMAScript regex the whole account must match; empty: anything
+  std::string example;
+};
+
+struct Rendezvous {
+  MasterAddrSource master_addr = MasterAddrSource::first_node;
+  std::string suffix;
+  bool resolve = false;
+  std::string fixed_addr;
+  int port = 0;  // 0: derive from the job id (runtime formula)
+};
+
+struct Container {
+  std::string runtime;                  // shifter, apptainer, podman-hpc; empty: none
+  std::vector<std::string> directives;  // scheduler directives, "{image}" replaced
+  std::vector<std::string> wrap;        // argv put before the command, "{image}" replaced
+  std::vector<std::string> modules;     // loaded when a container is used
+};
+
+struct SiteProfile {
+  std::string name;
+  std::string title;
+  std::string status = "active";  // active | retired
+  std::string retired_on;
+  std::vector<std::string> successors;
+  Scheduler scheduler = Scheduler::slurm;
+  NodeShape node;
+  std::vector<Queue> queues;
+  GpuRequest gpu;
+  AccountRule account;
+  std::vector<std::string> modules;
+  std::vector<std::string> setup;  // shell lines run before the launch (after modules)
+  Container container;
+  std::vector<std::pair<std::string, std::string>> env;
+  LaunchMode default_launcher = LaunchMode::srun;
+  std::vector<LaunchMode> launchers;
+  GpuBind gpu_bind = GpuBind::none;
+  Rendezvous rendezvous;
+  std::vector<std::string> scratch;     // names of scratch variables the site sets
+  std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
+  std::vector<std::string> sources;     // where the facts come from
+  std::string file;                     // the file it was read from (for messages)
+
+  bool retired() const { return status == "retired"; }
+  bool allows(LaunchMode m) const;
+  const Queue* find_queue(const std::string& name) const;
+  const Queue* default_queue() const;
+};
+
+}  // namespace hpclaunch

@@ -1,0 +1,426 @@
+#include "site/profile_yaml.h"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <regex>
+
+#include "plan/time_limit.h"
+#include "util/error.h"
+#include "util/shell.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace {
+
+// Walks one YAML document with the file name at hand, so that every complaint carries file:line:column.
+class Reader {
+ public:
+  explicit Reader(std::string file) : m_file(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& what,
+                         const std::string& fix) const {
+    throw Error(where(at.Mark()), field.empty() ? what : field + ": " + what, fix);
+  }
+
+  std::string where(const YAML::Mark& m) const {
+    if (m.is_null()) return m_file;
+    return fmt::format("{}:{}:{}", m_file, m.line + 1, m.column + 1);
+  }
+
+  void expect_map(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsMap()) fail(n, field, "expected a mapping of keys to values", "see docs/site-profiles.md");
+  }
+
+  // Rejects keys outside `allowed`, pointing at the key itself.
+  void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& allowed) const {
+    expect_map(map, prefix);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string field = prefix.empty() ? key : prefix + "." + key;
+        throw Error(where(it->first.Mark()), "unknown key '" + field + "'" + did_you_mean(key, allowed),
+                    "remove it or use one of: " + join(allowed, ", "));
+      }
+    }
+  }
+
+  std::string scalar(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "expected a single value", "write it as `" + leaf(field) + ": VALUE`");
+    return n.Scalar();
+  }
+
+  int integer(const YAML::Node& n, const std::string& field, long long min, long long max = 1'000'000'000) const {
+    std::string s = scalar(n, field);
+    long long v = 0;
+    if (!parse_int(s, &v)) fail(n, field, "expected a whole number, got '" + s + "'", "write e.g. `" + leaf(field) + ": 4`");
+    if (v < min || v > max) fail(n, field, fmt::format("{} is out of range {}..{}", v, min, max), "fix the value");
+    return static_cast<int>(v);
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& field) const {
+    std::string s = scalar(n, field);
+    if (s == "true" || s == "yes") return true;
+    if (s == "false" || s == "no") return false;
+    fail(n, field, "expected true or false, got '" + s + "'", "write `" + leaf(field) + ": true` or `false`");
+  }
+
+  std::vector<std::string> strings(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsSequence()) fail(n, field, "expected a list", "write it as `" + leaf(field) + ": [a, b]`");
+    std::vector<std::string> out;
+    for (const auto& item : n) out.push_back(scalar(item, field + "[]"));
+    return out;
+  }
+
+  long time(const YAML::Node& n, const std::string& field) const {
+    std::string s = scalar(n, field);
+    auto t = parse_time_limit(s);
+    if (!t) fail(n, field, "'" + s + "' is not a time limit", "use MM, HH:MM:SS, D-HH or D-HH:MM:SS");
+    return *t;
+  }
+
+  template <typename E>
+  E choice(const YAML::Node& n, const std::string& field, const std::vector<std::pair<std::string, E>>& options) const {
+    std::string s = scalar(n, field);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) {
+      if (name == s) return value;
+      names.push_back(name);
+    }
+    fail(n, field, "'" + s + "' is not allowed" + did_you_mean(s, names), "use one of: " + join(names, ", "));
+  }
+
+ private:
+  static std::string leaf(const std::string& field) {
+    size_t dot = field.rfind('.');
+    return dot == std::string::npos ? field : field.substr(dot + 1);
+  }
+  std::string m_file;
+};
+
+const std::vector<std::pair<std::string, Scheduler>> k_schedulers = {
+    {"slurm", Scheduler::slurm}, {"pbs", Scheduler::pbs}, {"local", Scheduler::local}};
+const std::vector<std::pair<std::string, LaunchMode>> k_launchers = {
+    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}};
+const std::vector<std::pair<std::string, GpuStyle>> k_gpu_styles = {{"gpus-per-node", GpuStyle::gpus_per_node},
+                                                                    {"gres", GpuStyle::gres},
+                                                                    {"pbs-select", GpuStyle::pbs_select},
+                                                                    {"none", GpuStyle::none}};
+const std::vector<std::pair<std::string, QueueKind>> k_queue_kinds = {
+    {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue}, {"auto", QueueKind::automatic}};
+const std::vector<std::pair<std::string, MasterAddrSource>> k_addr_sources = {
+    {"first-node", MasterAddrSource::first_node},
+    {"batch-host", MasterAddrSource::batch_host},
+    {"fixed", MasterAddrSource::fixed}};
+const std::vector<std::pair<std::string, GpuBind>> k_gpu_binds = {{"none", GpuBind::none},
+                                                                 {"local-rank", GpuBind::local_rank}};
+const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", "active"}, {"retired", "retired"}};
+
+const std::vector<std::string> k_top_keys = {
+    "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
+    "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
+    "rendezvous", "scratch", "directives", "sources", "variants"};
+
+void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
+  r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
+  if (n["gpus"]) s->gpus = r.integer(n["gpus"], "node.gpus", 0, 64);
+  if (n["gpu_model"]) s->gpu_model = r.scalar(n["gpu_model"], "node.gpu_model");
+  if (n["cores"]) s->cores = r.integer(n["cores"], "node.cores", 1, 4096);
+  if (n["threads_per_core"]) s->threads_per_core = r.integer(n["threads_per_core"], "node.threads_per_core", 1, 8);
+  if (n["memory_gb"]) s->memory_gb = r.integer(n["memory_gb"], "node.memory_gb", 0, 1 << 24);
+  if (n["arch"]) s->arch = r.scalar(n["arch"], "node.arch");
+}
+
+std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
+  if (!n.IsSequence()) r.fail(n, "queues", "expected a list of queues", "write `queues: [{name: gpu, ...}]`");
+  std::vector<Queue> out;
+  int defaults = 0;
+  for (const auto& q : n) {
+    r.check_keys(q, "queues[]", {"name", "kind", "max_time", "max_nodes", "default", "note"});
+    if (!q["name"]) r.fail(q, "queues[]", "missing field 'name'", "give every queue a name");
+    Queue queue;
+    queue.name = r.scalar(q["name"], "queues[].name");
+    if (q["kind"]) queue.kind = r.choice(q["kind"], "queues[].kind", k_queue_kinds);
+    if (q["max_time"]) queue.max_time_s = r.time(q["max_time"], "queues[].max_time");
+    if (q["max_nodes"]) queue.max_nodes = r.integer(q["max_nodes"], "queues[].max_nodes", 1, 1 << 20);
+    if (q["default"]) queue.is_default = r.boolean(q["default"], "queues[].default");
+    if (q["note"]) queue.note = r.scalar(q["note"], "queues[].note");
+    defaults += queue.is_default;
+    if (defaults > 1) r.fail(q, "queues[].default", "more than one queue is the default", "mark only one");
+    out.push_back(queue);
+  }
+  return out;
+}
+
+void apply_gpu(const Reader& r, const YAML::Node& n, GpuRequest* g) {
+  r.check_keys(n, "gpu_request", {"style", "type", "constraint", "max_cpus_per_gpu", "pbs_chunk_extra"});
+  if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", k_gpu_styles);
+  if (n["type"]) g->type = r.scalar(n["type"], "gpu_request.type");
+  if (n["constraint"]) g->constraint = r.scalar(n["constraint"], "gpu_request.constraint");
+  if (n["max_cpus_per_gpu"]) g->max_cpus_per_gpu = r.integer(n["max_cpus_per_gpu"], "gpu_request.max_cpus_per_gpu", 1, 4096);
+  if (n["pbs_chunk_extra"]) g->pbs_chunk_extra = r.scalar(n["pbs_chunk_extra"], "gpu_request.pbs_chunk_extra");
+}
+
+void apply_account(const Reader& r, const YAML::Node& n, AccountRule* a) {
+  r.check_keys(n, "account", {"required", "pattern", "example"});
+  if (n["required"]) a->required = r.boolean(n["required"], "account.required");
+  if (n["pattern"]) {
+    a->pattern = r.scalar(n["pattern"], "account.pattern");
+    try {
+      std::regex re(a->pattern);
+    } catch (const std::regex_error& e) {
+      r.fail(n["pattern"], "account.pattern", std::string("not a valid regular expression: ") + e.what(),
+             "fix the pattern");
+    }
+  }
+  if (n["example"]) a->example = r.scalar(n["example"], "account.example");
+}
+
+void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
+  r.check_keys(n, "container", {"runtime", "directives", "wrap", "modules"});
+  if (n["runtime"]) c->runtime = r.scalar(n["runtime"], "container.runtime");
+  if (n["directives"]) c->directives = r.strings(n["directives"], "container.directives");
+  if (n["wrap"]) c->wrap = r.strings(n["wrap"], "container.wrap");
+  if (n["modules"]) c->modules = r.strings(n["modules"], "container.modules");
+}
+
+std::vector<std::pair<std::string, std::string>> read_env(const Reader& r, const YAML::Node& n) {
+  r.expect_map(n, "env");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (!is_env_name(key))
+      throw Error(r.where(it->first.Mark()), "env: '" + key + "' is not a variable name",
+                  "use letters, digits and _ only, not starting with a digit");
+    out.emplace_back(key, r.scalar(it->second, "env." + key));
+  }
+  return out;
+}
+
+void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
+  r.check_keys(n, "launch", {"default", "allowed", "gpu_bind"});
+  if (n["allowed"]) {
+    const YAML::Node& list = n["allowed"];
+    if (!list.IsSequence()) r.fail(list, "launch.allowed", "expected a list", "write `allowed: [agent, srun]`");
+    p->launchers.clear();
+    for (const auto& item : list) p->launchers.push_back(r.choice(item, "launch.allowed[]", k_launchers));
+  }
+  if (n["default"]) p->default_launcher = r.choice(n["default"], "launch.default", k_launchers);
+  if (n["gpu_bind"]) p->gpu_bind = r.choice(n["gpu_bind"], "launch.gpu_bind", k_gpu_binds);
+  if ((n["default"] || n["allowed"]) && !p->allows(p->default_launcher))
+    r.fail(n, "launch.default", std::string("'") + to_string(p->default_launcher) + "' is not in launch.allowed",
+           "add it to allowed or pick another default");
+}
+
+void apply_rendezvous(const Reader& r, const YAML::Node& n, Rendezvous* z) {
+  r.check_keys(n, "rendezvous", {"master_addr", "suffix", "resolve", "address", "port"});
+  if (n["master_addr"]) z->master_addr = r.choice(n["master_addr"], "rendezvous.master_addr", k_addr_sources);
+  if (n["suffix"]) z->suffix = r.scalar(n["suffix"], "rendezvous.suffix");
+  if (n["resolve"]) z->resolve = r.boolean(n["resolve"], "rendezvous.resolve");
+  if (n["address"]) z->fixed_addr = r.scalar(n["address"], "rendezvous.address");
+  if (n["port"]) z->port = r.integer(n["port"], "rendezvous.port", 1024, 65535);
+  if (z->master_addr == MasterAddrSource::fixed && z->fixed_addr.empty())
+    r.fail(n, "rendezvous.address", "master_addr is 'fixed' but no address is given", "add `address: 127.0.0.1`");
+}
+
+// Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
+void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_variant) {
+  std::vector<std::string> keys = k_top_keys;
+  if (is_variant) keys.erase(std::remove(keys.begin(), keys.end(), "variants"), keys.end());
+  r.check_keys(root, "", keys);
+  if (root["title"]) p->title = r.scalar(root["title"], "title");
+  if (root["status"]) p->status = r.choice(root["status"], "status", k_statuses);
+  if (root["retired_on"]) p->retired_on = r.scalar(root["retired_on"], "retired_on");
+  if (root["successors"]) p->successors = r.strings(root["successors"], "successors");
+  if (root["scheduler"]) p->scheduler = r.choice(root["scheduler"], "scheduler", k_schedulers);
+  if (root["node"]) apply_node(r, root["node"], &p->node);
+  if (root["queues"]) p->queues = read_queues(r, root["queues"]);
+  if (root["gpu_request"]) apply_gpu(r, root["gpu_request"], &p->gpu);
+  if (root["account"]) apply_account(r, root["account"], &p->account);
+  if (root["modules"]) p->modules = r.strings(root["modules"], "modules");
+  if (root["setup"]) p->setup = r.strings(root["setup"], "setup");
+  if (root["container"]) apply_container(r, root["container"], &p->container);
+  if (root["env"]) p->env = read_env(r, root["env"]);
+  if (root["launch"]) apply_launch(r, root["launch"], p);
+  if (root["rendezvous"]) apply_rendezvous(r, root["rendezvous"], &p->rendezvous);
+  if (root["scratch"]) p->scratch = r.strings(root["scratch"], "scratch");
+  if (root["directives"]) p->directives = r.strings(root["directives"], "directives");
+  if (root["sources"]) p->sources = r.strings(root["sources"], "sources");
+}
+
+// A profile that extends nothing must say everything a plan needs.
+void require_complete(const Reader& r, const YAML::Node& root) {
+  const std::vector<std::pair<std::string, std::string>> required = {
+      {"scheduler", "scheduler: slurm"}, {"node", "node: {gpus: 4, cores: 64, memory_gb: 256}"},
+      {"launch", "launch: {default: srun, allowed: [agent, srun]}"}};
+  for (const auto& [key, example] : required)
+    if (!root[key]) r.fail(root, "", "missing required field '" + key + "'", "add e.g. `" + example + "`");
+  const YAML::Node node = root["node"];
+  for (const char* key : {"gpus", "cores"})
+    if (!node[key]) r.fail(node, "node", std::string("missing required field 'node.") + key + "'", "add it");
+  if (!root["launch"]["allowed"]) r.fail(root["launch"], "launch", "missing required field 'launch.allowed'", "list the launch modes the site supports");
+}
+
+void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p) {
+  if (p.scheduler == Scheduler::pbs && p.allows(LaunchMode::srun))
+    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent or mpirun only");
+  if (p.retired() && p.successors.empty())
+    r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
+  if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
+    r.fail(at, "node.cores", "fewer cores than GPUs", "check node.cores and node.gpus");
+}
+
+YAML::Node parse(const ProfileSource& source) {
+  try {
+    YAML::Node root = YAML::Load(source.text);
+    if (!root.IsMap()) {
+      Reader r(source.file);
+      r.fail(root, "", "a site profile must be a mapping", "start with `name: mysite`");
+    }
+    return root;
+  } catch (const YAML::Exception& e) {
+    Reader r(source.file);
+    throw Error(r.where(e.mark), "not valid YAML: " + e.msg, "fix the syntax at that position");
+  }
+}
+
+std::string name_of(const Reader& r, const YAML::Node& root) {
+  if (!root["name"]) r.fail(root, "", "missing required field 'name'", "add `name: mysite`");
+  std::string name = r.scalar(root["name"], "name");
+  static const std::regex k_name_re("[a-z0-9][a-z0-9._-]*");
+  if (!std::regex_match(name, k_name_re))
+    r.fail(root["name"], "name", "'" + name + "' is not a valid site name", "use lower-case letters, digits, '-', '.', '_'");
+  return name;
+}
+
+}  // namespace
+
+ProfileHeader read_header(const ProfileSource& source) {
+  YAML::Node root = parse(source);
+  Reader r(source.file);
+  ProfileHeader h;
+  h.names.push_back(name_of(r, root));
+  if (root["extends"]) h.extends = r.scalar(root["extends"], "extends");
+  if (root["variants"] && root["variants"].IsMap())
+    for (auto it = root["variants"].begin(); it != root["variants"].end(); ++it) h.names.push_back(it->first.Scalar());
+  return h;
+}
+
+std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup) {
+  YAML::Node root = parse(source);
+  Reader r(source.file);
+  SiteProfile base;
+  std::string name = name_of(r, root);
+  if (root["extends"]) {
+    std::string parent = r.scalar(root["extends"], "extends");
+    const SiteProfile* found = lookup(parent);
+    if (!found) r.fail(root["extends"], "extends", "no site profile named '" + parent + "'", "run `hpclaunch sites` for the names");
+    base = *found;
+    base.status = "active";
+    base.retired_on.clear();
+    base.successors.clear();
+  } else {
+    require_complete(r, root);
+  }
+  base.name = name;
+  base.file = source.file;
+  apply(r, root, &base, false);
+  check_consistent(r, root, base);
+  std::vector<SiteProfile> out = {base};
+  if (root["variants"]) {
+    const YAML::Node& variants = root["variants"];
+    r.expect_map(variants, "variants");
+    for (auto it = variants.begin(); it != variants.end(); ++it) {
+      SiteProfile v = base;
+      v.name = it->first.Scalar();
+      if (it->second.IsMap() && it->second["name"])
+        r.fail(it->second["name"], "variants." + v.name, "a variant is named by its key", "remove `name:`");
+      if (!it->second.IsNull()) apply(r, it->second, &v, true);
+      check_consistent(r, it->second, v);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::string profile_to_yaml(const SiteProfile& p) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << p.name;
+  if (!p.title.empty()) e << YAML::Key << "title" << YAML::Value << p.title;
+  e << YAML::Key << "status" << YAML::Value << p.status;
+  if (!p.retired_on.empty()) e << YAML::Key << "retired_on" << YAML::Value << p.retired_on;
+  if (!p.successors.empty()) e << YAML::Key << "successors" << YAML::Value << YAML::Flow << p.successors;
+  e << YAML::Key << "scheduler" << YAML::Value << to_string(p.scheduler);
+  e << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "gpus" << YAML::Value << p.node.gpus;
+  if (!p.node.gpu_model.empty()) e << YAML::Key << "gpu_model" << YAML::Value << p.node.gpu_model;
+  e << YAML::Key << "cores" << YAML::Value << p.node.cores;
+  e << YAML::Key << "threads_per_core" << YAML::Value << p.node.threads_per_core;
+  e << YAML::Key << "memory_gb" << YAML::Value << p.node.memory_gb;
+  e << YAML::Key << "arch" << YAML::Value << p.node.arch;
+  e << YAML::EndMap;
+  if (!p.queues.empty()) {
+    e << YAML::Key << "queues" << YAML::Value << YAML::BeginSeq;
+    for (const auto& q : p.queues) {
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << q.name;
+      e << YAML::Key << "kind" << YAML::Value << to_string(q.kind);
+      if (q.max_time_s) e << YAML::Key << "max_time" << YAML::Value << format_slurm_time(q.max_time_s);
+      if (q.max_nodes) e << YAML::Key << "max_nodes" << YAML::Value << q.max_nodes;
+      if (q.is_default) e << YAML::Key << "default" << YAML::Value << true;
+      if (!q.note.empty()) e << YAML::Key << "note" << YAML::Value << q.note;
+      e << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
+  e << YAML::Key << "gpu_request" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "style" << YAML::Value << to_string(p.gpu.style);
+  if (!p.gpu.type.empty()) e << YAML::Key << "type" << YAML::Value << p.gpu.type;
+  if (!p.gpu.constraint.empty()) e << YAML::Key << "constraint" << YAML::Value << p.gpu.constraint;
+  if (p.gpu.max_cpus_per_gpu) e << YAML::Key << "max_cpus_per_gpu" << YAML::Value << p.gpu.max_cpus_per_gpu;
+  if (!p.gpu.pbs_chunk_extra.empty()) e << YAML::Key << "pbs_chunk_extra" << YAML::Value << p.gpu.pbs_chunk_extra;
+  e << YAML::EndMap;
+  e << YAML::Key << "account" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "required" << YAML::Value << p.account.required;
+  if (!p.account.pattern.empty()) e << YAML::Key << "pattern" << YAML::Value << p.account.pattern;
+  if (!p.account.example.empty()) e << YAML::Key << "example" << YAML::Value << p.account.example;
+  e << YAML::EndMap;
+  if (!p.modules.empty()) e << YAML::Key << "modules" << YAML::Value << YAML::Flow << p.modules;
+  if (!p.setup.empty()) e << YAML::Key << "setup" << YAML::Value << p.setup;
+  if (!p.container.runtime.empty()) {
+    e << YAML::Key << "container" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "runtime" << YAML::Value << p.container.runtime;
+    if (!p.container.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.container.directives;
+    if (!p.container.wrap.empty()) e << YAML::Key << "wrap" << YAML::Value << YAML::Flow << p.container.wrap;
+    if (!p.container.modules.empty()) e << YAML::Key << "modules" << YAML::Value << YAML::Flow << p.container.modules;
+    e << YAML::EndMap;
+  }
+  if (!p.env.empty()) {
+    e << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+    for (const auto& [k, v] : p.env) e << YAML::Key << k << YAML::Value << v;
+    e << YAML::EndMap;
+  }
+  e << YAML::Key << "launch" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "default" << YAML::Value << to_string(p.default_launcher);
+  std::vector<std::string> allowed;
+  for (auto m : p.launchers) allowed.push_back(to_string(m));
+  e << YAML::Key << "allowed" << YAML::Value << YAML::Flow << allowed;
+  e << YAML::Key << "gpu_bind" << YAML::Value << to_string(p.gpu_bind);
+  e << YAML::EndMap;
+  e << YAML::Key << "rendezvous" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "master_addr" << YAML::Value << to_string(p.rendezvous.master_addr);
+  if (!p.rendezvous.suffix.empty()) e << YAML::Key << "suffix" << YAML::Value << p.rendezvous.suffix;
+  e << YAML::Key << "resolve" << YAML::Value << p.rendezvous.resolve;
+  if (!p.rendezvous.fixed_addr.empty()) e << YAML::Key << "address" << YAML::Value << p.rendezvous.fixed_addr;
+  if (p.rendezvous.port) e << YAML::Key << "port" << YAML::Value << p.rendezvous.port;
+  e << YAML::EndMap;
+  if (!p.scratch.empty()) e << YAML::Key << "scratch" << YAML::Value << YAML::Flow << p.scratch;
+  if (!p.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.directives;
+  if (!p.sources.empty()) e << YAML::Key << "sources" << YAML::Value << p.sources;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,34 @@
+// Reads site profiles from YAML and checks them against the schema (docs/site-profiles.md). Every error names
+// file:line:column and the field: unknown key (with "did you mean"), wrong type, bad value, missing field.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "site/profile.h"
+
+namespace hpclaunch {
+
+// One profile document as read, before `extends:` is resolved.
+struct ProfileSource {
+  std::string file;     // shown in messages: "site-profiles/perlmutter.yaml" or a user path
+  std::string text;
+};
+
+// Finds an already-resolved profile by name for `extends:`; returns nullptr when there is none.
+using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>;
+
+// The profiles one document defines: its own and one per entry of `variants:`. Throws Error.
+std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup);
+
+// What a document defines and builds on, read before resolving (so a registry can order documents).
+struct ProfileHeader {
+  std::vector<std::string> names;  // its own name, then its variants'
+  std::string extends;             // "" when it stands alone
+};
+ProfileHeader read_header(const ProfileSource& source);  // throws Error
+
+// The resolved profile as YAML (what `hpclaunch sites show` prints); read_profiles() reads it back unchanged.
+std::string profile_to_yaml(const SiteProfile& profile);
+
+}  // namespace hpclaunch

@@ -1,0 +1,98 @@
+#include "submit/job_dir.h"
+
+#include <fcntl.h>
+#include <cstring>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fmt/core.h>
+
+#include "util/error.h"
+
+namespace hpclaunch {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_file(const fs::path& path, const std::string& text, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) throw failure(path.string(), std::string("cannot write: ") + std::strerror(errno), "check the directory's permissions and free space");
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw failure(path.string(), std::string("cannot write: ") + std::strerror(e), "check free space");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    throw failure(path.string(), std::string("cannot write: ") + std::strerror(errno), "check free space");
+}
+
+}  // namespace
+
+std::string choose_job_dir(const std::string& requested, const std::string& job_name, const std::string& stamp) {
+  std::error_code ec;
+  if (!requested.empty()) {
+    if (fs::exists(requested, ec) && !(fs::is_directory(requested, ec) && fs::is_empty(requested, ec)))
+      throw Error("--job-dir", "'" + requested + "' already exists and is not an empty directory",
+                  "give a new directory, or leave --job-dir out");
+    return fs::absolute(requested).lexically_normal().string();
+  }
+  fs::path base = fs::current_path() / "hpclaunch-jobs";
+  fs::path dir = base / (job_name + "-" + stamp);
+  for (int n = 2; fs::exists(dir, ec); ++n) dir = base / fmt::format("{}-{}-{}", job_name, stamp, n);
+  return dir.string();
+}
+
+void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan) {
+  fs::path final_dir(dir);
+  std::error_code ec;
+  fs::create_directories(final_dir.parent_path(), ec);
+  if (ec) throw failure(final_dir.parent_path().string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+  fs::path tmp = final_dir.parent_path() / fmt::format(".{}.tmp-{}", final_dir.filename().string(), ::getpid());
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directory(tmp, ec))
+    throw failure(final_dir.parent_path().string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+  try {
+    write_file(tmp / "job.sh", script, 0755);
+    write_file(tmp / "plan.json", plan.dump(2) + "\n", 0644);
+    if (fs::exists(final_dir, ec)) fs::remove(final_dir, ec);  // only an empty one gets here (choose_job_dir)
+    fs::rename(tmp, final_dir);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw failure(dir, std::string("cannot create the job directory: ") + e.code().message(), "check permissions and free space");
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+void record_submission(const std::string& dir, const nlohmann::json& record) {
+  fs::path tmp = fs::path(dir) / ".job.json.tmp";
+  write_file(tmp, record.dump(2) + "\n", 0644);
+  std::error_code ec;
+  fs::rename(tmp, fs::path(dir) / "job.json", ec);
+  if (ec) throw failure(dir, "cannot record the job id: " + ec.message(), "check the directory");
+}
+
+void remove_job_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+std::string timestamp_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+}  // namespace hpclaunch

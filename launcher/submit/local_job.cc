@@ -1,0 +1,178 @@
+#include "submit/local_job.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fmt/core.h>
+
+#include "util/error.h"
+
+extern char** environ;
+
+namespace hpclaunch {
+
+namespace {
+
+constexpr int k_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+// Process groups that forwarded signals go to; written before the handler is installed.
+constexpr int k_max_groups = 1024;
+pid_t g_groups[k_max_groups];
+std::atomic<int> g_group_count{0};
+
+void forward_signal(int sig) {
+  int n = g_group_count.load();
+  for (int i = 0; i < n; ++i) ::kill(-g_groups[i], sig);
+}
+
+void install_forwarding() {
+  struct sigaction sa {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : k_forwarded) sigaction(sig, &sa, nullptr);
+}
+
+int status_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// Spawns argv in a new process group with extra environment; returns its pid.
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& extra,
+            int stdout_fd) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    std::string s = *e;
+    std::string key = s.substr(0, s.find('='));
+    bool replaced = false;
+    for (const auto& [k, _] : extra) replaced |= (k == key);
+    if (!replaced) env_strings.push_back(s);
+  }
+  for (const auto& [k, v] : extra) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int sig : k_forwarded) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, stdout_fd);
+  }
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) throw failure(argv[0], std::string("cannot start: ") + std::strerror(rc), "check that it is installed and on PATH");
+  return pid;
+}
+
+void add_group(pid_t pid) {
+  int n = g_group_count.load();
+  if (n < k_max_groups) {
+    g_groups[n] = pid;
+    g_group_count.store(n + 1);
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> local_task_env(const std::string& job_id, int nodes,
+                                                                int tasks_per_node, int gpus_per_node, int rank) {
+  int node = rank / tasks_per_node;
+  std::string gpus;
+  for (int g = 0; g < gpus_per_node; ++g) gpus += (g ? "," : "") + std::to_string(g);
+  std::string nodelist = nodes == 1 ? "node0" : fmt::format("node[0-{}]", nodes - 1);
+  return {
+      {"HPCLAUNCH_LOCAL_JOB", "1"},
+      {"HPCLAUNCH_JOB_ID", job_id},
+      {"HPCLAUNCH_NODELIST", nodelist},
+      {"HPCLAUNCH_NNODES", std::to_string(nodes)},
+      {"HPCLAUNCH_NODE_RANK", std::to_string(node)},
+      {"HPCLAUNCH_NODENAME", "node" + std::to_string(node)},
+      {"HPCLAUNCH_NTASKS", std::to_string(nodes * tasks_per_node)},
+      {"HPCLAUNCH_TASKS_PER_NODE", std::to_string(tasks_per_node)},
+      {"HPCLAUNCH_TASK_RANK", std::to_string(rank)},
+      {"HPCLAUNCH_TASK_LOCAL_RANK", std::to_string(rank % tasks_per_node)},
+      {"HPCLAUNCH_GPUS", gpus},
+  };
+}
+
+std::string new_local_job_id() { return fmt::format("local-{}-{}", std::time(nullptr), ::getpid()); }
+
+int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id) {
+  std::string log_path = job_dir + "/output.log";
+  int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) throw failure(log_path, std::string("cannot write: ") + std::strerror(errno), "check the job directory");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw failure("pipe", std::strerror(errno));
+  pid_t pid = spawn({"bash", script}, {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, fds[1]);
+  ::close(fds[1]);
+  add_group(pid);
+  install_forwarding();
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    // The log and the terminal get the same bytes; a closed terminal must not stop the job.
+    (void)!::write(log, buf, static_cast<size_t>(n));
+    (void)!::write(STDOUT_FILENO, buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(log);
+  return status_code(status);
+}
+
+int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
+                    int tasks_per_node, int gpus_per_node) {
+  if (argv.empty()) throw Error("--", "no command to run", "put the task's command after `--`");
+  int ntasks = nodes * tasks_per_node;
+  std::vector<pid_t> pids;
+  install_forwarding();
+  for (int rank = 0; rank < ntasks; ++rank) {
+    pid_t pid = spawn(argv, local_task_env(job_id, nodes, tasks_per_node, gpus_per_node, rank), -1);
+    pids.push_back(pid);
+    add_group(pid);
+  }
+  int worst = 0;
+  for (size_t left = pids.size(); left > 0;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) continue;
+    worst = std::max(worst, status_code(status));
+    --left;
+  }
+  return worst;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,26 @@
+// The `local` site's scheduler: runs a rendered job script on this machine in the foreground (streaming its
+// output to the terminal and to JOB_DIR/output.log), and `local-srun`, which plays srun for emulated nodes.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpclaunch {
+
+// The environment of task `rank` of a local job (docs/CONTRACTS.md, "The local site's emulated nodes").
+std::vector<std::pair<std::string, std::string>> local_task_env(const std::string& job_id, int nodes,
+                                                                int tasks_per_node, int gpus_per_node, int rank);
+
+// "local-<unix time>-<pid>".
+std::string new_local_job_id();
+
+// Runs `bash script` with HPCLAUNCH_JOB_ID set; returns its exit status (128 + signal if killed). Signals
+// reaching hpclaunch (TERM, INT, HUP, USR1, USR2) are passed on to the job's process group.
+int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id);
+
+// Starts nodes * tasks_per_node copies of argv, each with local_task_env, waits for all of them and returns
+// the highest exit status (as srun does). Signals are forwarded to every task.
+int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
+                    int tasks_per_node, int gpus_per_node);
+
+}  // namespace hpclaunch

@@ -1,0 +1,39 @@
+#!/bin/bash
+#SBATCH --job-name=train
+#SBATCH --nodes=2
+#SBATCH --ntasks=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=96
+#SBATCH --gres=gpu:4
+#SBATCH --partition=booster
+#SBATCH --account=training2324
+#SBATCH --time=01:00:00
+#SBATCH --chdir=/home/user/project
+#SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out
+#SBATCH --mem=0
+#
+# Rendered by hpclaunch 0.1.0 for site juwels-booster (JSC JUWELS Booster).
+# Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
+# 2 Slurm task(s), 1 per node, 96 CPU(s) each.
+
+
+module load Stages/2024 GCC OpenMPI Python PyTorch
+
+# Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
+export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
+export HPCLAUNCH_MASTER_ADDR_RULE=first-node
+export HPCLAUNCH_MASTER_ADDR_SUFFIX=i
+export HPCLAUNCH_MASTER_ADDR_RESOLVE=1
+export HPCLAUNCH_GPU_BIND=none
+export CUDA_VISIBLE_DEVICES=0,1,2,3
+export NCCL_SOCKET_IFNAME=ib0
+export GLOO_SOCKET_IFNAME=ib0
+export OMP_NUM_THREADS=12
+HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
+
+# One hpclaunch agent per node; each starts 4 worker(s) and sets RANK, LOCAL_RANK, WORLD_SIZE,
+# MASTER_ADDR and MASTER_PORT for them (torchrun's variables).
+srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=96 \
+  "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 4 -- python train.py --epochs 2
+
+

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Rendered by hpclaunch 0.1.0 for site local: runs on this machine, 2 emulated node(s).
+# Launch: srun; 2 node(s) x 8 worker(s) = world size 16;
+# 16 task(s), 8 per node.
+
+cd /home/user/project || exit 1
+
+
+export HPCLAUNCH_MASTER_ADDR_RULE=fixed
+export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
+export HPCLAUNCH_MASTER_ADDR_FIXED=127.0.0.1
+export HPCLAUNCH_GPU_BIND=none
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=1
+HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
+
+
+# `hpclaunch local-srun` plays srun: one task per worker on each emulated node.
+"$HPCLAUNCH" local-srun --nodes 2 --ntasks-per-node 8 --gpus-per-node 8 -- \
+  "$HPCLAUNCH" exec -- python train.py --epochs 2
+

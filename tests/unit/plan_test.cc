@@ -1,0 +1,217 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.h"
+#include "site/registry.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+const SiteRegistry& sites() {
+  static SiteRegistry reg = [] {
+    SiteRegistry r;
+    r.add(builtin_profile_sources());
+    return r;
+  }();
+  return reg;
+}
+
+JobRequest request(const std::string& site, int nodes = 2) {
+  JobRequest r;
+  r.site = site;
+  r.nodes = nodes;
+  r.command = {"python", "train.py"};
+  const SiteProfile& p = sites().get(site);
+  if (p.account.required) r.account = p.account.example;
+  return r;
+}
+
+LaunchPlan plan(const JobRequest& r) { return make_plan(r, sites().get(r.site)); }
+
+std::string error_of(const JobRequest& r) {
+  try {
+    plan(r);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("plan");
+
+TEST_CASE("agent mode: one task per node with all of its CPUs") {
+  JobRequest r = request("perlmutter");
+  r.launcher = "agent";
+  LaunchPlan p = plan(r);
+  CHECK(p.launcher == LaunchMode::agent);
+  CHECK(p.ntasks == 2);
+  CHECK(p.ntasks_per_node == 1);
+  CHECK(p.cpus_per_task == 128);  // 64 cores x 2 threads, as Slurm counts them on Perlmutter
+  CHECK(p.workers_per_node == 4);
+  CHECK(p.threads_per_worker == 16);
+}
+
+TEST_CASE("srun mode: one task per GPU, the node's CPUs shared out") {
+  LaunchPlan p = plan(request("perlmutter"));  // Perlmutter's default
+  CHECK(p.launcher == LaunchMode::srun);
+  CHECK(p.ntasks == 8);
+  CHECK(p.ntasks_per_node == 4);
+  CHECK(p.cpus_per_task == 32);  // the seeds' --cpus-per-task=32
+  CHECK(p.qos == "regular");
+  CHECK(p.constraint == "gpu");
+  CHECK(p.time_s == 3600);
+
+  LaunchPlan jw = plan(request("juwels-booster"));
+  CHECK(jw.cpus_per_task == 24);  // seed 004's --cpus-per-task=24
+  CHECK(jw.partition == "booster");
+}
+
+TEST_CASE("mpirun mode has srun's geometry; PBS sites default to it") {
+  LaunchPlan p = plan(request("sockeye-pbs"));
+  CHECK(p.launcher == LaunchMode::mpirun);
+  CHECK(p.ntasks == 8);
+  CHECK(p.cpus_per_node == 8);  // the seed's ncpus=8
+  CHECK(p.cpus_per_task == 2);
+  JobRequest cc = request("cc");
+  cc.launcher = "mpirun";
+  CHECK(plan(cc).ntasks == 8);
+}
+
+TEST_CASE("fewer GPUs than the node has get the same share of its cores, within the site's cap") {
+  JobRequest r = request("cc-narval", 1);
+  r.gpus_per_node = 1;
+  r.launcher = "srun";
+  LaunchPlan p = plan(r);
+  CHECK(p.ntasks == 1);
+  CHECK(p.cpus_per_task == 12);
+  JobRequest m = request("mahti", 1);
+  m.gpus_per_node = 2;
+  CHECK(plan(m).cpus_per_node == 64);
+}
+
+TEST_CASE("OMP_NUM_THREADS is the cores per worker unless the user sets it") {
+  LaunchPlan p = plan(request("perlmutter"));
+  auto has = [&](const std::string& k, const std::string& v) {
+    for (const auto& kv : p.env)
+      if (kv.first == k && kv.second == v) return true;
+    return false;
+  };
+  CHECK(has("OMP_NUM_THREADS", "16"));
+  JobRequest r = request("perlmutter");
+  r.env = {"OMP_NUM_THREADS=3", "X=a=b"};
+  p = plan(r);
+  CHECK(has("OMP_NUM_THREADS", "3"));
+  CHECK_FALSE(has("OMP_NUM_THREADS", "16"));
+  CHECK(has("X", "a=b"));
+}
+
+TEST_CASE("time limits are checked against the queue") {
+  JobRequest r = request("perlmutter");
+  r.time = "1-00:00:00";
+  CHECK(plan(r).time_s == 86400);
+  r.time = "1-00:00:01";
+  CHECK(error_of(r) == "--time: 1-00:00:01 is more than the 1-00:00:00 limit of regular on perlmutter; use --time 1-00:00:00 or less, or another qos");
+  r.qos = "debug";
+  r.time = "45";
+  CHECK(error_of(r) == "--time: 00:45:00 is more than the 00:30:00 limit of debug on perlmutter; use --time 00:30:00 or less, or another qos");
+  r.time = "";
+  CHECK(plan(r).time_s == 1800);  // the default hour is capped by the queue
+  r.time = "soon";
+  CHECK(error_of(r) == "--time: 'soon' is not a time limit; use MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
+  JobRequest cc = request("cc");
+  cc.time = "8-00";
+  CHECK(error_of(cc) == "--time: 8-00:00:00 is more than the 7-00:00:00 limit of by-time on cc; use --time 7-00:00:00 or less");
+}
+
+TEST_CASE("bad input names the flag and the fix") {
+  JobRequest r = request("perlmutter");
+  r.nodes = 0;
+  CHECK(error_of(r) == "--nodes: 0 is below 1; use --nodes 1 or more");
+  r = request("perlmutter", 9);
+  r.qos = "debug";
+  CHECK(error_of(r) == "--nodes: 9 is more than the 8 nodes debug allows on perlmutter; use --nodes 8 or fewer, or another qos");
+  r = request("puhti", 21);
+  CHECK(error_of(r) == "--nodes: 21 is more than the 20 nodes gpu allows on puhti; use --nodes 20 or fewer, or another partition");
+  r = request("perlmutter");
+  r.gpus_per_node = 8;
+  CHECK(error_of(r) == "--gpus-per-node: 8 is more than the 4 GPUs of a perlmutter node; use --gpus-per-node 4 or fewer and more --nodes");
+  r = request("perlmutter");
+  r.account = "";
+  CHECK(error_of(r) == "--account: perlmutter requires an account; add --account m3239_g");
+  r.account = "m3239";
+  CHECK(error_of(r) == "--account: 'm3239' does not look like a perlmutter account (expected [a-z][a-z0-9]*_g); use the project's name, e.g. m3239_g");
+  r = request("perlmutter");
+  r.launcher = "torchrun";
+  CHECK(error_of(r) == "--launcher: unknown launcher 'torchrun'; use agent, srun or mpirun");
+  r.launcher = "srn";
+  CHECK(error_of(r) == "--launcher: unknown launcher 'srn' (did you mean 'srun'?); use agent, srun or mpirun");
+  r.launcher = "mpirun";
+  CHECK(error_of(r) == "--launcher: site perlmutter does not offer 'mpirun'; use one of: srun, agent");
+  r = request("sockeye-pbs");
+  r.launcher = "srun";
+  CHECK(error_of(r) == "--launcher: srun needs Slurm, but sockeye-pbs runs pbs; use --launcher mpirun");
+  r = request("perlmutter");
+  r.qos = "regulr";
+  CHECK(error_of(r) == "--qos: site perlmutter has no qos 'regulr' (did you mean 'regular'?); use one of: regular, debug, preempt, shared, interactive");
+  r = request("juwels-booster");
+  r.partition = "gpu";
+  CHECK(error_of(r) == "--partition: site juwels-booster has no partition 'gpu'; use one of: booster, develbooster");
+  r = request("perlmutter");
+  r.command.clear();
+  CHECK(error_of(r) == "--: no command to run; put the command after `--`, e.g. `-- python train.py`");
+  r = request("perlmutter");
+  r.env = {"NOEQUALS"};
+  CHECK(error_of(r) == "--env: 'NOEQUALS' has no '='; write --env NAME=VALUE");
+  r.env = {"1A=b"};
+  CHECK(error_of(r) == "--env: '1A' is not a variable name; use letters, digits and _, not starting with a digit");
+  r = request("perlmutter");
+  r.modules = {"pytorch; rm -rf /"};
+  CHECK(error_of(r) == "--module: 'pytorch; rm -rf /' is not a module name; give one module per --module, e.g. --module pytorch/2.1");
+  r = request("local");
+  r.container = "img.sif";
+  CHECK(error_of(r) == "--container: site local has no container runtime in its profile; drop --container, or add `container:` to the profile with --site-file");
+}
+
+TEST_CASE("containers wrap the command with the site's runtime") {
+  JobRequest r = request("cc");
+  r.container = "/scratch/pytorch.sif";
+  LaunchPlan p = plan(r);
+  CHECK(p.command == std::vector<std::string>{"apptainer", "exec", "--nv", "/scratch/pytorch.sif", "python", "train.py"});
+  CHECK(p.user_command == std::vector<std::string>{"python", "train.py"});
+  CHECK(p.modules.back() == "apptainer");
+}
+
+TEST_CASE("job names come from the script, not the interpreter") {
+  JobRequest r = request("perlmutter");
+  CHECK(plan(r).job_name == "train");
+  r.command = {"python3", "-u", "/path/to/my.model.py", "--x"};
+  CHECK(plan(r).job_name == "my_model");
+  r.command = {"./run experiment.sh"};
+  CHECK(plan(r).job_name == "run_experiment");
+  r.command = {"hpclaunch-train", "--model", "resnet"};
+  CHECK(plan(r).job_name == "hpclaunch-train");
+  r.name = "mine";
+  CHECK(plan(r).job_name == "mine");
+}
+
+TEST_CASE("a retired site plans but warns and names its successors") {
+  LaunchPlan p = plan(request("puhti"));
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0] == "puhti was retired on 2026-07-31; consider mahti or roihu (--site mahti)");
+  CHECK(plan(request("mahti")).warnings.empty());
+}
+
+TEST_CASE("the plan as JSON carries the geometry") {
+  auto j = plan_to_json(plan(request("perlmutter")));
+  CHECK(j["world_size"] == 8);
+  CHECK(j["launcher"] == "srun");
+  CHECK(j["time"] == "01:00:00");
+  CHECK(j["command"] == nlohmann::json::array({"python", "train.py"}));
+}
+
+TEST_SUITE_END();

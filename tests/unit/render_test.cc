@@ -1,0 +1,115 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "plan/plan.h"
+#include "render/render.h"
+#include "site/registry.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+const SiteRegistry& sites() {
+  static SiteRegistry reg = [] {
+    SiteRegistry r;
+    r.add(builtin_profile_sources());
+    return r;
+  }();
+  return reg;
+}
+
+const RenderContext k_ctx = {"/opt/hpclaunch/bin/hpclaunch", "/home/user/project", "/home/user/project/hpclaunch-jobs/train"};
+
+LaunchPlan plan_for(const std::string& site, LaunchMode mode, std::vector<std::string> cmd = {"python", "train.py", "--epochs", "2"}) {
+  JobRequest r;
+  r.site = site;
+  r.nodes = 2;
+  r.launcher = to_string(mode);
+  r.command = std::move(cmd);
+  const SiteProfile& p = sites().get(site);
+  if (p.account.required) r.account = p.account.example;
+  return make_plan(r, p);
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("render");
+
+// tests/golden/SITE--LAUNCHER.sh is what every built-in site renders for a 2-node job with each launcher it
+// offers. HPCLAUNCH_UPDATE_GOLDEN=1 rewrites them; review the diff (docs/golden-scripts.md explains them).
+TEST_CASE("golden scripts for every site and launcher") {
+  std::filesystem::path dir = std::filesystem::path(HPCLAUNCH_SOURCE_DIR) / "tests" / "golden";
+  bool update = std::getenv("HPCLAUNCH_UPDATE_GOLDEN") != nullptr;
+  int checked = 0;
+  for (const SiteProfile* site : sites().all()) {
+    for (LaunchMode mode : site->launchers) {
+      std::string script = render_script(plan_for(site->name, mode), k_ctx);
+      auto path = dir / (site->name + "--" + to_string(mode) + ".sh");
+      if (update) std::ofstream(path) << script;
+      REQUIRE_MESSAGE(std::filesystem::exists(path), "missing golden file " << path.string());
+      CHECK_MESSAGE(read_file(path) == script, "golden differs: " << path.string());
+      ++checked;
+    }
+  }
+  CHECK(checked >= 20);
+}
+
+TEST_CASE("directives follow the site's way of asking for GPUs") {
+  std::string pm = render_script(plan_for("perlmutter", LaunchMode::srun), k_ctx);
+  CHECK(pm.find("#SBATCH --gpus-per-node=4\n") != std::string::npos);
+  CHECK(pm.find("#SBATCH --constraint=gpu\n") != std::string::npos);
+  CHECK(pm.find("#SBATCH --qos=regular\n") != std::string::npos);
+  CHECK(pm.find("#SBATCH --account=m3239_g\n") != std::string::npos);
+  CHECK(pm.find("#SBATCH --ntasks-per-node=4\n") != std::string::npos);
+  CHECK(pm.find("#SBATCH --cpus-per-task=32\n") != std::string::npos);
+  CHECK(pm.find("export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"") != std::string::npos);
+  CHECK(pm.find("\"$HPCLAUNCH\" exec -- python train.py --epochs 2") != std::string::npos);
+
+  std::string puhti = render_script(plan_for("puhti", LaunchMode::agent), k_ctx);
+  CHECK(puhti.find("#SBATCH --gres=gpu:v100:4\n") != std::string::npos);
+  CHECK(puhti.find("#SBATCH --ntasks-per-node=1\n") != std::string::npos);
+  CHECK(puhti.find("WARNING: this site is retired 2026-07-31; successors: mahti, roihu") != std::string::npos);
+  CHECK(puhti.find("agent --nnodes 2 --nproc-per-node 4 --") != std::string::npos);
+
+  std::string cc = render_script(plan_for("cc", LaunchMode::agent), k_ctx);
+  CHECK(cc.find("#SBATCH --gpus-per-node=h100:4\n") != std::string::npos);
+  CHECK(cc.find("--partition") == std::string::npos);  // the Alliance routes by time
+
+  std::string jw = render_script(plan_for("juwels-booster", LaunchMode::srun), k_ctx);
+  CHECK(jw.find("#SBATCH --gres=gpu:4\n") != std::string::npos);
+  CHECK(jw.find("#SBATCH --mem=0\n") != std::string::npos);
+  CHECK(jw.find("export HPCLAUNCH_MASTER_ADDR_SUFFIX=i\n") != std::string::npos);
+  CHECK(jw.find("export HPCLAUNCH_MASTER_ADDR_RESOLVE=1\n") != std::string::npos);
+}
+
+TEST_CASE("the PBS script has the seed's form") {
+  std::string s = render_script(plan_for("sockeye-pbs", LaunchMode::mpirun), k_ctx);
+  CHECK(s.find("#PBS -l walltime=01:00:00,select=2:ncpus=8:ngpus=4:mem=64gb:gpu_mem=32gb\n") != std::string::npos);
+  CHECK(s.find("#PBS -A st-someprof-1-gpu\n") != std::string::npos);
+  CHECK(s.find("cd \"$PBS_O_WORKDIR\"") != std::string::npos);
+  CHECK(s.find("mpirun -np 8 --hostfile \"$PBS_NODEFILE\" --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none") != std::string::npos);
+  CHECK(s.find("-mca pml ob1 -mca btl ^openib") != std::string::npos);
+  CHECK(s.find("-x CUDA_VISIBLE_DEVICES") != std::string::npos);
+  CHECK(s.find("export CUDA_VISIBLE_DEVICES=0,1,2,3\n") != std::string::npos);
+  CHECK(s.find("export MASTER_ADDR=\"$(hostname -s)\"") != std::string::npos);
+  CHECK(s.find("SRUN_CPUS_PER_TASK") == std::string::npos);
+}
+
+TEST_CASE("user strings reach the script shell-quoted") {
+  std::vector<std::string> awkward = {"python", "a b", "it's", "$HOME", "`id`", "x;y", "line1\nline2", "", "*.py", "\"q\""};
+  std::string s = render_script(plan_for("perlmutter", LaunchMode::srun, awkward), k_ctx);
+  CHECK(s.find("exec -- python 'a b' 'it'\\''s' '$HOME' '`id`' 'x;y' 'line1\nline2' '' '*.py' '\"q\"'\n") != std::string::npos);
+}
+
+TEST_SUITE_END();

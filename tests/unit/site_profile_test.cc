@@ -1,0 +1,184 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "site/profile_yaml.h"
+#include "site/registry.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+const char* k_minimal = R"(name: tiny
+scheduler: slurm
+node: {gpus: 2, cores: 8}
+launch: {default: srun, allowed: [srun, agent]}
+)";
+
+std::string error_of(const std::string& text, const std::string& file = "t.yaml") {
+  try {
+    read_profiles({file, text}, [](const std::string&) { return nullptr; });
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+SiteRegistry builtin() {
+  SiteRegistry reg;
+  reg.add(builtin_profile_sources());
+  return reg;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("site_profile");
+
+TEST_CASE("every built-in profile loads and the required sites are there") {
+  SiteRegistry reg = builtin();
+  for (const char* name : {"perlmutter", "cc", "cc-fir", "cc-narval", "cc-rorqual", "cc-nibi", "cc-trillium",
+                           "sockeye", "sockeye-pbs", "puhti", "mahti", "roihu", "narvi", "juwels-booster", "local"})
+    CHECK_MESSAGE(reg.find(name) != nullptr, name);
+}
+
+TEST_CASE("built-in profiles carry the facts of SITES.md") {
+  SiteRegistry reg = builtin();
+  const SiteProfile& pm = reg.get("perlmutter");
+  CHECK(pm.scheduler == Scheduler::slurm);
+  CHECK(pm.node.gpus == 4);
+  CHECK(pm.gpu.style == GpuStyle::gpus_per_node);
+  CHECK(pm.gpu.constraint == "gpu");
+  CHECK(pm.account.required);
+  CHECK(pm.find_queue("regular")->max_time_s == 24 * 3600);
+  CHECK(pm.find_queue("debug")->max_time_s == 30 * 60);
+  CHECK(pm.container.runtime == "shifter");
+
+  const SiteProfile& cc = reg.get("cc");
+  CHECK(cc.title.find("Fir") != std::string::npos);  // Cedar is closed
+  CHECK(cc.gpu.max_cpus_per_gpu == 12);
+  CHECK(reg.get("cc-narval").node.gpu_model == "A100-40GB");
+  CHECK(reg.get("cc-rorqual").gpu.max_cpus_per_gpu == 16);
+  CHECK(reg.get("cc-nibi").node.gpus == 8);
+  CHECK(reg.get("cc-narval").account.pattern == cc.account.pattern);  // variants inherit
+
+  const SiteProfile& pbs = reg.get("sockeye-pbs");
+  CHECK(pbs.scheduler == Scheduler::pbs);
+  CHECK(pbs.default_launcher == LaunchMode::mpirun);
+  CHECK(pbs.gpu.pbs_chunk_extra == "mem=64gb:gpu_mem=32gb");
+  CHECK(reg.get("sockeye").scheduler == Scheduler::slurm);
+  CHECK(reg.get("sockeye").gpu.constraint == "gpu_mem_32");
+
+  const SiteProfile& puhti = reg.get("puhti");
+  CHECK(puhti.retired());
+  CHECK(puhti.retired_on == "2026-07-31");
+  CHECK(puhti.successors == std::vector<std::string>{"mahti", "roihu"});
+  CHECK(puhti.gpu.style == GpuStyle::gres);
+  CHECK(puhti.gpu.type == "v100");
+  CHECK(reg.get("roihu").node.arch == "aarch64");
+
+  const SiteProfile& jw = reg.get("juwels-booster");
+  CHECK(jw.rendezvous.suffix == "i");
+  CHECK(jw.rendezvous.resolve);
+  CHECK(jw.find_queue("develbooster")->max_nodes == 4);
+  CHECK(reg.get("local").rendezvous.master_addr == MasterAddrSource::fixed);
+}
+
+TEST_CASE("a minimal profile gets the documented defaults") {
+  auto ps = read_profiles({"t.yaml", k_minimal}, [](const std::string&) { return nullptr; });
+  REQUIRE(ps.size() == 1);
+  CHECK(ps[0].name == "tiny");
+  CHECK(ps[0].status == "active");
+  CHECK(ps[0].gpu.style == GpuStyle::none);
+  CHECK(ps[0].rendezvous.master_addr == MasterAddrSource::first_node);
+  CHECK(ps[0].file == "t.yaml");
+}
+
+TEST_CASE("schema errors name file:line:column and the field") {
+  CHECK(error_of(std::string(k_minimal) + "nodez: 3\n") ==
+        "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
+        "successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, "
+        "rendezvous, scratch, directives, sources, variants");
+  CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: four, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:3:14: node.gpus: expected a whole number, got 'four'; write e.g. `gpus: 4`");
+  CHECK(error_of("name: x\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:1:1: missing required field 'scheduler'; add e.g. `scheduler: slurm`");
+  CHECK(error_of("name: x\nscheduler: slurmm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:2:12: scheduler: 'slurmm' is not allowed (did you mean 'slurm'?); use one of: slurm, pbs, local");
+  CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1}\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:3:7: node: missing required field 'node.cores'; add it");
+  CHECK(error_of("scheduler: slurm\n") == "t.yaml:1:1: missing required field 'name'; add `name: mysite`");
+  CHECK(error_of("name: x\n  bad: [\n") .rfind("t.yaml:2:", 0) == 0);  // YAML syntax errors keep their position
+  CHECK(error_of("- a\n- b\n") == "t.yaml:1:1: a site profile must be a mapping; start with `name: mysite`");
+}
+
+TEST_CASE("value errors are caught where they are") {
+  std::string base = k_minimal;
+  CHECK(error_of(base + "env: {1X: y}\n").find("t.yaml:5:7: env: '1X' is not a variable name") == 0);
+  CHECK(error_of(base + "queues: [{name: q, max_time: soon}]\n") ==
+        "t.yaml:5:30: queues[].max_time: 'soon' is not a time limit; use MM, HH:MM:SS, D-HH or D-HH:MM:SS");
+  CHECK(error_of(base + "queues: [{kind: qos}]\n") == "t.yaml:5:10: queues[]: missing field 'name'; give every queue a name");
+  CHECK(error_of(base + "queues: [{name: a, default: true}, {name: b, default: true}]\n").find("more than one queue is the default") != std::string::npos);
+  CHECK(error_of(base + "account: {pattern: '(['}\n").find("t.yaml:5:20: account.pattern: not a valid regular expression") == 0);
+  CHECK(error_of(base + "rendezvous: {master_addr: fixed}\n").find("rendezvous.address: master_addr is 'fixed' but no address") != std::string::npos);
+  CHECK(error_of(base + "rendezvous: {port: 80}\n") == "t.yaml:5:20: rendezvous.port: 80 is out of range 1024..65535; fix the value");
+  CHECK(error_of(base + "status: retired\n") == "t.yaml:1:1: successors: a retired site must name its successors; add `successors: [NAME]`");
+  CHECK(error_of("name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; allow agent or mpirun only");
+  CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: mpirun, allowed: [srun]}\n") ==
+        "t.yaml:4:9: launch.default: 'mpirun' is not in launch.allowed; add it to allowed or pick another default");
+  CHECK(error_of(base + "modules: pytorch\n") == "t.yaml:5:10: modules: expected a list; write it as `modules: [a, b]`");
+  CHECK(error_of(base + "variants: {v2: {name: y}}\n").find("a variant is named by its key") != std::string::npos);
+  CHECK(error_of(base + "variants: {v2: {variants: {}}}\n").find("unknown key 'variants'") != std::string::npos);
+  CHECK(error_of("name: Bad Name\nscheduler: slurm\n").find("'Bad Name' is not a valid site name") != std::string::npos);
+}
+
+TEST_CASE("extends builds on another profile, in any file order, and cycles are refused") {
+  SiteRegistry reg = builtin();
+  reg.add({{"mine.yaml", "name: my-pm\nextends: perlmutter\naccount: {required: false}\nnode: {gpus: 4, cores: 64, memory_gb: 512}\n"}});
+  const SiteProfile& p = reg.get("my-pm");
+  CHECK(p.node.memory_gb == 512);
+  CHECK(p.gpu.constraint == "gpu");
+  CHECK_FALSE(p.account.required);
+  CHECK(p.file == "mine.yaml");
+
+  SiteRegistry two;  // b comes first but builds on a
+  two.add({{"b.yaml", "name: b\nextends: tiny\nnode: {gpus: 1, cores: 8}\n"}, {"a.yaml", k_minimal}});
+  CHECK(two.get("b").node.gpus == 1);
+  CHECK(two.get("b").launchers.size() == 2);
+}
+
+TEST_CASE("extends of an unknown profile and extends cycles are errors") {
+  SiteRegistry reg;
+  CHECK_THROWS_WITH(reg.add({{"b.yaml", "name: b\nextends: nosuch\n"}}),
+                    "b.yaml:2:10: extends: no site profile named 'nosuch'; run `hpclaunch sites` for the names");
+  SiteRegistry cyc;
+  CHECK_THROWS_WITH(cyc.add({{"a.yaml", "name: a\nextends: b\n"}, {"b.yaml", "name: b\nextends: a\n"}}),
+                    "a.yaml: `extends: b` forms a cycle; make one of these profiles stand alone");
+}
+
+TEST_CASE("a later document of the same name replaces the earlier one (user overrides)") {
+  SiteRegistry reg = builtin();
+  reg.add({{"override.yaml", "name: perlmutter\nextends: perlmutter\nmodules: [pytorch/2.3.1]\n"}});
+  CHECK(reg.get("perlmutter").modules == std::vector<std::string>{"pytorch/2.3.1"});
+  CHECK(reg.get("perlmutter").file == "override.yaml");
+}
+
+TEST_CASE("unknown sites get did-you-mean") {
+  SiteRegistry reg = builtin();
+  CHECK_THROWS_WITH(reg.get("perlmuter"),
+                    "--site: unknown site 'perlmuter' (did you mean 'perlmutter'?); run `hpclaunch sites` for the list, "
+                    "or add one with --site-file");
+}
+
+TEST_CASE("sites show prints YAML that reads back to the same profile") {
+  SiteRegistry reg = builtin();
+  for (const SiteProfile* p : reg.all()) {
+    std::string yaml = profile_to_yaml(*p);
+    auto back = read_profiles({"shown.yaml", yaml}, [](const std::string&) { return nullptr; });
+    REQUIRE(back.size() == 1);
+    CHECK_MESSAGE(profile_to_yaml(back[0]) == yaml, p->name);
+  }
+}
+
+TEST_SUITE_END();
