@@ -1,0 +1,124 @@
+// Command line and distributed environment: defaults, model defaults, conflicts, tools, env variables.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "options.h"
+#include "util/error.h"
+
+using namespace hpctrain;
+
+namespace {
+
+std::string error_of(const std::vector<std::string>& args) {
+  try {
+    parse_command_line(args);
+  } catch (const hpclaunch::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+DistEnv env_of(const std::map<std::string, std::string>& vars) {
+  return read_dist_env([&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("Options");
+
+TEST_CASE("no flags: the auto-encoder on Fashion-MNIST with the seed's batch and Adam learning rate") {
+  const Invocation inv = parse_command_line({});
+  CHECK(inv.command == Command::train);
+  CHECK(inv.options.model == "autoencoder");
+  CHECK(inv.options.batch_size == 128);
+  CHECK(inv.options.lr == doctest::Approx(1e-3));
+  CHECK_FALSE(inv.options.synthetic);
+  CHECK_FALSE(inv.options.explicit_batch);
+}
+
+TEST_CASE("flags are read; unet3d implies synthetic data; SGD defaults to lr 0.1") {
+  const Invocation inv = parse_command_line({"--model", "unet3d", "--crop", "32", "--global-batch-size", "8",
+                                             "--optimizer", "sgd", "--lr-scaling", "sqrt", "--steps", "5",
+                                             "--no-validation", "--threads", "2"});
+  const TrainOptions& o = inv.options;
+  CHECK(o.model == "unet3d");
+  CHECK(o.synthetic);
+  CHECK(o.crop == 32);
+  CHECK(o.global_batch == 8);
+  CHECK(o.batch_size == 0);
+  CHECK(o.explicit_batch);
+  CHECK(o.lr == doctest::Approx(0.1));
+  CHECK(o.lr_scaling == "sqrt");
+  CHECK(o.max_steps == 5);
+  CHECK_FALSE(o.validate);
+  CHECK(o.threads == 2);
+}
+
+TEST_CASE("bad input names the flag and what to do") {
+  CHECK(error_of({"--batch-size", "4", "--global-batch-size", "8"}) ==
+        "--batch-size: given together with --global-batch-size; pass only one of them");
+  CHECK(error_of({"--resume"}) ==
+        "--resume: needs --checkpoint-dir; pass --checkpoint-dir DIR (latest.pt is read from it)");
+  CHECK(error_of({"--model", "unet3d", "--crop", "24"}).rfind("--crop: 24 is not a multiple of 16", 0) == 0);
+  CHECK(error_of({"--model", "vgg"}).find("--model") != std::string::npos);
+  CHECK(error_of({"--bogus"}).find("--bogus") != std::string::npos);
+  CHECK(error_of({"--resnet-depth", "19"}).find("--resnet-depth") != std::string::npos);
+}
+
+TEST_CASE("--help and --version are commands, not errors") {
+  CHECK(parse_command_line({"--help"}).command == Command::help);
+  CHECK(parse_command_line({"--help"}).help_text.find("--global-batch-size") != std::string::npos);
+  CHECK(parse_command_line({"--version"}).command == Command::version);
+}
+
+TEST_CASE("inspect and compare take checkpoint files and a tolerance") {
+  Invocation inv = parse_command_line({"compare", "a.pt", "b.pt", "--tolerance", "1e-4"});
+  CHECK(inv.command == Command::compare);
+  CHECK(inv.files == std::vector<std::string>{"a.pt", "b.pt"});
+  CHECK(inv.tolerance == doctest::Approx(1e-4));
+  CHECK(parse_command_line({"inspect", "x.pt"}).files.size() == 1);
+  CHECK(error_of({"compare", "a.pt"}).rfind("compare: expects 2 checkpoint file(s), got 1", 0) == 0);
+}
+
+TEST_CASE("without launcher variables the trainer is a world of one") {
+  const DistEnv env = env_of({});
+  CHECK(env.world_size == 1);
+  CHECK(env.rank == 0);
+  CHECK(env.local_rank == 0);
+  CHECK_FALSE(env.agent_store);
+}
+
+TEST_CASE("the torchrun variables are read") {
+  const DistEnv env = env_of({{"WORLD_SIZE", "8"}, {"RANK", "5"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "n1"},
+                              {"MASTER_PORT", "29501"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                              {"TORCHELASTIC_RESTART_COUNT", "2"}});
+  CHECK(env.world_size == 8);
+  CHECK(env.rank == 5);
+  CHECK(env.local_rank == 1);
+  CHECK(env.master_addr == "n1");
+  CHECK(env.master_port == 29501);
+  CHECK(env.agent_store);
+  CHECK(env.restart_count == "2");
+}
+
+TEST_CASE("an incomplete or inconsistent environment names the variable") {
+  auto error = [](const std::map<std::string, std::string>& vars) {
+    try {
+      env_of(vars);
+    } catch (const hpclaunch::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error({{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_PORT", "1"}}).rfind("MASTER_ADDR: unset", 0) == 0);
+  CHECK(error({{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
+            .rfind("RANK: '2' is not an integer in [0, 1]", 0) == 0);
+  CHECK(error({{"WORLD_SIZE", "x"}}).rfind("WORLD_SIZE: 'x'", 0) == 0);
+  CHECK(error({{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}}).rfind("RANK: unset", 0) == 0);
+}
+
+TEST_SUITE_END();

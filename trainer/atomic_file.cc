@@ -1,0 +1,95 @@
+// Atomic file replacement: see atomic_file.h.
+#include "atomic_file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace hpctrain {
+namespace {
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& step, int err) {
+  throw hpclaunch::failure(path, step + ": " + std::strerror(err), "check the checkpoint folder's space and rights");
+}
+
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string temporary_path_for(const std::string& path) {
+  return dir_of(path) + "/." + base_of(path) + ".tmp." + std::to_string(::getpid());
+}
+
+void write_file_atomically(const std::string& path, const std::vector<char>& bytes) {
+  const std::string tmp = temporary_path_for(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(tmp, "cannot create", errno);
+  const char* fault = std::getenv("HPCLAUNCH_TRAIN_FAULT");
+  if (fault != nullptr && std::strcmp(fault, "partial-save") == 0) {
+    write_all(fd, bytes.data(), bytes.size() / 2);
+    ::_exit(k_exit_fault_injected);
+  }
+  if (!write_all(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(tmp, "cannot write", err);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail(tmp, "cannot close", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename the temporary file over it", err);
+  }
+  // The rename is durable only once the folder is synced.
+  const int dir = ::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+int remove_stale_temporaries(const std::string& path) {
+  const std::string prefix = "." + base_of(path) + ".tmp.";
+  DIR* dir = ::opendir(dir_of(path).c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0 &&
+        ::unlink((dir_of(path) + "/" + entry->d_name).c_str()) == 0)
+      ++removed;
+  }
+  ::closedir(dir);
+  return removed;
+}
+
+}  // namespace hpctrain

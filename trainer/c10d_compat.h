@@ -1,0 +1,70 @@
+// The one place that knows how c10d differs between LibTorch 1.13 (Debian, CPU) and 2.x (CUDA wheels):
+// in 2.x ProcessGroupGloo/NCCL derive from c10d::Backend, in 1.13 from c10d::ProcessGroup. Everything else
+// (TCPStore, PrefixStore, Work, the gloo device factories) is the same in both.
+#pragma once
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
+#if defined(HPCTRAIN_WITH_NCCL)
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include <chrono>
+#include <string>
+
+namespace hpctrain::compat {
+
+#if TORCH_VERSION_MAJOR >= 2
+using Backend = c10d::Backend;
+#else
+using Backend = c10d::ProcessGroup;
+#endif
+using BackendPtr = c10::intrusive_ptr<Backend>;
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+using StorePtr = c10::intrusive_ptr<c10d::Store>;
+
+inline constexpr bool k_have_nccl =
+#if defined(HPCTRAIN_WITH_NCCL)
+    true;
+#else
+    false;
+#endif
+
+inline StorePtr make_tcp_store(const std::string& host, int port, bool is_server, int world_size,
+                               std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(port);
+  options.isServer = is_server;
+  options.numWorkers = static_cast<std::size_t>(world_size);
+  options.waitWorkers = true;  // clients count themselves in; the server waits for all
+  options.timeout = timeout;
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
+inline StorePtr make_prefix_store(const std::string& prefix, StorePtr store) {
+  return c10::make_intrusive<c10d::PrefixStore>(prefix, std::move(store));
+}
+
+// `interface`: GLOO_SOCKET_IFNAME's value, or empty. Loopback masters bind gloo to 127.0.0.1 (tests, one host).
+inline BackendPtr make_gloo(StorePtr store, int rank, int size, const std::string& interface, bool loopback,
+                            std::chrono::milliseconds timeout) {
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  if (!interface.empty()) options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+  else if (loopback) options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  else options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+}
+
+inline BackendPtr make_nccl([[maybe_unused]] StorePtr store, [[maybe_unused]] int rank, [[maybe_unused]] int size,
+                            [[maybe_unused]] std::chrono::milliseconds timeout) {
+#if defined(HPCTRAIN_WITH_NCCL)
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
+#else
+  return {};
+#endif
+}
+
+}  // namespace hpctrain::compat

@@ -1,0 +1,102 @@
+// Data sets: see data.h.
+#include "data.h"
+
+#include <algorithm>
+
+#include "idx_file.h"
+#include "util/error.h"
+
+namespace hpctrain {
+
+Dataset::Dataset(torch::Tensor inputs, torch::Tensor targets, int64_t size)
+    : m_inputs(std::move(inputs)), m_targets(std::move(targets)), m_size(size), m_pool(m_inputs.size(0)) {}
+
+Batch Dataset::gather(const std::vector<int64_t>& indices) const {
+  std::vector<int64_t> rows(indices.size());
+  std::transform(indices.begin(), indices.end(), rows.begin(), [&](int64_t i) { return i % m_pool; });
+  const torch::Tensor index = torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size())}, torch::kInt64);
+  Batch batch;
+  batch.input = m_inputs.index_select(0, index);
+  batch.target = m_targets.defined() ? m_targets.index_select(0, index) : batch.input;
+  return batch;
+}
+
+namespace {
+
+torch::Tensor read_images(const std::string& path) {
+  IdxArray idx = read_idx_file(path);
+  if (idx.dims.size() != 3)
+    throw hpclaunch::Error(path, "expected N x rows x cols images, got " + std::to_string(idx.dims.size()) + " dims",
+                           "pass the *-images-idx3-ubyte.gz file");
+  return torch::from_blob(idx.data.data(), idx.dims, torch::kUInt8).to(torch::kFloat32).div_(255.0);
+}
+
+torch::Tensor read_labels(const std::string& path, int64_t count) {
+  IdxArray idx = read_idx_file(path);
+  if (idx.dims.size() != 1 || idx.dims[0] != count)
+    throw hpclaunch::Error(path, "label count does not match the images (" + std::to_string(count) + ")",
+                           "use the labels file of the same split");
+  return torch::from_blob(idx.data.data(), idx.dims, torch::kUInt8).to(torch::kInt64);
+}
+
+// The rest of DataSplit for a model reading 28x28 grey images.
+DataSplit mnist(const TrainOptions& o) {
+  DataSplit split;
+  const std::string dir = o.data_dir;
+  torch::Tensor train_x = read_images(dir + "/train-images-idx3-ubyte.gz");
+  torch::Tensor val_x = read_images(dir + "/t10k-images-idx3-ubyte.gz");
+  const int64_t n_train = train_x.size(0), n_val = val_x.size(0);
+  split.spec.name = o.model;
+  if (o.model == "autoencoder") {
+    split.spec.features = train_x.size(1) * train_x.size(2);
+    split.train = std::make_unique<Dataset>(train_x.reshape({n_train, -1}), torch::Tensor(), n_train);
+    split.val = std::make_unique<Dataset>(val_x.reshape({n_val, -1}), torch::Tensor(), n_val);
+  } else {
+    torch::Tensor train_y = read_labels(dir + "/train-labels-idx1-ubyte.gz", n_train);
+    torch::Tensor val_y = read_labels(dir + "/t10k-labels-idx1-ubyte.gz", n_val);
+    split.spec.in_channels = 1;
+    split.spec.num_classes = 10;
+    split.train = std::make_unique<Dataset>(train_x.unsqueeze(1), train_y, n_train);
+    split.val = std::make_unique<Dataset>(val_x.unsqueeze(1), val_y, n_val);
+  }
+  split.description = "Fashion-MNIST from " + dir + " (" + std::to_string(n_train) + " train, " +
+                      std::to_string(n_val) + " val)";
+  return split;
+}
+
+// A pool of generated samples, repeated to `size`, so throughput runs do not measure the generator.
+std::unique_ptr<Dataset> synthetic(const TrainOptions& o, int64_t size, uint64_t seed) {
+  torch::Generator gen = at::detail::createCPUGenerator(seed);
+  if (o.model == "autoencoder") {
+    const int64_t pool = std::min<int64_t>(size, 4096);
+    return std::make_unique<Dataset>(torch::rand({pool, 784}, gen), torch::Tensor(), size);
+  }
+  if (o.model == "resnet") {
+    const int64_t pool = std::min<int64_t>(size, 64);
+    torch::Tensor x = torch::randn({pool, 3, o.image_size, o.image_size}, gen);
+    torch::Tensor y = torch::randint(o.num_classes, {pool}, gen, torch::kInt64);
+    return std::make_unique<Dataset>(x, y, size);
+  }
+  const int64_t pool = std::min<int64_t>(size, 4);
+  const int64_t c = o.crop;
+  torch::Tensor x = torch::randn({pool, 4, c, c, c}, gen);
+  torch::Tensor y = torch::rand({pool, 5, c, c, c}, gen).mul_(2.0).sub_(1.0);
+  return std::make_unique<Dataset>(x, y, size);
+}
+
+}  // namespace
+
+DataSplit load_data(const TrainOptions& o) {
+  if (!o.synthetic) return mnist(o);
+  DataSplit split;
+  split.spec.name = o.model;
+  split.spec.num_classes = o.num_classes;
+  const int64_t n_val = std::max<int64_t>(o.synthetic_samples / 10, 1);
+  split.train = synthetic(o, o.synthetic_samples, o.seed * 2 + 1);
+  split.val = synthetic(o, n_val, o.seed * 2 + 2);
+  split.description = "synthetic " + o.model + " data (" + std::to_string(o.synthetic_samples) + " train, " +
+                      std::to_string(n_val) + " val)";
+  return split;
+}
+
+}  // namespace hpctrain

@@ -1,0 +1,33 @@
+// hpclaunch-train's entry point: parse, run, and print any error once as "hpclaunch-train: error: ...".
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "options.h"
+#include "trainer.h"
+#include "util/error.h"
+
+int main(int argc, char** argv) {
+  using namespace hpctrain;
+  try {
+    const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+    switch (inv.command) {
+      case Command::help:
+      case Command::version: std::fputs(inv.help_text.c_str(), stdout); return k_exit_ok;
+      case Command::inspect: return inspect_checkpoint(inv.files[0]);
+      case Command::compare: return compare_checkpoints(inv.files[0], inv.files[1], inv.tolerance);
+      case Command::train: break;
+    }
+    const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
+    return run_training(inv.options, env);
+  } catch (const hpclaunch::Error& e) {
+    std::fprintf(stderr, "hpclaunch-train: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    std::fprintf(stderr, "hpclaunch-train: error: %s\n", what.substr(0, what.find('\n')).c_str());
+    return k_exit_failure;
+  }
+}

@@ -1,0 +1,173 @@
+// Command line and distributed environment of hpclaunch-train: see options.h.
+#include "options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "util/error.h"
+
+namespace hpctrain {
+namespace {
+
+using hpclaunch::Error;
+
+void add_train_flags(CLI::App& app, TrainOptions& o) {
+  app.add_option("--model", o.model, "autoencoder | resnet | unet3d")
+      ->check(CLI::IsMember({"autoencoder", "resnet", "unet3d"}));
+  app.add_option("--resnet-depth", o.resnet_depth, "ResNet depth (10 and 18 suit a CPU; 50 as in the seeds)")
+      ->check(CLI::IsMember({10, 18, 34, 50, 101, 152}));
+  app.add_option("--resnet-width", o.resnet_width, "channels of the first ResNet stage")->check(CLI::Range(1, 4096));
+  app.add_option("--image-size", o.image_size, "synthetic ResNet image side")->check(CLI::Range(8, 4096));
+  app.add_option("--num-classes", o.num_classes, "synthetic ResNet classes")->check(CLI::Range(2, 1000000));
+  app.add_option("--unet-width", o.unet_width, "channels of the first U-Net level")->check(CLI::Range(1, 4096));
+  app.add_option("--crop", o.crop, "unet3d crop side (multiple of 16)")->check(CLI::Range(16, 1024));
+  app.add_flag("--synthetic", o.synthetic, "generated data instead of Fashion-MNIST (unet3d always)");
+  app.add_option("--synthetic-samples", o.synthetic_samples, "synthetic training samples")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--data-dir", o.data_dir, "folder with the MNIST-format *-idx?-ubyte.gz files");
+  app.add_option("--epochs", o.epochs, "epochs to train")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--steps", o.max_steps, "stop after this many optimizer steps in total (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--schedule-steps", o.schedule_steps, "length of the cosine decay (0: epochs x steps/epoch)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--global-batch-size", o.global_batch, "samples per step over all ranks")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", o.batch_size, "samples per step on each rank")->check(CLI::PositiveNumber);
+  app.add_option("--base-batch-size", o.base_batch, "batch the base learning rate was tuned for")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr-scaling", o.lr_scaling, "none | linear | sqrt")
+      ->check(CLI::IsMember({"none", "linear", "sqrt"}));
+  app.add_option("--lr-decay", o.lr_decay, "cosine | constant")->check(CLI::IsMember({"cosine", "constant"}));
+  app.add_option("--lr", o.lr, "base learning rate (default 1e-3 Adam, 0.1 SGD)")->check(CLI::PositiveNumber);
+  app.add_option("--min-lr", o.min_lr, "learning rate at the end of the cosine")->check(CLI::NonNegativeNumber);
+  app.add_option("--warmup-steps", o.warmup_steps, "linear warm-up steps")->check(CLI::NonNegativeNumber);
+  app.add_option("--optimizer", o.optimizer, "adam | sgd")->check(CLI::IsMember({"adam", "sgd"}));
+  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--weight-decay", o.weight_decay, "weight decay")->check(CLI::NonNegativeNumber);
+  app.add_option("--backend", o.backend, "auto | gloo | nccl")->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--device", o.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--threads", o.threads, "intra-op threads per rank (0: Torch's default)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--bucket-cap-mb", o.bucket_cap_mb, "gradient bucket size")->check(CLI::Range(0.001, 4096.0));
+  app.add_flag("!--no-broadcast-buffers", o.broadcast_buffers, "do not broadcast rank 0's buffers every step");
+  app.add_flag("--amp", o.amp, "bfloat16 autocast (CUDA only)");
+  app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");
+  app.add_option("--checkpoint-dir", o.checkpoint_dir, "where latest.pt and best.pt go");
+  app.add_option("--checkpoint-every", o.checkpoint_every, "also save every N steps")->check(CLI::NonNegativeNumber);
+  app.add_flag("--resume", o.resume, "continue from CHECKPOINT_DIR/latest.pt when it exists");
+  app.add_option("--resume-from", o.resume_from, "continue from this checkpoint");
+  app.add_option("--metrics", o.metrics_file, "JSON lines per step and per validation (rank 0)");
+  app.add_option("--log-every", o.log_every, "progress line every N steps")->check(CLI::PositiveNumber);
+  app.add_option("--val-batches", o.val_batches, "validation batches per rank (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("!--no-validation", o.validate, "skip validation");
+  app.add_option("--seed", o.seed, "seed of initialisation, shuffling and synthetic data");
+  app.add_flag("!--no-shuffle", o.shuffle, "keep dataset order");
+}
+
+Invocation parse_tool(Command command, const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.command = command;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--tolerance" && i + 1 < args.size()) {
+      char* end = nullptr;
+      inv.tolerance = std::strtod(args[i + 1].c_str(), &end);
+      if (*end != '\0' || inv.tolerance < 0)
+        throw Error("--tolerance", "'" + args[i + 1] + "' is not a non-negative number", "e.g. --tolerance 1e-5");
+      ++i;
+    } else {
+      inv.files.push_back(args[i]);
+    }
+  }
+  const size_t want = command == Command::inspect ? 1 : 2;
+  if (inv.files.size() != want)
+    throw Error(args[0], "expects " + std::to_string(want) + " checkpoint file(s), got " +
+                             std::to_string(inv.files.size()),
+                command == Command::inspect ? "hpclaunch-train inspect FILE"
+                                            : "hpclaunch-train compare A.pt B.pt [--tolerance 1e-5]");
+  return inv;
+}
+
+}  // namespace
+
+Invocation parse_command_line(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "inspect") return parse_tool(Command::inspect, args);
+  if (!args.empty() && args[0] == "compare") return parse_tool(Command::compare, args);
+
+  Invocation inv;
+  CLI::App app{"hpclaunch-train: a LibTorch DDP trainer (autoencoder, resnet, unet3d)\n"
+               "  also: hpclaunch-train inspect FILE | compare A.pt B.pt [--tolerance X]",
+               "hpclaunch-train"};
+  app.set_version_flag("--version", "hpclaunch-train " HPCLAUNCH_VERSION);
+  add_train_flags(app, inv.options);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the vector back to front
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    inv.command = Command::help;
+    inv.help_text = app.help();
+    return inv;
+  } catch (const CLI::CallForVersion&) {
+    inv.command = Command::version;
+    inv.help_text = "hpclaunch-train " HPCLAUNCH_VERSION "\n";
+    return inv;
+  } catch (const CLI::ParseError& e) {
+    throw Error("", e.what(), "see hpclaunch-train --help");
+  }
+  TrainOptions& o = inv.options;
+  o.explicit_batch = o.global_batch > 0 || o.batch_size > 0;
+  if (o.global_batch > 0 && o.batch_size > 0)
+    throw Error("--batch-size", "given together with --global-batch-size", "pass only one of them");
+  if (o.resume && !o.resume_from.empty())
+    throw Error("--resume", "given together with --resume-from", "pass only one of them");
+  if (o.resume && o.checkpoint_dir.empty())
+    throw Error("--resume", "needs --checkpoint-dir", "pass --checkpoint-dir DIR (latest.pt is read from it)");
+  if (o.model == "unet3d" && o.crop % 16 != 0)
+    throw Error("--crop", std::to_string(o.crop) + " is not a multiple of 16", "the U-Net halves it four times");
+  if (o.model == "unet3d") o.synthetic = true;  // no 3D volumes ship with Debian: generated crops only
+  apply_model_defaults(&o);
+  return inv;
+}
+
+void apply_model_defaults(TrainOptions* o) {
+  if (o->batch_size == 0 && o->global_batch == 0) o->batch_size = o->model == "autoencoder" ? 128 : o->model == "resnet" ? 32 : 1;
+  if (o->lr == 0.0) o->lr = o->optimizer == "sgd" ? 0.1 : 1e-3;
+  if (o->synthetic_samples == 0)
+    o->synthetic_samples = o->model == "autoencoder" ? 60000 : o->model == "resnet" ? 10000 : 256;
+}
+
+DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv) {
+  auto integer = [&](const char* name, int low, int high, int fallback) {
+    const char* text = getenv(name);
+    if (text == nullptr || *text == '\0') return fallback;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < low || value > high)
+      throw Error(name, std::string("'") + text + "' is not an integer in [" + std::to_string(low) + ", " +
+                            std::to_string(high) + "]",
+                  "fix the launcher's environment or unset it for a world of one");
+    return static_cast<int>(value);
+  };
+  DistEnv env;
+  env.world_size = integer("WORLD_SIZE", 1, 1 << 24, 1);
+  env.rank = integer("RANK", 0, env.world_size - 1, 0);
+  env.local_rank = integer("LOCAL_RANK", 0, 1 << 16, 0);
+  env.master_port = integer("MASTER_PORT", 1, 65535, 29500);
+  if (const char* addr = getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
+  if (env.world_size > 1) {
+    if (getenv("RANK") == nullptr) throw Error("RANK", "unset while WORLD_SIZE > 1", "export RANK for every process");
+    if (getenv("MASTER_ADDR") == nullptr)
+      throw Error("MASTER_ADDR", "unset while WORLD_SIZE > 1", "export the address of rank 0's host");
+    if (getenv("MASTER_PORT") == nullptr)
+      throw Error("MASTER_PORT", "unset while WORLD_SIZE > 1", "export a free TCP port on rank 0's host");
+  }
+  if (const char* agent = getenv("TORCHELASTIC_USE_AGENT_STORE"); agent != nullptr)
+    env.agent_store = std::string(agent) == "True" || std::string(agent) == "1";
+  if (const char* count = getenv("TORCHELASTIC_RESTART_COUNT"); count != nullptr && *count != '\0')
+    env.restart_count = count;
+  return env;
+}
+
+}  // namespace hpctrain

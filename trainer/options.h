@@ -1,0 +1,97 @@
+// What hpclaunch-train was asked to do: command-line flags and the distributed environment (RANK, LOCAL_RANK,
+// WORLD_SIZE, MASTER_ADDR, MASTER_PORT). Parsing only; nothing here touches Torch, files or sockets.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hpctrain {
+
+// Exit codes (documented in docs/trainer.md). 2 and 1 are the launcher's (util/error.h).
+inline constexpr int k_exit_ok = 0;
+inline constexpr int k_exit_failure = 1;
+inline constexpr int k_exit_bad_input = 2;
+// Stopped by SIGUSR1/SIGTERM after finishing the step and saving: the batch script should requeue.
+inline constexpr int k_exit_requeue = 99;
+
+struct TrainOptions {
+  std::string model = "autoencoder";  // autoencoder | resnet | unet3d
+  int resnet_depth = 50;              // 10 | 18 | 34 | 50 | 101 | 152
+  int resnet_width = 64;              // channels of the first stage (64 in torchvision)
+  int image_size = 224;               // synthetic resnet images are image_size^2, 3 channels
+  int num_classes = 1000;             // synthetic resnet classes
+  int unet_width = 64;                // channels of the first U-Net level
+  int crop = 64;                      // unet3d crops are crop^3
+
+  bool synthetic = false;
+  int64_t synthetic_samples = 0;  // 0: the model's default
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+
+  int64_t epochs = 1;
+  int64_t max_steps = 0;        // stop after this many optimizer steps in total (0: no limit)
+  int64_t schedule_steps = 0;   // cosine length (0: epochs * steps per epoch)
+  int64_t global_batch = 0;
+  int64_t batch_size = 0;       // per rank; 0: the model's default
+  int64_t base_batch = 0;
+  std::string lr_scaling = "none";
+  std::string lr_decay = "cosine";
+  double lr = 0.0;              // 0: the model's default
+  double min_lr = 0.0;
+  int64_t warmup_steps = 0;
+  std::string optimizer = "adam";  // adam | sgd
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+
+  std::string backend = "auto";  // auto | gloo | nccl
+  std::string device = "auto";   // auto | cpu | cuda
+  int threads = 0;               // 0: leave Torch's default
+  double bucket_cap_mb = 25.0;
+  bool broadcast_buffers = true;
+  bool amp = false;
+  bool channels_last = false;
+
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;  // also save every N steps (0: only per epoch, at the end and on demand)
+  bool resume = false;           // resume from checkpoint_dir/latest.pt when it exists
+  std::string resume_from;       // resume from this file (must exist)
+  std::string metrics_file;
+  int64_t log_every = 50;
+  int64_t val_batches = 0;  // per rank per validation (0: the whole validation set)
+  bool validate = true;
+  uint64_t seed = 0;
+  bool shuffle = true;
+  bool explicit_batch = false;  // --global-batch-size or --batch-size given
+};
+
+struct DistEnv {
+  int rank = 0;
+  int local_rank = 0;
+  int world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  bool agent_store = false;      // TORCHELASTIC_USE_AGENT_STORE=True: the launcher's agent hosts the store
+  std::string restart_count = "0";
+};
+
+enum class Command { train, inspect, compare, help, version };
+
+struct Invocation {
+  Command command = Command::train;
+  TrainOptions options;
+  std::vector<std::string> files;  // inspect: 1, compare: 2
+  double tolerance = 1e-5;         // compare: max |a - b| allowed per element
+  std::string help_text;
+};
+
+// Parses argv (without argv[0]). Throws hpclaunch::Error naming the flag on bad input.
+Invocation parse_command_line(const std::vector<std::string>& args);
+
+// Reads the distributed variables through `getenv` (injectable for tests). Missing ones mean a world of one;
+// a partial or inconsistent set throws hpclaunch::Error naming the variable.
+DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv);
+
+// The per-model defaults (batch size, learning rate, synthetic sample count) filled in where 0.
+void apply_model_defaults(TrainOptions* options);
+
+}  // namespace hpctrain

@@ -1,0 +1,430 @@
+// The training run: see trainer.h.
+#include "trainer.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "atomic_file.h"
+#include "checkpoint.h"
+#include "data.h"
+#include "ddp.h"
+#include "models.h"
+#include "sampler.h"
+#include "schedule.h"
+#include "signals.h"
+#include "util/error.h"
+
+namespace hpctrain {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using hpclaunch::Error;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+torch::Device choose_device(const TrainOptions& o, const DistEnv& env) {
+  const bool cuda = torch::cuda::is_available();
+  if (o.device == "cuda" && !cuda)
+    throw Error("--device", "cuda requested but no CUDA device is visible", "use --device cpu or run on a GPU node");
+  if (o.device == "cpu" || !cuda) return torch::Device(torch::kCPU);
+  const int count = static_cast<int>(torch::cuda::device_count());
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % count));
+}
+
+std::string choose_backend(const TrainOptions& o, const torch::Device& device) {
+  const std::string backend = o.backend != "auto" ? o.backend : device.is_cuda() ? "nccl" : "gloo";
+  if (backend == "nccl" && !device.is_cuda())
+    throw Error("--backend", "nccl needs CUDA tensors but the device is the CPU", "use --backend gloo");
+  return backend;
+}
+
+// One JSON object per line; rank 0 only.
+class MetricsFile {
+ public:
+  explicit MetricsFile(const std::string& path) {
+    if (path.empty()) return;
+    m_file = std::fopen(path.c_str(), "a");
+    if (m_file == nullptr) throw Error("--metrics", "cannot open " + path + " for writing", "check the path");
+  }
+  ~MetricsFile() {
+    if (m_file) std::fclose(m_file);
+  }
+  void step(int64_t epoch, int64_t step, double loss, double lr, double samples_per_s, double step_s,
+            double allreduce_s) {
+    if (m_file)
+      std::fprintf(m_file,
+                   "{\"type\":\"step\",\"epoch\":%lld,\"step\":%lld,\"loss\":%.8g,\"lr\":%.8g,\"samples_per_s\":%.6g,"
+                   "\"step_time_s\":%.6g,\"allreduce_s\":%.6g}\n",
+                   static_cast<long long>(epoch), static_cast<long long>(step), loss, lr, samples_per_s, step_s,
+                   allreduce_s);
+  }
+  void validation(int64_t epoch, int64_t step, double loss, double seconds) {
+    if (m_file) {
+      std::fprintf(m_file, "{\"type\":\"validation\",\"epoch\":%lld,\"step\":%lld,\"val_loss\":%.8g,\"time_s\":%.6g}\n",
+                   static_cast<long long>(epoch), static_cast<long long>(step), loss, seconds);
+      std::fflush(m_file);
+    }
+  }
+  void flush() {
+    if (m_file) std::fflush(m_file);
+  }
+
+ private:
+  std::FILE* m_file = nullptr;
+};
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, std::vector<torch::Tensor> params) {
+  if (o.optimizer == "sgd")
+    return std::make_unique<torch::optim::SGD>(
+        params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
+  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
+}
+
+void set_lr(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&group.options())) adam->lr(lr);
+    else if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&group.options())) sgd->lr(lr);
+  }
+}
+
+struct Run {
+  const TrainOptions& o;
+  const DistEnv& env;
+  torch::Device device{torch::kCPU};
+  std::unique_ptr<Communicator> comm;
+  DataSplit data;
+  std::shared_ptr<TrainModel> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<GradientReducer> reducer;
+  std::vector<torch::Tensor> buffers;
+  BatchPlan batch;
+  LrSchedule schedule;
+  TrainState state;
+  int64_t steps_per_epoch = 0;
+  bool rank0() const { return env.rank == 0; }
+  std::string latest_path() const { return o.checkpoint_dir + "/latest.pt"; }
+};
+
+torch::Tensor to_device(const torch::Tensor& t, const Run& run) {
+  torch::Tensor out = t.to(run.device, /*non_blocking=*/true);
+  if (run.o.channels_last && out.dim() == 4) out = out.contiguous(torch::MemoryFormat::ChannelsLast);
+  return out;
+}
+
+double validate(Run& run) {
+  const auto start = Clock::now();
+  DistributedSampler sampler(run.data.val->size(), run.env.world_size, run.env.rank, false, run.o.seed);
+  const std::vector<int64_t> shard = sampler.shard(0);
+  torch::NoGradGuard no_grad;
+  run.model->eval();
+  double sum = 0.0, count = 0.0;
+  int64_t batches = 0;
+  for (size_t begin = 0; begin < shard.size(); begin += static_cast<size_t>(run.batch.local_batch)) {
+    if (run.o.val_batches > 0 && batches++ >= run.o.val_batches) break;
+    const size_t end = std::min(shard.size(), begin + static_cast<size_t>(run.batch.local_batch));
+    const Batch b = run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          shard.begin() + static_cast<std::ptrdiff_t>(end)});
+    const torch::Tensor out = run.model->forward(to_device(b.input, run));
+    const double n = static_cast<double>(end - begin);
+    sum += run.model->loss(out.to(torch::kFloat32), to_device(b.target, run)).item<double>() * n;
+    count += n;
+  }
+  run.model->train();
+  torch::Tensor totals = torch::tensor({sum, count}, torch::kFloat64).to(run.device);
+  run.comm->allreduce_sum(totals);
+  totals = totals.cpu();
+  const double mean = totals[0].item<double>() / std::max(totals[1].item<double>(), 1.0);
+  if (run.rank0()) std::fprintf(stdout, "validation: epoch %lld loss %.6g (%.1f s)\n",
+                                static_cast<long long>(run.state.epoch + 1), mean, since(start));
+  return mean;
+}
+
+void save(Run& run, const std::string& path) {
+  if (run.o.checkpoint_dir.empty()) return;
+  if (run.rank0()) save_checkpoint(path, *run.model, *run.optimizer, run.state);
+}
+
+void setup(Run& run) {
+  const TrainOptions& o = run.o;
+  if (o.threads > 0) {
+    torch::set_num_threads(o.threads);
+  }
+  run.device = choose_device(o, run.env);
+  if ((o.amp || o.channels_last) && !run.device.is_cuda())
+    throw Error(o.amp ? "--amp" : "--channels-last", "only for CUDA devices and this run is on the CPU",
+                "drop the flag on CPU runs");
+  run.comm = Communicator::connect(run.env, choose_backend(o, run.device));
+  run.data = load_data(o);
+
+  // Resume: the checkpoint decides the position; flags must describe the same model and global batch.
+  std::string resume_path = o.resume_from;
+  if (o.resume && std::filesystem::exists(run.latest_path())) resume_path = run.latest_path();
+  else if (o.resume && run.rank0())
+    std::fprintf(stdout, "no %s yet: starting from scratch\n", run.latest_path().c_str());
+  Checkpoint checkpoint;
+  if (!resume_path.empty()) {
+    checkpoint = read_checkpoint(resume_path);
+    if (!checkpoint.state.model.empty() && checkpoint.state.model != o.model)
+      throw Error("--model", "is " + o.model + " but " + resume_path + " holds a " + checkpoint.state.model,
+                  "pass --model " + checkpoint.state.model);
+  }
+  const int64_t saved_global = checkpoint.state.global_batch;
+  if (!o.explicit_batch && saved_global > 0) run.batch = plan_batch(saved_global, 0, o.base_batch, run.env.world_size);
+  else run.batch = plan_batch(o.global_batch, o.batch_size, o.base_batch, run.env.world_size);
+  if (saved_global > 0 && run.batch.global_batch != saved_global)
+    throw Error("--global-batch-size", "is " + std::to_string(run.batch.global_batch) + " but " + resume_path +
+                                           " was trained with " + std::to_string(saved_global),
+                "resume with --global-batch-size " + std::to_string(saved_global));
+
+  DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
+  run.steps_per_epoch = sampler.batches_per_epoch(run.batch.local_batch);
+  if (run.steps_per_epoch == 0)
+    throw Error("--batch-size", "per-rank batch " + std::to_string(run.batch.local_batch) + " exceeds the " +
+                                    std::to_string(sampler.samples_per_rank()) + " samples each rank has",
+                "use a smaller batch or more samples");
+
+  ModelSpec spec = run.data.spec;
+  spec.resnet_depth = o.resnet_depth;
+  spec.resnet_width = o.resnet_width;
+  spec.unet_width = o.unet_width;
+  torch::manual_seed(o.seed);
+  run.model = make_model(spec);
+  run.model->to(run.device);
+  if (o.channels_last) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : run.model->parameters())
+      if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  run.optimizer = make_optimizer(o, run.model->parameters());
+  run.state.model = o.model;
+  run.state.optimizer = o.optimizer;
+  run.state.seed = o.seed;
+  run.state.global_batch = run.batch.global_batch;
+  run.state.world_size = run.env.world_size;
+  if (!resume_path.empty()) {
+    load_model_state(*run.model, checkpoint, resume_path);
+    if (checkpoint.state.optimizer == o.optimizer) load_optimizer_state(*run.optimizer, checkpoint, run.device);
+    else if (run.rank0() && !checkpoint.state.optimizer.empty())
+      std::fprintf(stdout, "%s: optimizer was %s, now %s: its state starts fresh\n", resume_path.c_str(),
+                   checkpoint.state.optimizer.c_str(), o.optimizer.c_str());
+    if (checkpoint.rng_state.defined()) {
+      at::Generator generator = at::detail::getDefaultCPUGenerator();  // shares the default's state
+      generator.set_state(checkpoint.rng_state);
+    }
+    if (!checkpoint.state.model.empty()) {
+      run.state.epoch = checkpoint.state.epoch;
+      run.state.next_batch = checkpoint.state.next_batch;
+      run.state.global_step = checkpoint.state.global_step;
+      run.state.best_val_loss = checkpoint.state.best_val_loss;
+    }
+    if (run.rank0())
+      std::fprintf(stdout, "resumed from %s at epoch %lld, step %lld\n", resume_path.c_str(),
+                   static_cast<long long>(run.state.epoch + 1), static_cast<long long>(run.state.global_step));
+  }
+
+  run.schedule.peak_lr = scaled_lr(o.lr, [&] {
+    LrScaling s = LrScaling::none;
+    parse_lr_scaling(o.lr_scaling, &s);
+    return s;
+  }(), run.batch.global_batch, run.batch.base_batch);
+  parse_lr_decay(o.lr_decay, &run.schedule.decay);
+  run.schedule.min_lr = o.min_lr;
+  run.schedule.warmup_steps = o.warmup_steps;
+  run.schedule.total_steps = o.schedule_steps > 0 ? o.schedule_steps : o.epochs * run.steps_per_epoch;
+
+  std::vector<torch::Tensor> everything = run.model->parameters();
+  for (auto& b : run.model->buffers()) {
+    everything.push_back(b);
+    run.buffers.push_back(b);
+  }
+  run.comm->broadcast(everything);
+  const auto cap = static_cast<int64_t>(o.bucket_cap_mb * 1024 * 1024);
+  run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
+                                                  std::min<int64_t>(cap, 1 << 20));
+  if (run.rank0() && !o.checkpoint_dir.empty()) {
+    std::filesystem::create_directories(o.checkpoint_dir);
+    remove_stale_temporaries(run.latest_path());
+    remove_stale_temporaries(o.checkpoint_dir + "/best.pt");
+  }
+  if (run.rank0()) {
+    int64_t count = 0;
+    for (const auto& p : run.model->parameters()) count += p.numel();
+    std::fprintf(stdout,
+                 "hpclaunch-train: %s (%lld parameters) on %s, %d rank(s), backend %s, %zu gradient bucket(s)\n"
+                 "  data: %s\n  batch: %lld per rank, %lld global (base %lld), lr %.4g -> peak %.4g, %lld steps/epoch\n",
+                 o.model.c_str(), static_cast<long long>(count), run.device.str().c_str(), run.env.world_size,
+                 run.comm->backend().c_str(), run.reducer->bucket_count(), run.data.description.c_str(),
+                 static_cast<long long>(run.batch.local_batch), static_cast<long long>(run.batch.global_batch),
+                 static_cast<long long>(run.batch.base_batch), o.lr, run.schedule.peak_lr,
+                 static_cast<long long>(run.steps_per_epoch));
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int run_training(const TrainOptions& o, const DistEnv& env) {
+  install_signal_handlers();
+  Run run{o, env};
+  setup(run);
+  MetricsFile metrics(run.rank0() ? o.metrics_file : "");
+  DistributedSampler sampler(run.data.train->size(), env.world_size, env.rank, o.shuffle, o.seed);
+
+  const auto run_start = Clock::now();
+  int64_t trained_samples = 0;
+  double train_seconds = 0.0;
+  auto window_start = Clock::now();
+  int64_t window_steps = 0;
+  bool stopped = false, done = false, validated_last = false;
+
+  auto end_epoch = [&] {
+    if (o.validate) {
+      const auto start = Clock::now();
+      const double val = validate(run);
+      metrics.validation(run.state.epoch + 1, run.state.global_step, val, since(start));
+      if (val < run.state.best_val_loss) {
+        run.state.best_val_loss = val;
+        save(run, o.checkpoint_dir + "/best.pt");
+      }
+    }
+    validated_last = true;
+  };
+
+  while (run.state.epoch < o.epochs && !done) {
+    const std::vector<int64_t> shard = sampler.shard(run.state.epoch);
+    while (run.state.next_batch < run.steps_per_epoch) {
+      if (o.max_steps > 0 && run.state.global_step >= o.max_steps) {
+        done = true;
+        break;
+      }
+      const auto step_start = Clock::now();
+      const int64_t batch_index = run.state.next_batch;
+      const double lr = run.schedule.at(run.state.global_step);
+      set_lr(*run.optimizer, lr);
+      const Batch b = run.data.train->gather(DistributedSampler::batch(shard, batch_index, run.batch.local_batch));
+      const torch::Tensor input = to_device(b.input, run), target = to_device(b.target, run);
+      if (o.broadcast_buffers) run.comm->broadcast(run.buffers);
+      run.reducer->prepare();
+      torch::Tensor loss;
+      {
+        at::autocast::set_enabled(o.amp);
+        if (o.amp) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+        const torch::Tensor out = run.model->forward(input);
+        at::autocast::set_enabled(false);
+        loss = run.model->loss(out.to(torch::kFloat32), target);
+      }
+      torch::Tensor control = run.reducer->control();
+      {
+        torch::NoGradGuard no_grad;
+        control[0].fill_(stop_requested() ? 1.0 : 0.0);
+        control[1].fill_(take_save_request() ? 1.0 : 0.0);
+        control[2].copy_(loss.detach());
+      }
+      loss.backward();
+      run.reducer->finish();
+      run.optimizer->step();
+      ++run.state.global_step;
+      ++run.state.next_batch;  // from here on the state is the position to continue from
+      validated_last = false;
+
+      const torch::Tensor flags = control.cpu();
+      const float* f = flags.data_ptr<float>();
+      const double step_s = since(step_start);
+      trained_samples += run.batch.global_batch;
+      train_seconds += step_s;
+      ++window_steps;
+      if (run.rank0()) {
+        metrics.step(run.state.epoch + 1, run.state.global_step, f[2], lr,
+                     static_cast<double>(run.batch.global_batch) / step_s, step_s, run.reducer->last_wait_seconds());
+        if (run.state.global_step % o.log_every == 0) {
+          const double window_s = since(window_start);
+          std::fprintf(stdout, "epoch %lld step %lld/%lld loss %.5f lr %.3e samples/s %.1f\n",
+                       static_cast<long long>(run.state.epoch + 1), static_cast<long long>(batch_index + 1),
+                       static_cast<long long>(run.steps_per_epoch), f[2], lr,
+                       static_cast<double>(window_steps * run.batch.global_batch) / window_s);
+          std::fflush(stdout);
+          metrics.flush();
+          window_start = Clock::now();
+          window_steps = 0;
+        }
+      }
+      const bool stop = f[0] > 0.0f, save_now = f[1] > 0.0f;
+      const bool periodic = o.checkpoint_every > 0 && run.state.global_step % o.checkpoint_every == 0;
+      if (stop || save_now || periodic) save(run, run.latest_path());
+      if (stop) {
+        stopped = done = true;
+        break;
+      }
+    }
+    if (done) break;
+    end_epoch();
+    ++run.state.epoch;
+    run.state.next_batch = 0;
+    save(run, run.latest_path());
+  }
+  if (stopped) {
+    run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
+    if (run.rank0())
+      std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
+                   static_cast<long long>(run.state.global_step),
+                   o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : run.latest_path().c_str(),
+                   k_exit_requeue);
+    return k_exit_requeue;
+  }
+  if (!validated_last && run.state.global_step > 0) {
+    end_epoch();
+    save(run, run.latest_path());
+  }
+  run.comm->barrier();
+  if (run.rank0()) {
+    const double best = run.state.best_val_loss;
+    std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s\n",
+                 static_cast<long long>(run.state.global_step), since(run_start), train_seconds,
+                 train_seconds > 0 ? static_cast<double>(trained_samples) / train_seconds : 0.0,
+                 std::isfinite(best) ? std::to_string(best).c_str() : "n/a");
+  }
+  return k_exit_ok;
+}
+
+int inspect_checkpoint(const std::string& path) {
+  const Checkpoint c = read_checkpoint(path);
+  int64_t numel = 0;
+  for (const auto& entry : c.tensors) numel += entry.second.numel();
+  std::printf("{\"model\":\"%s\",\"epoch\":%lld,\"next_batch\":%lld,\"global_step\":%lld,\"global_batch\":%lld,"
+              "\"world_size\":%lld,\"best_val_loss\":%.8g,\"optimizer\":\"%s\",\"tensors\":%zu,\"elements\":%lld}\n",
+              c.state.model.c_str(), static_cast<long long>(c.state.epoch), static_cast<long long>(c.state.next_batch),
+              static_cast<long long>(c.state.global_step), static_cast<long long>(c.state.global_batch),
+              static_cast<long long>(c.state.world_size), c.state.best_val_loss, c.state.optimizer.c_str(),
+              c.tensors.size(), static_cast<long long>(numel));
+  return 0;
+}
+
+int compare_checkpoints(const std::string& a, const std::string& b, double tolerance) {
+  const Checkpoint ca = read_checkpoint(a), cb = read_checkpoint(b);
+  double worst = 0.0;
+  std::string worst_name;
+  size_t compared = 0;
+  for (const auto& entry : ca.tensors) {
+    auto it = cb.tensors.find(entry.first);
+    if (it == cb.tensors.end() || it->second.sizes() != entry.second.sizes())
+      throw Error(b, "has no tensor '" + entry.first + "' of the shape in " + a, "compare checkpoints of one model");
+    if (!entry.second.is_floating_point()) continue;
+    const double diff =
+        entry.second.numel() ? (entry.second.to(torch::kFloat64) - it->second.to(torch::kFloat64)).abs().max().item<double>() : 0.0;
+    ++compared;
+    if (diff > worst || worst_name.empty()) {
+      worst = std::max(worst, diff);
+      if (diff >= worst) worst_name = entry.first;
+    }
+  }
+  std::printf("compared %zu tensors: max |a-b| = %.3g (%s), tolerance %.3g: %s\n", compared, worst,
+              worst_name.c_str(), tolerance, worst <= tolerance ? "same" : "DIFFERENT");
+  return worst <= tolerance ? 0 : 1;
+}
+
+}  // namespace hpctrain
