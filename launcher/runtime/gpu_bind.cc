@@ -31,7 +31,7 @@ std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank
   auto list = node_gpu_list(env);
   if (!list)
     throw Error("--gpu-bind local-rank",
-                "no GPU list to pick from (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS are unset)",
+                "no GPU list to pick from (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS, HPCLAUNCH_GPUS are unset)",
                 "request GPUs (--gpus-per-node / --gres=gpu:N), export CUDA_VISIBLE_DEVICES=0,1,2,3, or use "
                 "--gpu-bind none");
   std::vector<std::string> gpus = split(*list, ',');

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "runtime/ranks.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -53,6 +54,12 @@ MasterAddrPolicy master_addr_policy_from_env(const Env& env) {
     p.resolve = *resolve == "1";
   }
   p.fixed = env_get(env, "HPCLAUNCH_MASTER_ADDR_FIXED").value_or("");
+  // `hpclaunch local-srun` by hand, without the local profile's exports: its node names do not resolve and
+  // all its nodes are this machine.
+  if (is_local_job(env) && !env_has(env, "HPCLAUNCH_MASTER_ADDR_RULE")) {
+    p.rule = MasterAddrRule::fixed;
+    if (p.fixed.empty()) p.fixed = "127.0.0.1";
+  }
   return p;
 }
 

@@ -35,7 +35,7 @@ struct MasterAddrPolicy {
 };
 
 // The profile's rule from HPCLAUNCH_MASTER_ADDR_RULE/_SUFFIX/_RESOLVE/_FIXED (defaults: first-node, no
-// suffix, no resolve). Throws hpclaunch::Error naming the variable on a bad value.
+// suffix, no resolve; in an hpclaunch local job with no rule: fixed, 127.0.0.1). Throws hpclaunch::Error naming the variable on a bad value.
 MasterAddrPolicy master_addr_policy_from_env(const Env& env);
 MasterAddrRule parse_master_addr_rule(std::string_view s, std::string_view where);
 

@@ -48,6 +48,14 @@ TEST_CASE("the profile's rule comes from HPCLAUNCH_MASTER_ADDR_*") {
             .rfind("HPCLAUNCH_MASTER_ADDR_RESOLVE: 'yes' is not 0 or 1", 0) == 0);
 }
 
+TEST_CASE("a local job with no rule uses loopback: its emulated node names do not resolve") {
+  MasterAddrPolicy p = master_addr_policy_from_env({{"HPCLAUNCH_LOCAL_JOB", "1"}});
+  CHECK(p.rule == MasterAddrRule::fixed);
+  CHECK(p.fixed == "127.0.0.1");
+  p = master_addr_policy_from_env({{"HPCLAUNCH_LOCAL_JOB", "1"}, {"HPCLAUNCH_MASTER_ADDR_RULE", "first-node"}});
+  CHECK(p.rule == MasterAddrRule::first_node);
+}
+
 TEST_CASE("first-node takes the step's first node, batch-host the job's") {
   CHECK(master_addr_by_rule({}, k_step, k_job, k_jsc) == "jwb0001");
   CHECK(master_addr_by_rule({MasterAddrRule::batch_host, "", false, ""}, k_step, k_job, k_jsc) == "jwb0005");
