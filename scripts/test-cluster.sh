@@ -66,7 +66,7 @@ ensure_hosts() {
 
 pick_ports() {
   if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
-    ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1))
+    ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1)); block=$(((ctld_port / 20) % 50))
     for p in $ctld_port $node_port0 $((node_port0 + 1)); do
       port_busy "$p" && die "port $p (TEST_CLUSTER_PORT_BASE=$TEST_CLUSTER_PORT_BASE) is in use; pick another base"
     done
@@ -74,7 +74,7 @@ pick_ports() {
   fi
   local k
   for k in $(seq 0 19); do
-    ctld_port=$((16817 + 20 * k)); node_port0=$((17001 + 20 * k))
+    ctld_port=$((16817 + 20 * k)); node_port0=$((17001 + 20 * k)); block=$k
     port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || port_busy "$node_port0" \
       || port_busy "$((node_port0 + 1))" || return 0
   done
@@ -122,6 +122,8 @@ SlurmdParameters=config_overrides
 InactiveLimit=0
 KillWait=5
 MinJobAge=30
+# Job ids (and so the MASTER_PORTs derived from them) differ between clusters running side by side.
+FirstJobId=$((1000 * (block + 1)))
 NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:4 Features=gpu State=UNKNOWN
 # debug is the default; the others carry real sites' partition names (Perlmutter selects with -q, not -p).
 PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES

@@ -25,13 +25,14 @@ rank=3 local_rank=3 world=4 master=127.0.0.1:PORT sum=10 expected=10 ok" \
   "allreduce under mpirun, one slot"
 
 (
-  pbs_job_env 14.pbshost n1 n1 n2 n2
+  id=$((100 + $$ % 9000))  # the port is derived from it: two runs of this test side by side do not collide
+  pbs_job_env "$id.pbshost" n1 n1 n2 n2
   timeout 180 mpirun -np 4 --hostfile "$PBS_NODEFILE" --mca plm_rsh_agent "$(make_fake_ssh)" -x PATH \
     "$HPCLAUNCH" exec -- "$tool" >"$test_tmp/pbs.out" 2>"$test_tmp/pbs.err" \
     || fail "allreduce under mpirun over n1,n2 failed: $(cat "$test_tmp/pbs.out" "$test_tmp/pbs.err")"
-  assert_eq "rank=0 local_rank=0 world=4 master=n1:20014 sum=10 expected=10 ok
-rank=1 local_rank=1 world=4 master=n1:20014 sum=10 expected=10 ok
-rank=2 local_rank=0 world=4 master=n1:20014 sum=10 expected=10 ok
-rank=3 local_rank=1 world=4 master=n1:20014 sum=10 expected=10 ok" \
+  assert_eq "rank=0 local_rank=0 world=4 master=n1:$((20000 + id)) sum=10 expected=10 ok
+rank=1 local_rank=1 world=4 master=n1:$((20000 + id)) sum=10 expected=10 ok
+rank=2 local_rank=0 world=4 master=n1:$((20000 + id)) sum=10 expected=10 ok
+rank=3 local_rank=1 world=4 master=n1:$((20000 + id)) sum=10 expected=10 ok" \
     "$(lines_with "$test_tmp/pbs.out" 'allreduce ')" "allreduce under mpirun, PBS node file n1,n2"
 )
