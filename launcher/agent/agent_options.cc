@@ -1,0 +1,194 @@
+#include "agent/agent_options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace {
+
+const char* k_where = "hpclaunch agent";
+
+int parse_count(const std::string& flag, const std::string& s, int min) {
+  long long v = 0;
+  if (!parse_int(trim(s), &v) || v < min)
+    throw Error(flag, fmt::format("'{}' is not a whole number of at least {}", s, min));
+  return static_cast<int>(v);
+}
+
+void parse_nnodes(const std::string& s, AgentOptions* o) {
+  auto parts = split(s, ':');
+  if (parts.size() > 2) throw Error("--nnodes", "'" + s + "' is neither N nor MIN:MAX");
+  o->min_nodes = parse_count("--nnodes", parts[0], 1);
+  o->max_nodes = parts.size() == 2 ? parse_count("--nnodes", parts[1], 1) : o->min_nodes;
+  if (o->min_nodes > o->max_nodes) throw Error("--nnodes", "MIN " + parts[0] + " is more than MAX " + parts[1]);
+}
+
+int parse_nproc(const std::string& s, const std::optional<int>& job_gpus, const MachineInfo& m) {
+  int gpus = job_gpus.value_or(m.gpus);
+  if (s == "gpu") {
+    if (gpus < 1) throw Error("--nproc-per-node", "'gpu' but no GPU is visible", "give a number instead");
+    return gpus;
+  }
+  if (s == "cpu") return std::max(1, m.cpus);
+  if (s == "auto") return gpus > 0 ? gpus : std::max(1, m.cpus);
+  return parse_count("--nproc-per-node", s, 1);
+}
+
+void parse_endpoint(const std::string& s, AgentOptions* o) {
+  auto colon = s.rfind(':');
+  std::string host = colon == std::string::npos ? s : s.substr(0, colon);
+  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) throw Error("--rdzv-endpoint", "'" + s + "' has no host", "write HOST:PORT");
+  o->rdzv_host = host;
+  if (colon != std::string::npos) o->rdzv_port = parse_count("--rdzv-endpoint", s.substr(colon + 1), 1);
+  if (o->rdzv_port > 65535) throw Error("--rdzv-endpoint", "port " + s.substr(colon + 1) + " is above 65535");
+}
+
+std::set<int> parse_rank_list(const std::string& s) {
+  std::set<int> out;
+  for (const auto& r : split(s, ',')) out.insert(parse_count("--local-ranks-filter", r, 0));
+  return out;
+}
+
+std::string env_or(const EnvMap& env, const char* name, std::string fallback = {}) {
+  auto it = env.find(name);
+  return it == env.end() || it->second.empty() ? fallback : it->second;
+}
+
+}  // namespace
+
+int stream_mask(const std::string& spec, int local_rank) {
+  long long v = 0;
+  if (parse_int(spec, &v)) return static_cast<int>(v);
+  for (const auto& item : split(spec, ',')) {
+    auto kv = split(item, ':');
+    long long r = 0;
+    if (kv.size() == 2 && parse_int(trim(kv[0]), &r) && r == local_rank && parse_int(trim(kv[1]), &v))
+      return static_cast<int>(v);
+  }
+  return 0;
+}
+
+void check_stream_spec(const std::string& flag, const std::string& spec) {
+  auto bad = [&] {
+    return Error(flag, "'" + spec + "' is not 0-3 or LOCAL_RANK:0-3,...", "0 none, 1 stdout, 2 stderr, 3 both");
+  };
+  long long v = 0;
+  if (parse_int(spec, &v)) {
+    if (v < 0 || v > 3) throw bad();
+    return;
+  }
+  for (const auto& item : split(spec, ',')) {
+    auto kv = split(item, ':');
+    long long r = 0;
+    if (kv.size() != 2 || !parse_int(trim(kv[0]), &r) || r < 0 || !parse_int(trim(kv[1]), &v) || v < 0 || v > 3)
+      throw bad();
+  }
+}
+
+bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
+                         const MachineInfo& machine, AgentOptions* out, std::string* help) {
+  // Everything after "--" is the worker's command; without "--", the first word that is no flag starts it.
+  auto dashdash = std::find(args.begin(), args.end(), "--");
+  std::vector<std::string> flags(args.begin(), dashdash);
+  std::vector<std::string> command;
+  if (dashdash != args.end()) command.assign(dashdash + 1, args.end());
+
+  AgentOptions o;
+  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id;
+  CLI::App app("Start one worker per GPU on this node and keep the job alive through failures "
+               "(torchrun's job).", "hpclaunch agent");
+  app.prefix_command();
+  app.add_option("--nnodes", nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
+  app.add_option("--nproc-per-node,--nproc_per_node", nproc, "workers on this node: N, gpu, cpu or auto");
+  app.add_option("--rdzv-endpoint,--rdzv_endpoint", endpoint, "HOST:PORT of the node-0 agent's store");
+  app.add_option("--rdzv-id,--rdzv_id", rdzv_id, "the job's id (TORCHELASTIC_RUN_ID; default: the job id)");
+  app.add_option("--max-restarts,--max_restarts", o.max_restarts, "restarts of the whole job after a failure")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--role", o.role, "ROLE_NAME of the workers");
+  app.add_option("--log-dir,--log_dir", o.log_dir, "per-rank log files under DIR/attempt_N/rank_R/");
+  app.add_option("-r,--redirects", o.redirects, "streams to log files only: 0-3 or LOCAL_RANK:0-3,...");
+  app.add_option("-t,--tee", o.tee, "streams to log files and the console: 0-3 or LOCAL_RANK:0-3,...");
+  app.add_option("--local-ranks-filter,--local_ranks_filter", filter, "console output only from these local ranks");
+  app.add_flag("--standalone", o.standalone, "one node, a store on a free local port");
+  app.add_option("--node-rank,--node_rank", node_rank, "this node's rank (default: the allocation's)");
+  app.add_option("--grace", o.grace_s, "seconds between SIGTERM and SIGKILL when stopping workers")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--rdzv-timeout", o.join_timeout_s, "seconds to wait for the nodes to join")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rdzv-last-call", o.last_call_s, "seconds to wait for more nodes once MIN joined")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s, "seconds of silence before a peer is lost")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-python,--no_python", o.command.no_python, "run the command as is, not with python");
+  app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
+  app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
+  try {
+    std::vector<std::string> rev(flags.rbegin(), flags.rend());
+    app.parse(rev);
+  } catch (const CLI::CallForHelp&) {
+    *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw Error(k_where, e.what(), "see `hpclaunch agent --help`");
+  }
+  auto rest = app.remaining();
+  command.insert(command.begin(), rest.begin(), rest.end());
+  if (command.empty()) throw Error(k_where, "no command to run", "write `hpclaunch agent [FLAGS] -- CMD ARG...`");
+  o.command.args = command;
+  if (o.command.module && o.command.no_python) throw Error("--module", "cannot be used with --no-python");
+  o.command.python = env_or(env, "HPCLAUNCH_PYTHON", "python3");
+
+  if (!nnodes.empty()) parse_nnodes(nnodes, &o);
+  else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
+  o.nproc = nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(nproc, job.gpus, machine);
+  check_stream_spec("--redirects", o.redirects);
+  check_stream_spec("--tee", o.tee);
+  if (!o.log_dir.empty() && o.redirects == "0" && o.tee == "0") o.tee = "3";
+  if (!filter.empty()) o.local_ranks_filter = parse_rank_list(filter);
+  o.host = job.node_name.empty() ? machine.hostname : job.node_name;
+  o.verbose = o.verbose || env_or(env, "HPCLAUNCH_AGENT_VERBOSE") == "1";
+
+  if (o.standalone) {
+    if (o.max_nodes != 1) throw Error("--standalone", "runs one node, but --nnodes asks for " + nnodes);
+    if (!endpoint.empty()) throw Error("--standalone", "chooses its own endpoint; drop --rdzv-endpoint");
+    o.rdzv_host = "127.0.0.1";
+    o.rdzv_port = 0;
+    o.node_rank = 0;
+  } else {
+    if (!endpoint.empty()) parse_endpoint(endpoint, &o);
+    if (o.rdzv_host.empty()) o.rdzv_host = job.master_addr;
+    if (o.rdzv_port == 0) o.rdzv_port = job.rendezvous_port;
+    if (o.rdzv_host.empty() && o.max_nodes == 1) o.rdzv_host = "127.0.0.1";
+    if (o.rdzv_host.empty())
+      throw Error("--rdzv-endpoint", "not given, and the job's environment names no MASTER_ADDR",
+                  "give --rdzv-endpoint HOST:PORT (HOST: the node-rank-0 node)");
+    if (o.rdzv_port == 0 && o.max_nodes > 1)
+      throw Error("--rdzv-endpoint", "has no port, and the job's environment names none",
+                  "give --rdzv-endpoint HOST:PORT or export HPCLAUNCH_MASTER_PORT");
+    if (!node_rank.empty()) o.node_rank = parse_count("--node-rank", node_rank, 0);
+    else if (job.node_rank) o.node_rank = *job.node_rank;
+    else if (o.max_nodes > 1)
+      throw Error("--node-rank", "not given, and this is not inside a Slurm or hpclaunch job",
+                  "give --node-rank R (0 on the node that serves the rendezvous)");
+    if (o.node_rank >= o.max_nodes)
+      throw Error("--node-rank", fmt::format("{} is not below --nnodes {}", o.node_rank, o.max_nodes));
+  }
+  if (!rdzv_id.empty()) o.rdzv_id = rdzv_id;
+  else if (!job.job_id.empty()) o.rdzv_id = job.job_id;
+
+  o.secret = env_or(env, "HPCLAUNCH_RDZV_SECRET");
+  if (o.secret.empty() && o.max_nodes > 1)
+    throw Error("HPCLAUNCH_RDZV_SECRET", "is not set; the agents of a multi-node job trust only peers that know it",
+                "export HPCLAUNCH_RDZV_SECRET=$(openssl rand -hex 16) before srun (rendered scripts do)");
+  *out = std::move(o);
+  return true;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,53 @@
+// `hpclaunch agent`'s flags (torchrun's, with hyphens or underscores) and their defaults from the job's
+// environment. Pure: the environment, the allocation and the machine are passed in.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/job_environment.h"
+#include "agent/worker_env.h"
+
+namespace hpclaunch {
+
+struct MachineInfo {
+  std::string hostname;
+  int cpus = 1;  // usable by this process (affinity)
+  int gpus = 0;  // devices seen on the machine
+};
+
+struct AgentOptions {
+  int min_nodes = 1;
+  int max_nodes = 1;
+  int nproc = 1;
+  std::string rdzv_host;
+  int rdzv_port = 0;  // 0 with --standalone: any free port
+  std::string rdzv_id = "none";
+  int max_restarts = 0;
+  std::string role = "default";
+  std::string log_dir;
+  std::string redirects = "0";  // per stream to files only: 0 none, 1 stdout, 2 stderr, 3 both; or "0:1,1:3"
+  std::string tee = "0";        // to files and the console
+  std::set<int> local_ranks_filter;  // console output only from these local ranks; empty: all
+  bool standalone = false;
+  int node_rank = 0;
+  double grace_s = 30;
+  double join_timeout_s = 600;
+  double last_call_s = 30;
+  double heartbeat_timeout_s = 5;
+  std::string host;    // the label in "[host:rank]" and in summaries
+  std::string secret;  // HPCLAUNCH_RDZV_SECRET
+  bool verbose = false;
+  WorkerCommand command;
+};
+
+// Throws Error naming the flag. Returns false (with `help` filled) when --help was asked.
+bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
+                         const MachineInfo& machine, AgentOptions* out, std::string* help);
+
+// The stream mask (1 stdout, 2 stderr, 3 both) a --redirects/--tee spec gives `local_rank`.
+int stream_mask(const std::string& spec, int local_rank);
+// Throws Error if `spec` is not 0-3 or "LOCAL_RANK:0-3,...".
+void check_stream_spec(const std::string& flag, const std::string& spec);
+
+}  // namespace hpclaunch

@@ -1,0 +1,79 @@
+#include "agent/failure.h"
+
+#include <fmt/core.h>
+#include <string.h>
+
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "util/process.h"  // signal_name
+
+namespace hpclaunch {
+
+std::string describe(const Failure& f) {
+  if (f.rank < 0) return f.reason;
+  std::string how = f.signal ? "was killed by " + signal_name(f.signal) : fmt::format("exited with code {}", f.exit_code);
+  return fmt::format("rank {} (local rank {}) on {} {}", f.rank, f.local_rank, f.host, how);
+}
+
+std::string format_summary(const Failure& f, int restart_count, int max_restarts) {
+  std::string s = "root cause: " + describe(f);
+  if (max_restarts > 0) s += fmt::format(" (after {} of {} restarts)", restart_count, max_restarts);
+  if (!f.error.empty()) {
+    s += "\nerror file of rank " + std::to_string(f.rank) + ":";
+    std::istringstream lines(f.error);
+    for (std::string line; std::getline(lines, line);) s += "\n  " + line;
+  }
+  return s;
+}
+
+namespace {
+
+std::string cap(std::string s, size_t limit) {
+  if (s.size() <= limit) return s;
+  return "..." + s.substr(s.size() - limit);  // the end of a traceback says most
+}
+
+}  // namespace
+
+std::string summarize_error_file(std::string_view contents, size_t limit) {
+  auto j = nlohmann::json::parse(contents, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("message")) return cap(std::string(contents), limit);
+  const auto& m = j["message"];
+  if (m.is_string()) return cap(m.get<std::string>(), limit);
+  std::string out = m.value("message", std::string());
+  if (m.contains("extraInfo") && m["extraInfo"].is_object()) {
+    std::string stack = m["extraInfo"].value("py_callstack", std::string());
+    if (!stack.empty()) out += "\n" + stack;
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return cap(out, limit);
+}
+
+std::string read_error_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return {};
+  return summarize_error_file(text);
+}
+
+void to_json(nlohmann::json& j, const Failure& f) {
+  j = {{"host", f.host},     {"node_rank", f.node_rank}, {"rank", f.rank},     {"local_rank", f.local_rank},
+       {"exit_code", f.exit_code}, {"signal", f.signal}, {"error", f.error}, {"reason", f.reason}};
+}
+
+void from_json(const nlohmann::json& j, Failure& f) {
+  f.host = j.value("host", "");
+  f.node_rank = j.value("node_rank", -1);
+  f.rank = j.value("rank", -1);
+  f.local_rank = j.value("local_rank", -1);
+  f.exit_code = j.value("exit_code", 0);
+  f.signal = j.value("signal", 0);
+  f.error = j.value("error", "");
+  f.reason = j.value("reason", "");
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,35 @@
+// What went wrong in a job, as the agents pass it around and print it at the end: the root cause of a failed
+// run (host, rank, local rank, exit code or signal name, the worker's error file) or a non-worker reason.
+#pragma once
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace hpclaunch {
+
+struct Failure {
+  std::string host;
+  int node_rank = -1;
+  int rank = -1;        // -1: not a worker (lost agent, timeout, signal to an agent)
+  int local_rank = -1;
+  int exit_code = 0;    // meaningful when signal == 0
+  int signal = 0;       // the signal that killed the worker
+  std::string error;    // the worker's TORCHELASTIC_ERROR_FILE, summarised
+  std::string reason;   // set when rank == -1
+};
+
+// One line: "rank 3 (local rank 1) on n1 exited with code 1" or the reason.
+std::string describe(const Failure& f);
+// The block printed at the end of a failed job.
+std::string format_summary(const Failure& f, int restart_count, int max_restarts);
+
+// The readable part of a TorchElastic error file ({"message": {"message": ..., "extraInfo": {"py_callstack":
+// ...}}} or {"message": "..."}), or the text itself when it is not such JSON. Capped at `limit` bytes.
+std::string summarize_error_file(std::string_view contents, size_t limit = 4096);
+// summarize_error_file of the file at `path`; "" if it does not exist or is empty.
+std::string read_error_file(const std::string& path);
+
+void to_json(nlohmann::json& j, const Failure& f);
+void from_json(const nlohmann::json& j, Failure& f);
+
+}  // namespace hpclaunch

@@ -1,0 +1,183 @@
+#include "agent/rendezvous_state.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace hpclaunch {
+
+namespace {
+
+Reply reply(Reply::Kind kind, ConnId to) {
+  Reply r{};
+  r.kind = kind;
+  r.to = to;
+  return r;
+}
+
+}  // namespace
+
+RendezvousState::RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now)
+    : m_config(std::move(config)), m_pick_port(std::move(pick_port)), m_round_start(now) {}
+
+bool RendezvousState::joined_rank(int node_rank) const {
+  for (const auto& [c, n] : m_joined)
+    if (n.node_rank == node_rank) return true;
+  return false;
+}
+
+std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::string& host, int nproc,
+                                         Clock::time_point now) {
+  auto refuse = [&](std::string why) {
+    Reply r = reply(Reply::refuse, c);
+    r.failure.reason = std::move(why);
+    return std::vector<Reply>{r};
+  };
+  if (m_phase == Phase::finished || m_phase == Phase::aborted) return refuse("the job has already ended");
+  if (node_rank < 0 || node_rank >= m_config.max_nodes)
+    return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, m_config.max_nodes - 1));
+  if (nproc < 1) return refuse("a node must run at least one worker");
+  for (const auto& [other, n] : m_agents)
+    if (other != c && n.node_rank == node_rank)
+      return refuse(fmt::format("node rank {} is already taken by {}; run one agent per node", node_rank, n.host));
+  Node node{node_rank, host, nproc};
+  m_agents[c] = node;
+  m_joined[c] = node;
+  if (m_phase == Phase::running) return {};  // a late or early joiner waits for the next round
+  return maybe_close(now);
+}
+
+std::vector<Reply> RendezvousState::maybe_close(Clock::time_point now) {
+  int n = static_cast<int>(m_joined.size());
+  if (!joined_rank(m_config.anchor_node)) return {};
+  if (n >= m_config.max_nodes) return close_round();
+  if (n < m_config.min_nodes) return {};
+  // After a restart everyone still alive is connected: no one else is coming, no need for the last call.
+  if (m_round > 0 && n == static_cast<int>(m_agents.size())) return close_round();
+  if (!m_last_call) m_last_call = now + m_config.last_call;
+  if (now >= *m_last_call) return close_round();
+  return {};
+}
+
+std::vector<Reply> RendezvousState::close_round() {
+  std::vector<std::pair<ConnId, Node>> order(m_joined.begin(), m_joined.end());
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.second.node_rank < b.second.node_rank; });
+  int world = 0;
+  for (const auto& [c, n] : order) world += n.nproc;
+  int port = m_pick_port();
+  std::vector<Reply> out;
+  int offset = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    Reply r = reply(Reply::assign, order[i].first);
+    r.assignment = {m_round, static_cast<int>(i), static_cast<int>(order.size()), offset, world,
+                    m_restart_count, m_config.master_addr, port};
+    offset += order[i].second.nproc;
+    out.push_back(r);
+  }
+  m_participants = std::move(m_joined);
+  m_joined.clear();
+  m_done.clear();
+  m_last_call.reset();
+  m_phase = Phase::running;
+  return out;
+}
+
+std::vector<Reply> RendezvousState::done(ConnId c, int round) {
+  if (m_phase != Phase::running || round != m_round || !m_participants.count(c)) return {};
+  m_done.insert(c);
+  if (m_done.size() < m_participants.size()) return {};
+  m_phase = Phase::finished;
+  std::vector<Reply> out;
+  for (const auto& [a, n] : m_agents) out.push_back(reply(Reply::finish, a));
+  return out;
+}
+
+std::vector<Reply> RendezvousState::failed(ConnId c, int round, const Failure& f, Clock::time_point now) {
+  // Later failures of the same round are mostly consequences of the first (peers lost their connections).
+  if (m_phase != Phase::running || round != m_round || !m_participants.count(c)) return {};
+  if (m_restart_count >= m_config.max_restarts) return abort(f);
+  ++m_restart_count;
+  return restart(now);
+}
+
+std::vector<Reply> RendezvousState::restart(Clock::time_point now) {
+  std::vector<Reply> out;
+  ++m_round;
+  for (const auto& [a, n] : m_participants) {
+    Reply r = reply(Reply::restart, a);
+    r.round = m_round;
+    out.push_back(r);
+  }
+  m_participants.clear();
+  m_done.clear();
+  m_phase = Phase::joining;
+  m_round_start = now;
+  m_last_call.reset();
+  // Those who joined while the round ran stay joined for this one.
+  return out;
+}
+
+std::vector<Reply> RendezvousState::abort(const Failure& why) {
+  m_phase = Phase::aborted;
+  std::vector<Reply> out;
+  for (const auto& [a, n] : m_agents) {
+    Reply r = reply(Reply::abort, a);
+    r.failure = why;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
+  auto it = m_agents.find(c);
+  if (it == m_agents.end()) return {};
+  Node node = it->second;
+  m_agents.erase(it);
+  m_joined.erase(c);
+  if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
+  Failure why;
+  why.host = node.host;
+  why.node_rank = node.node_rank;
+  int alive = static_cast<int>(m_agents.size());
+  if (m_phase == Phase::running && m_participants.erase(c)) {
+    if (alive < m_config.min_nodes || node.node_rank == m_config.anchor_node) {
+      why.reason = fmt::format("the agent on {} (node {}) was lost; {} of at least {} nodes remain", node.host,
+                               node.node_rank, alive, m_config.min_nodes);
+      return abort(why);
+    }
+    // A change of membership, not a worker failure: it does not use up a restart (as in TorchElastic).
+    return restart(now);
+  }
+  if (m_round > 0 && alive < m_config.min_nodes) {
+    why.reason = fmt::format("the agent on {} (node {}) was lost while re-forming the job; {} of at least {} "
+                             "nodes remain", node.host, node.node_rank, alive, m_config.min_nodes);
+    return abort(why);
+  }
+  return maybe_close(now);
+}
+
+std::vector<Reply> RendezvousState::shutdown(ConnId, const Failure& why) {
+  if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
+  return abort(why);
+}
+
+std::vector<Reply> RendezvousState::tick(Clock::time_point now) {
+  if (m_phase != Phase::joining) return {};
+  auto out = maybe_close(now);
+  if (!out.empty() || now < m_round_start + m_config.join_timeout) return out;
+  Failure why;
+  why.reason = fmt::format("rendezvous timed out: {} of at least {} nodes joined round {} in {} s",
+                           m_joined.size(), m_config.min_nodes, m_round,
+                           std::chrono::duration_cast<std::chrono::seconds>(m_config.join_timeout).count());
+  return abort(why);
+}
+
+std::optional<Clock::time_point> RendezvousState::deadline() const {
+  if (m_phase != Phase::joining) return std::nullopt;
+  auto t = m_round_start + m_config.join_timeout;
+  if (m_last_call) t = std::min(t, *m_last_call);
+  return t;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,98 @@
+// The rendezvous as the node-0 agent's store keeps it: who joined, when a round closes (MAX nodes, or MIN after
+// the last call), which node gets which group rank, and what a failure, a lost agent or a signal does to the
+// job (restart while restarts remain, else abort). Pure: no sockets; time is passed in, replies are returned.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/failure.h"
+
+namespace hpclaunch {
+
+using Clock = std::chrono::steady_clock;
+using ConnId = std::uint64_t;
+
+struct RendezvousConfig {
+  int min_nodes = 1;
+  int max_nodes = 1;
+  int max_restarts = 0;
+  Clock::duration last_call = std::chrono::seconds(30);
+  Clock::duration join_timeout = std::chrono::seconds(600);
+  std::string master_addr;
+  int anchor_node = 0;  // the store's own node: always group rank 0, so RANK 0 runs where MASTER_PORT is free
+};
+
+// What one node runs in one round.
+struct Assignment {
+  int round = 0;
+  int group_rank = 0;
+  int group_world_size = 0;
+  int rank_offset = 0;  // RANK of this node's LOCAL_RANK 0
+  int world_size = 0;
+  int restart_count = 0;
+  std::string master_addr;
+  int master_port = 0;
+};
+
+struct Reply {
+  enum Kind { assign, restart, abort, finish, refuse } kind;
+  ConnId to = 0;
+  Assignment assignment;  // assign
+  int round = 0;          // restart: the round to join next
+  Failure failure;        // abort: the root cause; refuse: failure.reason
+};
+
+class RendezvousState {
+ public:
+  enum class Phase { joining, running, finished, aborted };
+
+  RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now);
+
+  std::vector<Reply> join(ConnId c, int node_rank, const std::string& host, int nproc, Clock::time_point now);
+  // Every worker of the node's group exited 0 in `round`.
+  std::vector<Reply> done(ConnId c, int round);
+  std::vector<Reply> failed(ConnId c, int round, const Failure& f, Clock::time_point now);
+  std::vector<Reply> lost(ConnId c, Clock::time_point now);
+  // An agent stops the job on purpose (it got SIGTERM...): everyone stops, no restart.
+  std::vector<Reply> shutdown(ConnId c, const Failure& why);
+  std::vector<Reply> tick(Clock::time_point now);
+  // When tick() next has something to do; nullopt: nothing timed is pending.
+  std::optional<Clock::time_point> deadline() const;
+
+  Phase phase() const { return m_phase; }
+  int round() const { return m_round; }
+  int restart_count() const { return m_restart_count; }
+  size_t agents() const { return m_agents.size(); }
+
+ private:
+  struct Node {
+    int node_rank;
+    std::string host;
+    int nproc;
+  };
+  std::vector<Reply> maybe_close(Clock::time_point now);
+  std::vector<Reply> close_round();
+  std::vector<Reply> restart(Clock::time_point now);
+  std::vector<Reply> abort(const Failure& why);
+  bool joined_rank(int node_rank) const;
+
+  RendezvousConfig m_config;
+  std::function<int()> m_pick_port;
+  Phase m_phase = Phase::joining;
+  int m_round = 0;
+  int m_restart_count = 0;
+  Clock::time_point m_round_start;
+  std::optional<Clock::time_point> m_last_call;
+  std::map<ConnId, Node> m_agents;        // every connected agent that has joined once
+  std::map<ConnId, Node> m_joined;        // joined the round being formed
+  std::map<ConnId, Node> m_participants;  // in the running round
+  std::set<ConnId> m_done;
+};
+
+}  // namespace hpclaunch

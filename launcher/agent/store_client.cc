@@ -1,0 +1,102 @@
+#include "agent/store_client.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+
+#include "agent/protocol.h"
+
+namespace hpclaunch {
+
+StoreClient::StoreClient(asio::io_context& io, StoreClientConfig config, OnConnected on_connected,
+                         OnMessage on_message, OnLost on_lost)
+    : m_io(io),
+      m_config(std::move(config)),
+      m_on_connected(std::move(on_connected)),
+      m_on_message(std::move(on_message)),
+      m_on_lost(std::move(on_lost)),
+      m_timer(io),
+      m_heartbeat(io) {}
+
+void StoreClient::connect() {
+  m_give_up = std::chrono::steady_clock::now() + m_config.connect_timeout;
+  attempt();
+}
+
+void StoreClient::attempt() {
+  if (m_closed) return;
+  // Resolve each time: the node-0 host may not be known to DNS yet when a node starts.
+  boost::system::error_code ec;
+  asio::ip::tcp::resolver resolver(m_io);
+  auto results = resolver.resolve(m_config.host, std::to_string(m_config.port), ec);
+  if (ec) return retry("cannot resolve " + m_config.host + ": " + ec.message());
+  auto socket = std::make_shared<asio::ip::tcp::socket>(m_io);
+  asio::async_connect(*socket, results, [this, socket](boost::system::error_code e, const asio::ip::tcp::endpoint&) {
+    if (m_closed) return;
+    if (e) return retry(e.message());
+    ::fcntl(socket->native_handle(), F_SETFD, FD_CLOEXEC);
+    m_conn = std::make_shared<Connection>(std::move(*socket));
+    m_conn->start(
+        [this](const std::string& line) {
+          nlohmann::json msg;
+          auto r = decode_message(line, m_config.secret, &msg);
+          if (r != DecodeResult::ok) return lost("the store's reply does not carry this job's secret");
+          m_heard = true;
+          if (msg["type"] != "hb") m_on_message(msg);
+        },
+        [this](const std::string& why) {
+          lost(m_heard ? "connection " + why
+                       : "the store closed the connection at once (is HPCLAUNCH_RDZV_SECRET the same on every "
+                         "node?)");
+        });
+    heartbeat();
+    m_on_connected();
+  });
+}
+
+void StoreClient::retry(const std::string& why) {
+  auto now = std::chrono::steady_clock::now();
+  if (now >= m_give_up) {
+    return lost(fmt::format("could not reach the rendezvous store at {}:{} within {} s: {}", m_config.host,
+                            m_config.port,
+                            std::chrono::duration_cast<std::chrono::seconds>(m_config.connect_timeout).count(), why));
+  }
+  m_timer.expires_after(std::min<std::chrono::steady_clock::duration>(m_backoff, m_give_up - now));
+  m_backoff = std::min(m_backoff * 2, std::chrono::milliseconds(1000));
+  m_timer.async_wait([this](boost::system::error_code ec) {
+    if (!ec) attempt();
+  });
+}
+
+void StoreClient::heartbeat() {
+  m_heartbeat.expires_after(std::chrono::seconds(1));
+  m_heartbeat.async_wait([this](boost::system::error_code ec) {
+    if (ec || m_closed || !m_conn) return;
+    if (m_conn->idle_for() > m_config.heartbeat_timeout)
+      return lost(fmt::format("no heartbeat from the store for {} ms", m_config.heartbeat_timeout.count()));
+    m_conn->send(encode_message({{"type", "hb"}}, m_config.secret));
+    heartbeat();
+  });
+}
+
+void StoreClient::send(const nlohmann::json& msg) {
+  if (m_conn && !m_closed) m_conn->send(encode_message(msg, m_config.secret));
+}
+
+void StoreClient::lost(const std::string& why) {
+  if (m_closed) return;
+  m_closed = true;
+  m_timer.cancel();
+  m_heartbeat.cancel();
+  if (m_conn) m_conn->close();
+  m_on_lost(why);
+}
+
+void StoreClient::close() {
+  if (m_closed) return;
+  m_closed = true;
+  m_timer.cancel();
+  m_heartbeat.cancel();
+  if (m_conn) m_conn->close_after_flush();
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,55 @@
+// An agent's link to the rendezvous store: connects with retry and backoff until the join deadline, sends and
+// receives secret-checked messages, exchanges heartbeats, and reports a lost store (closed or silent).
+#pragma once
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "agent/connection.h"
+
+namespace hpclaunch {
+
+struct StoreClientConfig {
+  std::string host;
+  int port = 0;
+  std::string secret;
+  std::chrono::milliseconds connect_timeout{600000};
+  std::chrono::milliseconds heartbeat_timeout{5000};
+};
+
+class StoreClient {
+ public:
+  using OnConnected = std::function<void()>;
+  using OnMessage = std::function<void(const nlohmann::json& msg)>;
+  using OnLost = std::function<void(const std::string& why)>;
+
+  StoreClient(asio::io_context& io, StoreClientConfig config, OnConnected on_connected, OnMessage on_message,
+              OnLost on_lost);
+  void connect();
+  void send(const nlohmann::json& msg);
+  // Flushes what was sent and closes; no callback after this.
+  void close();
+
+ private:
+  void attempt();
+  void retry(const std::string& why);
+  void heartbeat();
+  void lost(const std::string& why);
+
+  asio::io_context& m_io;
+  StoreClientConfig m_config;
+  OnConnected m_on_connected;
+  OnMessage m_on_message;
+  OnLost m_on_lost;
+  asio::steady_timer m_timer;
+  asio::steady_timer m_heartbeat;
+  std::chrono::steady_clock::time_point m_give_up;
+  std::chrono::milliseconds m_backoff{50};
+  std::shared_ptr<Connection> m_conn;
+  bool m_closed = false;
+  bool m_heard = false;  // a valid message came back: the store knows our secret
+};
+
+}  // namespace hpclaunch

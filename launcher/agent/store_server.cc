@@ -1,0 +1,199 @@
+#include "agent/store_server.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+
+#include "agent/agent_log.h"
+#include "agent/protocol.h"
+#include "util/error.h"
+
+namespace hpclaunch {
+
+namespace {
+
+asio::ip::address bind_address(asio::io_context& io, const std::string& host) {
+  boost::system::error_code ec;
+  asio::ip::tcp::resolver resolver(io);
+  auto results = resolver.resolve(asio::ip::tcp::v4(), host, "", ec);
+  if (!ec) {
+    for (const auto& r : results)
+      if (r.endpoint().address().is_loopback()) return r.endpoint().address();
+  }
+  return asio::ip::address_v4::any();
+}
+
+}  // namespace
+
+int pick_free_port() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor a(io, asio::ip::tcp::endpoint(asio::ip::address_v4::any(), 0));
+  return a.local_endpoint().port();
+}
+
+StoreServer::StoreServer(asio::io_context& io, StoreServerConfig config)
+    : m_io(io),
+      m_config(std::move(config)),
+      m_acceptor(io),
+      m_deadline(io),
+      m_heartbeat(io),
+      m_state(m_config.rendezvous, pick_free_port, Clock::now()) {
+  asio::ip::tcp::endpoint ep(bind_address(io, m_config.bind_host), static_cast<unsigned short>(m_config.port));
+  boost::system::error_code ec;
+  m_acceptor.open(ep.protocol(), ec);
+  if (!ec) m_acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) m_acceptor.bind(ep, ec);
+  if (!ec) m_acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    throw failure("hpclaunch agent", fmt::format("cannot serve the rendezvous on {}:{}: {}", ep.address().to_string(),
+                                                 m_config.port, ec.message()),
+                  "is another job using this port? give --rdzv-endpoint HOST:PORT with a free port");
+  ::fcntl(m_acceptor.native_handle(), F_SETFD, FD_CLOEXEC);
+  m_port = m_acceptor.local_endpoint().port();
+  if (m_config.verbose) agent_log(m_config.log_host, fmt::format("rendezvous store on {}:{}", ep.address().to_string(), m_port));
+  accept();
+  heartbeat();
+  arm_deadline();
+}
+
+void StoreServer::accept() {
+  m_acceptor.async_accept([this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+    if (m_stopped) return;
+    if (!ec) {
+      ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
+      ConnId id = m_next_id++;
+      auto conn = std::make_shared<Connection>(std::move(socket));
+      m_conns[id] = conn;
+      conn->start([this, id](const std::string& line) { on_line(id, line); },
+                  [this, id](const std::string& why) { on_close(id, why); });
+    }
+    accept();
+  });
+}
+
+void StoreServer::on_line(ConnId id, const std::string& line) {
+  auto it = m_conns.find(id);
+  if (it == m_conns.end()) return;
+  nlohmann::json msg;
+  auto result = decode_message(line, m_config.secret, &msg);
+  if (result != DecodeResult::ok) {
+    agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second->peer(),
+                                             result == DecodeResult::bad_secret
+                                                 ? "wrong or missing HPCLAUNCH_RDZV_SECRET"
+                                                 : "not an hpclaunch agent message"));
+    it->second->close();
+    m_conns.erase(it);
+    apply(m_state.lost(id, Clock::now()));
+    return;
+  }
+  const std::string type = msg["type"];
+  auto now = Clock::now();
+  try {
+    if (type == "join") {
+      apply(m_state.join(id, msg.at("node_rank"), msg.at("host"), msg.at("nproc"), now));
+    } else if (type == "done") {
+      apply(m_state.done(id, msg.at("round")));
+    } else if (type == "failed") {
+      auto f = msg.at("failure").get<Failure>();
+      agent_log(m_config.log_host, "failure: " + describe(f));
+      apply(m_state.failed(id, msg.at("round"), f, now));
+    } else if (type == "shutdown") {
+      apply(m_state.shutdown(id, msg.at("failure").get<Failure>()));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    agent_log(m_config.log_host, fmt::format("bad '{}' message from {}: {}", type, it->second->peer(), e.what()));
+  }
+  arm_deadline();
+}
+
+void StoreServer::on_close(ConnId id, const std::string& why) {
+  if (m_stopped) return;
+  m_conns.erase(id);
+  size_t before = m_state.agents();
+  auto replies = m_state.lost(id, Clock::now());
+  if (m_state.agents() < before && m_state.phase() != RendezvousState::Phase::finished)
+    agent_log(m_config.log_host, "lost an agent: " + why);
+  apply(replies);
+  arm_deadline();
+}
+
+void StoreServer::apply(const std::vector<Reply>& replies) {
+  for (const auto& r : replies) {
+    auto it = m_conns.find(r.to);
+    if (it == m_conns.end()) continue;
+    nlohmann::json msg;
+    switch (r.kind) {
+      case Reply::assign: {
+        const Assignment& a = r.assignment;
+        msg = {{"type", "assign"},           {"round", a.round},         {"group_rank", a.group_rank},
+               {"group_world_size", a.group_world_size}, {"rank_offset", a.rank_offset},
+               {"world_size", a.world_size}, {"restart_count", a.restart_count},
+               {"master_addr", a.master_addr}, {"master_port", a.master_port}};
+        if (m_config.verbose && a.group_rank == 0)
+          agent_log(m_config.log_host, fmt::format("round {}: {} nodes, world size {}, restart {}", a.round,
+                                                   a.group_world_size, a.world_size, a.restart_count));
+        break;
+      }
+      case Reply::restart:
+        msg = {{"type", "restart"}, {"round", r.round}};
+        break;
+      case Reply::abort:
+        msg = {{"type", "abort"}, {"failure", r.failure}, {"restart_count", m_state.restart_count()}};
+        break;
+      case Reply::finish:
+        msg = {{"type", "finish"}};
+        break;
+      case Reply::refuse:
+        msg = {{"type", "refuse"}, {"reason", r.failure.reason}};
+        agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second->peer(), r.failure.reason));
+        break;
+    }
+    it->second->send(encode_message(msg, m_config.secret));
+    if (r.kind == Reply::refuse) {
+      it->second->close_after_flush();
+      m_conns.erase(it);
+    }
+  }
+}
+
+void StoreServer::arm_deadline() {
+  if (m_stopped) return;
+  auto when = m_state.deadline();
+  m_deadline.cancel();
+  if (!when) return;
+  m_deadline.expires_at(*when);
+  m_deadline.async_wait([this](boost::system::error_code ec) {
+    if (ec || m_stopped) return;
+    apply(m_state.tick(Clock::now()));
+    arm_deadline();
+  });
+}
+
+void StoreServer::heartbeat() {
+  m_heartbeat.expires_after(std::chrono::seconds(1));
+  m_heartbeat.async_wait([this](boost::system::error_code ec) {
+    if (ec || m_stopped) return;
+    std::vector<ConnId> silent;
+    for (auto& [id, conn] : m_conns) {
+      if (conn->idle_for() > m_config.heartbeat_timeout) silent.push_back(id);
+      else conn->send(encode_message({{"type", "hb"}}, m_config.secret));
+    }
+    for (ConnId id : silent) {
+      m_conns[id]->close();
+      on_close(id, fmt::format("no heartbeat for {} ms", m_config.heartbeat_timeout.count()));
+    }
+    heartbeat();
+  });
+}
+
+void StoreServer::stop() {
+  if (m_stopped) return;
+  m_stopped = true;
+  boost::system::error_code ec;
+  m_acceptor.close(ec);
+  m_deadline.cancel();
+  m_heartbeat.cancel();
+  for (auto& [id, conn] : m_conns) conn->close_after_flush();
+  m_conns.clear();
+}
+
+}  // namespace hpclaunch

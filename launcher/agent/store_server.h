@@ -1,0 +1,53 @@
+// The node-0 agent's rendezvous store: a TCP server (Boost.Asio) that checks every message's secret, refuses
+// and logs peers without it, drives the RendezvousState, sends heartbeats and notices silent or closed peers.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "agent/connection.h"
+#include "agent/rendezvous_state.h"
+
+namespace hpclaunch {
+
+struct StoreServerConfig {
+  std::string bind_host;  // an address or name; a loopback one binds only loopback, others bind every interface
+  int port = 0;           // 0: a free port
+  std::string secret;
+  std::string log_host;   // for log lines
+  bool verbose = false;
+  std::chrono::milliseconds heartbeat_timeout{5000};
+  RendezvousConfig rendezvous;
+};
+
+class StoreServer {
+ public:
+  StoreServer(asio::io_context& io, StoreServerConfig config);  // throws Error if it cannot listen
+  int port() const { return m_port; }
+  // Stops accepting; every connection is flushed and closed.
+  void stop();
+
+ private:
+  void accept();
+  void on_line(ConnId id, const std::string& line);
+  void on_close(ConnId id, const std::string& why);
+  void apply(const std::vector<Reply>& replies);
+  void arm_deadline();
+  void heartbeat();
+
+  asio::io_context& m_io;
+  StoreServerConfig m_config;
+  asio::ip::tcp::acceptor m_acceptor;
+  asio::steady_timer m_deadline;
+  asio::steady_timer m_heartbeat;
+  int m_port = 0;
+  bool m_stopped = false;
+  ConnId m_next_id = 1;
+  std::map<ConnId, std::shared_ptr<Connection>> m_conns;
+  RendezvousState m_state;
+};
+
+// A TCP port that was free a moment ago on every interface (what torchrun gives as MASTER_PORT).
+int pick_free_port();
+
+}  // namespace hpclaunch

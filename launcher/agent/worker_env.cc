@@ -1,0 +1,59 @@
+#include "agent/worker_env.h"
+
+#include <algorithm>
+
+namespace hpclaunch {
+
+EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignment& a, int local_rank,
+                  const std::string& error_file) {
+  EnvMap env = base;
+  std::string rank = std::to_string(a.rank_offset + local_rank);
+  std::string world = std::to_string(a.world_size);
+  env["LOCAL_RANK"] = std::to_string(local_rank);
+  env["RANK"] = rank;
+  env["GROUP_RANK"] = std::to_string(a.group_rank);
+  env["ROLE_RANK"] = rank;
+  env["ROLE_NAME"] = layout.role;
+  env["LOCAL_WORLD_SIZE"] = std::to_string(layout.local_world_size);
+  env["WORLD_SIZE"] = world;
+  env["GROUP_WORLD_SIZE"] = std::to_string(a.group_world_size);
+  env["ROLE_WORLD_SIZE"] = world;
+  env["MASTER_ADDR"] = a.master_addr;
+  env["MASTER_PORT"] = std::to_string(a.master_port);
+  env["TORCHELASTIC_RESTART_COUNT"] = std::to_string(a.restart_count);
+  env["TORCHELASTIC_MAX_RESTARTS"] = std::to_string(layout.max_restarts);
+  env["TORCHELASTIC_RUN_ID"] = layout.run_id;
+  // The workers get no agent store: they build their own from MASTER_ADDR:MASTER_PORT, as with torchrun's c10d.
+  env["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  env["TORCHELASTIC_ERROR_FILE"] = error_file;
+  env.emplace("NCCL_ASYNC_ERROR_HANDLING", "1");
+  env.emplace("OMP_NUM_THREADS", std::to_string(layout.omp_threads));
+  env.emplace("PYTHONUNBUFFERED", "1");
+  return env;
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> worker_argv(const WorkerCommand& c) {
+  if (c.args.empty()) return {};
+  std::vector<std::string> argv;
+  if (c.module) {
+    argv = {c.python, "-u", "-m"};
+  } else if (!c.no_python && ends_with(c.args[0], ".py")) {
+    argv = {c.python, "-u"};
+  }
+  argv.insert(argv.end(), c.args.begin(), c.args.end());
+  return argv;
+}
+
+int omp_threads_per_worker(int cores, int local_world_size) {
+  return std::max(1, cores / std::max(1, local_world_size));
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,40 @@
+// The environment and command line of one worker: exactly the variables torchrun gives (RANK, LOCAL_RANK,
+// WORLD_SIZE, ..., TORCHELASTIC_*), on top of the agent's own environment. Pure.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/rendezvous_state.h"
+#include "runtime/environment.h"
+
+namespace hpclaunch {
+
+using EnvMap = Env;  // runtime/environment.h
+
+struct WorkerLayout {
+  std::string run_id;
+  std::string role = "default";
+  int local_world_size = 1;
+  int max_restarts = 0;
+  int omp_threads = 1;  // OMP_NUM_THREADS when the agent's environment has none
+};
+
+// The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment).
+EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignment& a, int local_rank,
+                  const std::string& error_file);
+
+struct WorkerCommand {
+  std::vector<std::string> args;  // what the user gave after --
+  bool no_python = false;
+  bool module = false;            // -m MODULE: args[0] is the module
+  std::string python = "python3";
+};
+
+// The argv to start: `python -u SCRIPT ...` for *.py, `python -u -m MODULE ...` for -m, else the command itself.
+std::vector<std::string> worker_argv(const WorkerCommand& c);
+
+// OMP_NUM_THREADS when unset: the cores the agent may use, shared among its workers, at least 1.
+int omp_threads_per_worker(int cores, int local_world_size);
+
+}  // namespace hpclaunch
