@@ -19,11 +19,16 @@ int cmd_exec(const Args& args) {
   auto dash = std::find(args.begin(), args.end(), "--");
   Args options(args.begin(), dash);
   std::vector<std::string> command(dash == args.end() ? dash : dash + 1, args.end());
-  CLI::App app("Set this task's torch rendezvous variables and replace hpclaunch with CMD.",
-               "hpclaunch exec [OPTIONS] -- CMD [ARG...]");
+  CLI::App app("Set this task's torch rendezvous variables and replace hpclaunch with CMD (same pid).",
+               "hpclaunch exec");
+  app.footer("The command goes after `--`: hpclaunch exec [OPTIONS] -- CMD [ARG...]");
   TaskEnvCli cli;
   add_task_env_options(app, &cli);
+  if (dash == args.end()) app.allow_extras();  // `hpclaunch exec python x.py`: say where the command goes
   if (!parse_cli(app, options, "exec")) return 0;
+  if (!app.remaining().empty())
+    throw Error("hpclaunch exec", "'" + app.remaining().front() + "' is not an option and there is no `--`",
+                "put the command after `--`: hpclaunch exec [OPTIONS] -- CMD [ARG...]");
   if (command.empty())
     throw Error("hpclaunch exec", "no command to run", "put it after `--`: hpclaunch exec -- python train.py");
 

@@ -43,6 +43,7 @@ out=$("${clean_env[@]}" MASTER_ADDR='a b' "$HPCLAUNCH" env 2>/dev/null)
 assert_contains "$out" "export MASTER_ADDR='a b'"
 
 assert_fails "hpclaunch exec: no command to run; put it after \`--\`" "$HPCLAUNCH" exec
+assert_fails "hpclaunch exec: 'python3' is not an option and there is no \`--\`" "$HPCLAUNCH" exec python3 -c 1
 assert_fails "nosuchcommand-xyz: cannot run: No such file or directory" "$HPCLAUNCH" exec -- nosuchcommand-xyz
 rc=0; "$HPCLAUNCH" exec -- nosuchcommand-xyz 2>/dev/null || rc=$?
 assert_eq 127 "$rc" "exit status for a missing command"
