@@ -1,0 +1,177 @@
+#include <doctest/doctest.h>
+
+#include "agent/rendezvous_state.h"
+
+using namespace hpclaunch;
+using namespace std::chrono_literals;
+
+namespace {
+
+RendezvousConfig config(int min, int max, int restarts = 0) {
+  RendezvousConfig c;
+  c.min_nodes = min;
+  c.max_nodes = max;
+  c.max_restarts = restarts;
+  c.last_call = 10s;
+  c.join_timeout = 60s;
+  c.master_addr = "n1";
+  return c;
+}
+
+int port_counter() {
+  static int p = 30000;
+  return ++p;
+}
+
+const Reply* to(const std::vector<Reply>& rs, ConnId c) {
+  for (const auto& r : rs)
+    if (r.to == c) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("agent rendezvous");
+
+TEST_CASE("a round closes when MAX nodes joined and ranks follow node ranks, not join order") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(3, 3), port_counter, t0);
+  CHECK(s.join(10, 0, "n1", 2, t0).empty());
+  CHECK(s.join(12, 2, "n3", 4, t0).empty());
+  auto rs = s.join(11, 1, "n2", 2, t0);
+  REQUIRE(rs.size() == 3);
+  CHECK(s.phase() == RendezvousState::Phase::running);
+  CHECK(to(rs, 10)->assignment.group_rank == 0);
+  CHECK(to(rs, 11)->assignment.group_rank == 1);
+  CHECK(to(rs, 11)->assignment.rank_offset == 2);
+  CHECK(to(rs, 12)->assignment.group_rank == 2);
+  CHECK(to(rs, 12)->assignment.rank_offset == 4);
+  CHECK(to(rs, 12)->assignment.world_size == 8);
+  CHECK(to(rs, 12)->assignment.group_world_size == 3);
+  CHECK(to(rs, 10)->assignment.master_port == to(rs, 12)->assignment.master_port);
+  CHECK(to(rs, 10)->assignment.master_addr == "n1");
+}
+
+TEST_CASE("MIN:MAX closes with MIN nodes only after the last call") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 4), port_counter, t0);
+  CHECK(s.join(1, 0, "n1", 1, t0).empty());
+  CHECK(s.join(2, 1, "n2", 1, t0 + 1s).empty());
+  CHECK(s.deadline() == t0 + 11s);
+  CHECK(s.tick(t0 + 5s).empty());
+  auto rs = s.tick(t0 + 11s);
+  CHECK(rs.size() == 2);
+  CHECK(to(rs, 2)->assignment.world_size == 2);
+}
+
+TEST_CASE("the round waits for the store's own node even when MAX others joined") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2), port_counter, t0);
+  CHECK(s.join(2, 1, "n2", 1, t0).empty());
+  CHECK(s.tick(t0 + 30s).empty());
+  CHECK(s.join(1, 0, "n1", 1, t0 + 31s).size() == 2);
+}
+
+TEST_CASE("a second agent claiming a node rank is refused, and so is a rank beyond MAX") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  auto rs = s.join(2, 0, "n2", 1, t0);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].kind == Reply::refuse);
+  CHECK(rs[0].failure.reason.find("already taken") != std::string::npos);
+  rs = s.join(3, 5, "n3", 1, t0);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].kind == Reply::refuse);
+}
+
+TEST_CASE("a worker failure restarts everyone while restarts remain, then aborts with that failure") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2, 1), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  Failure f;
+  f.host = "n2";
+  f.rank = 1;
+  f.exit_code = 1;
+  auto rs = s.failed(2, 0, f, t0 + 1s);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::restart);
+  CHECK(rs[0].round == 1);
+  CHECK(s.restart_count() == 1);
+  CHECK(s.failed(1, 0, f, t0 + 1s).empty());  // a late report from the old round changes nothing
+  s.join(1, 0, "n1", 1, t0 + 2s);
+  rs = s.join(2, 1, "n2", 1, t0 + 2s);  // everyone alive re-joined: no last call needed
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].assignment.restart_count == 1);
+  CHECK(rs[0].assignment.round == 1);
+  rs = s.failed(1, 1, f, t0 + 3s);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.rank == 1);
+  CHECK(s.phase() == RendezvousState::Phase::aborted);
+}
+
+TEST_CASE("the job finishes only when every node of the round is done") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  CHECK(s.done(1, 0).empty());
+  CHECK(s.done(1, 0).empty());
+  auto rs = s.done(2, 0);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::finish);
+}
+
+TEST_CASE("a lost agent aborts when fewer than MIN nodes remain") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2, 3), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  auto rs = s.lost(2, t0 + 1s);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].to == 1);
+  CHECK(rs[0].failure.reason.find("n2 (node 1) was lost") != std::string::npos);
+}
+
+TEST_CASE("a lost agent with MIN still met re-forms the job without using a restart") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 3), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  s.join(3, 2, "n3", 1, t0);
+  auto rs = s.lost(3, t0 + 1s);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::restart);
+  s.join(1, 0, "n1", 1, t0 + 2s);
+  rs = s.join(2, 1, "n2", 1, t0 + 2s);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].assignment.world_size == 2);
+  CHECK(rs[0].assignment.restart_count == 0);
+}
+
+TEST_CASE("a shutdown (a signal to one agent) aborts everyone without a restart") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2, 5), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  Failure why;
+  why.reason = "the agent on n2 (node 1) got SIGTERM";
+  auto rs = s.shutdown(2, why);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[1].kind == Reply::abort);
+  CHECK(rs[1].failure.reason == why.reason);
+}
+
+TEST_CASE("a round that never fills times out with a reason") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  CHECK(s.tick(t0 + 59s).empty());
+  auto rs = s.tick(t0 + 60s);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.reason == "rendezvous timed out: 1 of at least 2 nodes joined round 0 in 60 s");
+}
