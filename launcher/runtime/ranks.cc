@@ -68,6 +68,15 @@ std::vector<int> tasks_per_node(const Env& env, int num_nodes, std::string_view 
               k_launcher_fix);
 }
 
+std::string read_pbs_nodefile(const FileReader& read_file, const std::string& path) {
+  try {
+    return read_file(path);
+  } catch (const Error& e) {
+    throw failure("PBS_NODEFILE", e.what(),
+                  "it exists only on the job's first host: export MASTER_ADDR there and pass it on (mpirun -x)");
+  }
+}
+
 }  // namespace
 
 bool is_local_job(const Env& env) {
@@ -246,7 +255,8 @@ std::optional<TaskRanks> ranks_from_batch(const Env& env, const FileReader& read
     size_t slots = 1;
     if (auto nodefile = env_get(env, "PBS_NODEFILE")) {
       slots = 0;
-      for (const std::string& line : split(read_file(*nodefile), '\n')) slots += trim(line).empty() ? 0 : 1;
+      for (const std::string& line : split(read_pbs_nodefile(read_file, *nodefile), '\n'))
+        slots += trim(line).empty() ? 0 : 1;
     }
     if (slots > 1)
       throw Error("PBS_NODEFILE",
@@ -305,7 +315,7 @@ std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file) 
   for (const char* name : {"SLURM_JOB_NODELIST", "SLURM_NODELIST"})
     if (auto list = env_get(env, name)) return expand_hostlist(*list, name);
   if (auto nodefile = env_get(env, "PBS_NODEFILE")) {
-    std::vector<std::string> hosts = parse_pbs_nodefile(read_file(*nodefile));
+    std::vector<std::string> hosts = parse_pbs_nodefile(read_pbs_nodefile(read_file, *nodefile));
     if (hosts.empty()) throw Error("PBS_NODEFILE", fmt::format("'{}' lists no host", *nodefile), "check the job's select");
     return hosts;
   }

@@ -81,6 +81,16 @@ TEST_CASE("a Slurm task gets torch's variables, a derived port and its GPU") {
   CHECK(v["MASTER_PORT"] == "29400");
 }
 
+TEST_CASE("an existing MASTER_ADDR spares reading the node lists (PBS_NODEFILE is only on the first host)") {
+  Env env = {{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "8"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+             {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"PBS_JOBID", "12.pbshost"},
+             {"PBS_NODEFILE", "/var/spool/pbs/aux/12.pbshost"}, {"MASTER_ADDR", "cn01"}};
+  auto v = as_map(compute_task_env(env, {}, fake_effects()));  // fake_effects has no files: reading would throw
+  CHECK(v["MASTER_ADDR"] == "cn01");
+  CHECK(v["MASTER_PORT"] == "20012");
+  CHECK(v["GROUP_RANK"] == "1");
+}
+
 TEST_CASE("a plain shell is a world of one on loopback, with a note") {
   TaskEnv t = compute_task_env({}, {}, fake_effects());
   auto v = as_map(t);
