@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
 #include "runtime/gpu_bind.h"
-#include "runtime/task_env.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -37,78 +36,6 @@ TEST_CASE("the binding is parsed strictly, with a suggestion") {
                        "--gpu-bind: unknown GPU binding 'local_rank' (did you mean 'local-rank'?); use none or "
                        "local-rank",
                        Error);
-}
-
-TEST_SUITE_END();
-
-TEST_SUITE_BEGIN("task_env");
-
-namespace {
-TaskEnvEffects fake_effects() {
-  return {[](const std::string& path) -> std::string { throw Error(path, "no files in this test"); },
-          [](const std::string& host) -> std::optional<std::string> {
-            if (host == "n1") return "127.0.1.1";
-            if (host == "127.0.0.1") return "127.0.0.1";
-            return std::nullopt;
-          }};
-}
-std::map<std::string, std::string> as_map(const TaskEnv& t) { return {t.vars.begin(), t.vars.end()}; }
-}  // namespace
-
-TEST_CASE("a Slurm task gets torch's variables, a derived port and its GPU") {
-  Env env = {{"SLURM_JOB_ID", "4242"},          {"SLURM_STEP_ID", "0"},          {"SLURM_PROCID", "3"},
-             {"SLURM_LOCALID", "1"},            {"SLURM_NODEID", "1"},           {"SLURM_STEP_NUM_TASKS", "4"},
-             {"SLURM_STEP_NUM_NODES", "2"},     {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
-             {"SLURM_STEP_NODELIST", "n[1-2]"}, {"SLURM_JOB_NODELIST", "n[1-2]"}, {"CUDA_VISIBLE_DEVICES", "0,1,2,3"},
-             {"HPCLAUNCH_GPU_BIND", "local-rank"}};
-  TaskEnv t = compute_task_env(env, {}, fake_effects());
-  auto v = as_map(t);
-  CHECK(v["RANK"] == "3");
-  CHECK(v["LOCAL_RANK"] == "1");
-  CHECK(v["WORLD_SIZE"] == "4");
-  CHECK(v["LOCAL_WORLD_SIZE"] == "2");
-  CHECK(v["GROUP_RANK"] == "1");
-  CHECK(v["GROUP_WORLD_SIZE"] == "2");
-  CHECK(v["MASTER_ADDR"] == "n1");
-  CHECK(v["MASTER_PORT"] == "24242");
-  CHECK(v["CUDA_VISIBLE_DEVICES"] == "1");
-  CHECK(t.notes.empty());
-  TaskEnvOptions flags;
-  flags.gpu_bind = GpuBind::none;
-  flags.master_port = 29400;
-  v = as_map(compute_task_env(env, flags, fake_effects()));
-  CHECK(v.count("CUDA_VISIBLE_DEVICES") == 0);
-  CHECK(v["MASTER_PORT"] == "29400");
-}
-
-TEST_CASE("an existing MASTER_ADDR spares reading the node lists (PBS_NODEFILE is only on the first host)") {
-  Env env = {{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "8"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-             {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"PBS_JOBID", "12.pbshost"},
-             {"PBS_NODEFILE", "/var/spool/pbs/aux/12.pbshost"}, {"MASTER_ADDR", "cn01"}};
-  auto v = as_map(compute_task_env(env, {}, fake_effects()));  // fake_effects has no files: reading would throw
-  CHECK(v["MASTER_ADDR"] == "cn01");
-  CHECK(v["MASTER_PORT"] == "20012");
-  CHECK(v["GROUP_RANK"] == "1");
-}
-
-TEST_CASE("a plain shell is a world of one on loopback, with a note") {
-  TaskEnv t = compute_task_env({}, {}, fake_effects());
-  auto v = as_map(t);
-  CHECK(v["WORLD_SIZE"] == "1");
-  CHECK(v["MASTER_ADDR"] == "127.0.0.1");
-  CHECK(v["MASTER_PORT"] == "29500");
-  REQUIRE(t.notes.size() == 1);
-  CHECK(t.notes[0].find("world of one") != std::string::npos);
-}
-
-TEST_CASE("the local emulation uses its fixed loopback address") {
-  Env env = {{"HPCLAUNCH_LOCAL_JOB", "1"},       {"HPCLAUNCH_JOB_ID", "local-1-2"},  {"HPCLAUNCH_NODELIST", "node[0-1]"},
-             {"HPCLAUNCH_NNODES", "2"},          {"HPCLAUNCH_NODE_RANK", "0"},       {"HPCLAUNCH_NTASKS", "2"},
-             {"HPCLAUNCH_TASKS_PER_NODE", "1"},  {"HPCLAUNCH_TASK_RANK", "0"},       {"HPCLAUNCH_TASK_LOCAL_RANK", "0"},
-             {"HPCLAUNCH_MASTER_ADDR_RULE", "fixed"}, {"HPCLAUNCH_MASTER_ADDR_FIXED", "127.0.0.1"}};
-  auto v = as_map(compute_task_env(env, {}, fake_effects()));
-  CHECK(v["MASTER_ADDR"] == "127.0.0.1");
-  CHECK(v["MASTER_PORT"] == std::to_string(derive_master_port("local-1-2")));
 }
 
 TEST_SUITE_END();
