@@ -107,6 +107,13 @@ std::string choose_master_addr(const Env& env, const std::optional<std::string>&
   return master_addr_by_rule(policy, step_nodes, job_nodes, resolve);
 }
 
+std::string master_addr_from_env(const Env& env, const std::optional<std::string>& flag, const FileReader& read_file,
+                                 const Resolver& resolve) {
+  if (env_get(env, "MASTER_ADDR").value_or("") != "" || flag) return choose_master_addr(env, flag, {}, {}, {}, resolve);
+  return choose_master_addr(env, flag, master_addr_policy_from_env(env), step_nodes(env, read_file),
+                            job_nodes(env, read_file), resolve);
+}
+
 int derive_master_port(std::string_view job_id) {
   if (job_id.empty()) return k_master_port_no_job;
   uint32_t n = 0;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/environment.h"
+#include "runtime/ranks.h"
 
 namespace hpclaunch {
 
@@ -54,6 +55,12 @@ std::string master_addr_by_rule(const MasterAddrPolicy& policy, const std::vecto
 std::string choose_master_addr(const Env& env, const std::optional<std::string>& flag,
                                const MasterAddrPolicy& policy, const std::vector<std::string>& step_nodes,
                                const std::vector<std::string>& job_nodes, const Resolver& resolve);
+
+// The same choice from the environment alone, the one to call: existing MASTER_ADDR, else `flag`, else the
+// profile's rule (master_addr_policy_from_env) over step_nodes/job_nodes, which are read only then
+// (PBS_NODEFILE exists only on a PBS job's first host).
+std::string master_addr_from_env(const Env& env, const std::optional<std::string>& flag, const FileReader& read_file,
+                                 const Resolver& resolve);
 
 // The formula above. An empty job id gives k_master_port_no_job.
 int derive_master_port(std::string_view job_id);

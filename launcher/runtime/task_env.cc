@@ -13,15 +13,10 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
 
   std::string addr;
   bool given = env_get(env, "MASTER_ADDR").value_or("") != "" || options.master_addr;
-  if (r.source == RankSource::shell && !given) {
+  if (r.source == RankSource::shell && !given)
     addr = "127.0.0.1";  // a world of one talks only to itself
-  } else if (given) {
-    // The node lists are not read: PBS_NODEFILE exists only on the first host of a PBS job.
-    addr = choose_master_addr(env, options.master_addr, {}, {}, {}, effects.resolve);
-  } else {
-    addr = choose_master_addr(env, options.master_addr, master_addr_policy_from_env(env), step_nodes(env, effects.read_file),
-                              job_nodes(env, effects.read_file), effects.resolve);
-  }
+  else
+    addr = master_addr_from_env(env, options.master_addr, effects.read_file, effects.resolve);
   if (options.master_addr && addr != *options.master_addr)
     out.notes.push_back(fmt::format("MASTER_ADDR={} from the environment wins over --master-addr {}", addr,
                                     *options.master_addr));

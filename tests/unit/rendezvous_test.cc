@@ -90,6 +90,18 @@ TEST_CASE("an existing MASTER_ADDR wins over the flag, the flag over the rule") 
   CHECK(choose_master_addr({}, std::nullopt, {}, k_step, k_job, k_jsc) == "jwb0001");
 }
 
+TEST_CASE("master_addr_from_env reads the node lists only when it needs them") {
+  FileReader no_files = [](const std::string& path) -> std::string { throw Error(path, "not readable here"); };
+  Env slurm = {{"SLURM_JOB_NODELIST", "jwb[0005,0001-0002]"}, {"SLURM_STEP_NODELIST", "jwb[0001-0002]"},
+               {"HPCLAUNCH_MASTER_ADDR_SUFFIX", "i"}, {"HPCLAUNCH_MASTER_ADDR_RESOLVE", "1"}};
+  CHECK(master_addr_from_env(slurm, std::nullopt, no_files, k_jsc) == "10.2.0.1");
+  Env pbs = {{"PBS_NODEFILE", "/var/spool/pbs/aux/1.pbshost"}, {"MASTER_ADDR", "cn01"}};
+  CHECK(master_addr_from_env(pbs, std::nullopt, no_files, k_jsc) == "cn01");
+  pbs.erase("MASTER_ADDR");
+  CHECK(master_addr_from_env(pbs, std::string("cn02"), no_files, k_jsc) == "cn02");
+  CHECK_THROWS_AS(master_addr_from_env(pbs, std::nullopt, no_files, k_jsc), Error);
+}
+
 TEST_CASE("the derived port follows the documented formula") {
   CHECK(derive_master_port("4242") == 24242);
   CHECK(derive_master_port("123456") == 23456);
