@@ -20,7 +20,8 @@ int cmd_sites(const Args& args) {
     fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", "NAME", "SCHED", "NODE", "STATUS", "TITLE");
     for (const SiteProfile* p : sites.all()) {
       std::string shape = fmt::format("{}x{} {}c {}G", p->node.gpus, p->node.gpu_model.empty() ? "slot" : p->node.gpu_model,
-                                      p->node.cores, p->node.memory_gb);
+                                      p->node.cores,
+                                      p->node.memory_gb ? std::to_string(p->node.memory_gb) : std::string("?"));
       std::string status = p->retired() ? "retired" : p->status;
       std::string title = p->title;
       if (p->retired()) title += " -> " + join(p->successors, ", ");

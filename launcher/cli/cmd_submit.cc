@@ -58,8 +58,12 @@ LaunchPlan plan_for(const SubmitOptions& o) {
   SiteRegistry sites = load_sites(o.site_files);
   SiteProfile site = sites.get(o.request.site);
   if (site.scheduler == Scheduler::local) {
-    site.node.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    site.node.gpus = std::max(site.node.gpus, 1);
+    // An emulated node has the worker slots asked for (up to the profile's) and this machine's cores,
+    // shared by all emulated nodes: oversubscribing is fine here.
+    int slots = o.request.gpus_per_node.value_or(1);
+    if (slots >= 1 && slots <= site.node.gpus) site.node.gpus = slots;
+    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / std::max(1, o.request.nodes);
+    site.node.cores = std::max({cores, site.node.gpus, 1});
   }
   LaunchPlan plan = make_plan(o.request, site);
   for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);

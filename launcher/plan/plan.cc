@@ -27,14 +27,20 @@ std::string default_job_name(const std::vector<std::string>& cmd) {
   static const std::regex k_interpreter("(python[0-9.]*|bash|sh|hpclaunch|env|time)");
   size_t i = 0;
   while (i + 1 < cmd.size() && std::regex_match(basename(cmd[i]), k_interpreter)) {
-    ++i;
-    while (i + 1 < cmd.size() && !cmd[i].empty() && cmd[i][0] == '-') ++i;  // python3 -u train.py
+    size_t next = i + 1;
+    while (next + 1 < cmd.size() && !cmd[next].empty() && cmd[next][0] == '-' && cmd[next] != "-c" &&
+           cmd[next] != "-m")
+      ++next;  // python3 -u train.py
+    if (cmd[next] == "-c") break;      // bash -c 'inline code': name it after the interpreter
+    if (cmd[next] == "-m") ++next;     // python -m package.module
+    i = std::min(next, cmd.size() - 1);
   }
   std::string name = basename(cmd[i]);
   size_t dot = name.rfind('.');
   if (dot != std::string::npos && dot > 0) name = name.substr(0, dot);
   std::string clean;
   for (char c : name) clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  if (clean.size() > 40) clean.resize(40);
   return clean.empty() ? "hpclaunch" : clean;
 }
 

@@ -86,3 +86,26 @@ $(cat "$out" 2>/dev/null || echo '(none)')"
 
 # Lines of FILE that start with PREFIX, prefix removed, sorted.
 lines_with() { grep "^$2" "$1" | sed "s/^$2//" | sort || true; }
+
+# wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
+wait_job() {
+  local id=$1 state
+  for _ in $(seq 1 $((2 * ${2:-300}))); do
+    state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    case $state in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)
+      echo "$state"; return 0 ;;
+    esac
+    sleep 0.5
+  done
+  scancel "$id" 2>/dev/null || true
+  fail "job $id did not finish in ${2:-300} s"
+}
+
+
+# submit_test_site SITE JOBDIR ARG...: `hpclaunch submit` with the test profile tests/integration/sites/SITE.yaml.
+submit_test_site() {
+  local site=$1 dir=$2
+  shift 2
+  "$HPCLAUNCH" submit --site "$site" --site-file "$HPCLAUNCH_SOURCE_DIR/tests/integration/sites/$site.yaml" \
+    --job-dir "$dir" "$@"
+}

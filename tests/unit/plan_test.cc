@@ -191,6 +191,10 @@ TEST_CASE("job names come from the script, not the interpreter") {
   CHECK(plan(r).job_name == "train");
   r.command = {"python3", "-u", "/path/to/my.model.py", "--x"};
   CHECK(plan(r).job_name == "my_model");
+  r.command = {"bash", "-c", "echo $RANK"};
+  CHECK(plan(r).job_name == "bash");
+  r.command = {"python", "-m", "pkg.train", "--x"};
+  CHECK(plan(r).job_name == "pkg");
   r.command = {"./run experiment.sh"};
   CHECK(plan(r).job_name == "run_experiment");
   r.command = {"hpclaunch-train", "--model", "resnet"};
