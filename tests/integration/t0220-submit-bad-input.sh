@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Bad input to `hpclaunch submit`: each case gives exactly one line on stderr naming the flag or file:line and
+# the fix, exits 2, writes no job directory and never calls the scheduler (sbatch/qsub on PATH are spies that
+# record any call: a call is a failure).
+source "$(dirname "$0")/lib.sh"
+need_hpclaunch
+
+mkdir -p "$test_tmp/bin" "$test_tmp/work" "$test_tmp/xdg/hpclaunch/sites"
+for tool in sbatch qsub; do
+  printf '#!/bin/sh\necho "$0 $*" >>%q\necho 1\n' "$test_tmp/called" >"$test_tmp/bin/$tool"
+  chmod +x "$test_tmp/bin/$tool"
+done
+export PATH=$test_tmp/bin:$PATH XDG_CONFIG_HOME=$test_tmp/xdg
+cd "$test_tmp/work"
+
+printf 'name: broken\nscheduler: slurm\nnode: {gpus: 4, cores: 64}\nlaunch: {default: srun, allowed: [srun]}\nqueus: []\n' \
+  >"$test_tmp/broken.yaml"
+
+# expect "EXPECTED STDERR LINE" ARG...
+expect() {
+  local want=$1 rc=0
+  shift
+  "$HPCLAUNCH" submit "$@" >"$test_tmp/out" 2>"$test_tmp/err" || rc=$?
+  assert_eq 2 "$rc" "exit code of submit $*"
+  assert_eq "hpclaunch: error: $want" "$(cat "$test_tmp/err")" "stderr of submit $*"
+  assert_eq "" "$(cat "$test_tmp/out")" "stdout of submit $*"
+}
+
+pm=(--site perlmutter --account m1234_g)
+expect "--site: unknown site 'perlmuter' (did you mean 'perlmutter'?); run \`hpclaunch sites\` for the list, or add one with --site-file" \
+  --site perlmuter -- python train.py
+expect "--nodes: 0 is below 1; use --nodes 1 or more" "${pm[@]}" --nodes 0 -- python train.py
+expect "--nodes: 9 is more than the 8 nodes debug allows on perlmutter; use --nodes 8 or fewer, or another qos" \
+  "${pm[@]}" --qos debug --nodes 9 -- python train.py
+expect "--time: 1-00:00:01 is more than the 1-00:00:00 limit of regular on perlmutter; use --time 1-00:00:00 or less, or another qos" \
+  "${pm[@]}" --time 1-00:00:01 -- python train.py
+expect "--time: '90:00:00:00' is not a time limit; use MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS" \
+  "${pm[@]}" --time 90:00:00:00 -- python train.py
+expect "--gpus-per-node: 8 is more than the 4 GPUs of a perlmutter node; use --gpus-per-node 4 or fewer and more --nodes" \
+  "${pm[@]}" --gpus-per-node 8 -- python train.py
+expect "--account: perlmutter requires an account; add --account m3239_g" --site perlmutter -- python train.py
+expect "--account: 'def-x' does not look like a perlmutter account (expected [a-z][a-z0-9]*_g); use the project's name, e.g. m3239_g" \
+  --site perlmutter --account def-x -- python train.py
+expect "--launcher: unknown launcher 'torchrun'; use agent, srun or mpirun" "${pm[@]}" --launcher torchrun -- python train.py
+expect "--launcher: srun needs Slurm, but sockeye-pbs runs pbs; use --launcher mpirun" \
+  --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
+expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
+expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
+expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, scratch, directives, sources, variants" \
+  --site-file "$test_tmp/broken.yaml" "${pm[@]}" -- python train.py
+expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path and its permissions" \
+  --site-file "$test_tmp/nope.yaml" "${pm[@]}" -- python train.py
+expect "--env: 'A B' is not a variable name; use letters, digits and _, not starting with a digit" "${pm[@]}" --env 'A B=1' -- x
+expect "--nodes: 'two' is not a valid value; see \`hpclaunch submit --help\`" "${pm[@]}" --nodes two -- x
+expect "--acount: unknown option (did you mean '--account'?); see \`hpclaunch submit --help\`" "${pm[@]}" --acount m1_g -- x
+expect "submit: unexpected argument 'train.py'; put the command after \`--\`; see \`hpclaunch submit --help\`" "${pm[@]}" train.py
+
+# A broken profile in the user's directory is reported the same way, with its path.
+cp "$test_tmp/broken.yaml" "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
+expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, scratch, directives, sources, variants" \
+  "${pm[@]}" -- python train.py
+rm "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
+
+[ ! -e "$test_tmp/work/hpclaunch-jobs" ] || fail "bad input left a job directory: $(ls -R "$test_tmp/work/hpclaunch-jobs")"
+[ ! -e "$test_tmp/called" ] || fail "bad input reached the scheduler: $(cat "$test_tmp/called")"
+
+# A job directory that cannot be written: a failure (exit 1), one line, nothing submitted.
+mkdir -p "$test_tmp/ro" && chmod 555 "$test_tmp/ro"
+if [ "$(id -u)" != 0 ]; then
+  rc=0; "$HPCLAUNCH" submit "${pm[@]}" --job-dir "$test_tmp/ro/job" -- x 2>"$test_tmp/err" || rc=$?
+  assert_eq 1 "$rc" "exit code for an unwritable job directory"
+fi
+# An existing, non-empty --job-dir is refused before anything is written.
+mkdir -p "$test_tmp/used" && touch "$test_tmp/used/keep"
+expect "--job-dir: '$test_tmp/used' already exists and is not an empty directory; give a new directory, or leave --job-dir out" \
+  "${pm[@]}" --job-dir "$test_tmp/used" -- x
+assert_eq "keep" "$(ls "$test_tmp/used")" "contents of the refused --job-dir"
+
+# Retired sites still render, with one warning line naming the successors.
+"$HPCLAUNCH" render --site puhti --account project_1 -- x >/dev/null 2>"$test_tmp/err"
+assert_eq "hpclaunch: warning: puhti was retired on 2026-07-31; consider mahti or roihu (--site mahti)" "$(cat "$test_tmp/err")"
