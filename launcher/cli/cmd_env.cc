@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/task_env_cli.h"
 #include "runtime/system.h"
@@ -19,19 +20,6 @@ void add_task_env_options(CLI::App& app, TaskEnvCli* cli) {
   app.add_option("--gpu-bind", cli->gpu_bind,
                  "none: leave CUDA_VISIBLE_DEVICES; local-rank: this task's entry of the node's GPU list "
                  "(default: HPCLAUNCH_GPU_BIND, else none)");
-}
-
-bool parse_cli(CLI::App& app, const Args& args, const std::string& command) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the arguments reversed
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    fmt::print("{}", app.help());
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw Error("hpclaunch " + command, e.what(), "see `hpclaunch " + command + " --help`");
-  }
-  return true;
 }
 
 TaskEnvOptions to_task_env_options(const CLI::App& app, const TaskEnvCli& cli) {
@@ -49,13 +37,13 @@ void print_notes(const TaskEnv& env) {
 }
 
 int cmd_env(const Args& args) {
-  CLI::App app("Print this task's torch rendezvous variables (RANK, WORLD_SIZE, MASTER_ADDR, ...).", "hpclaunch env");
+  CLI::App app("Print this task's torch rendezvous variables (RANK, WORLD_SIZE, MASTER_ADDR, ...).", "env");
   std::string format = "sh";
   app.add_option("--format", format, "sh: export lines for eval (default); json: one object")
       ->check(CLI::IsMember({"sh", "json"}));
   TaskEnvCli cli;
   add_task_env_options(app, &cli);
-  if (!parse_cli(app, args, "env")) return 0;
+  if (!parse_or_throw(app, args)) return 0;
   TaskEnv task = compute_task_env(capture_environment(), to_task_env_options(app, cli), system_task_env_effects());
   print_notes(task);
   if (format == "json") {

@@ -3,12 +3,12 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/task_env_cli.h"
 #include "util/error.h"
@@ -16,21 +16,15 @@
 namespace hpclaunch {
 
 int cmd_exec(const Args& args) {
-  auto dash = std::find(args.begin(), args.end(), "--");
-  Args options(args.begin(), dash);
-  std::vector<std::string> command(dash == args.end() ? dash : dash + 1, args.end());
-  CLI::App app("Set this task's torch rendezvous variables and replace hpclaunch with CMD (same pid).",
-               "hpclaunch exec");
+  SplitArgs split = split_at_separator(args);
+  CLI::App app("Set this task's torch rendezvous variables and replace hpclaunch with CMD (same pid).", "exec");
   app.footer("The command goes after `--`: hpclaunch exec [OPTIONS] -- CMD [ARG...]");
   TaskEnvCli cli;
   add_task_env_options(app, &cli);
-  if (dash == args.end()) app.allow_extras();  // `hpclaunch exec python x.py`: say where the command goes
-  if (!parse_cli(app, options, "exec")) return 0;
-  if (!app.remaining().empty())
-    throw Error("hpclaunch exec", "'" + app.remaining().front() + "' is not an option and there is no `--`",
-                "put the command after `--`: hpclaunch exec [OPTIONS] -- CMD [ARG...]");
+  if (!parse_or_throw(app, split.options)) return 0;
+  std::vector<std::string> command = split.command;
   if (command.empty())
-    throw Error("hpclaunch exec", "no command to run", "put it after `--`: hpclaunch exec -- python train.py");
+    throw Error("exec", "no command to run", "put it after `--`: hpclaunch exec -- python train.py");
 
   TaskEnv task = compute_task_env(capture_environment(), to_task_env_options(app, cli), system_task_env_effects());
   print_notes(task);

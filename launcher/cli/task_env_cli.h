@@ -17,9 +17,6 @@ struct TaskEnvCli {
 };
 
 void add_task_env_options(CLI::App& app, TaskEnvCli* cli);
-// Parses `args` into `app`; returns false after printing --help (the caller returns 0). Throws hpclaunch::Error
-// on a bad option, naming the command.
-bool parse_cli(CLI::App& app, const Args& args, const std::string& command);
 TaskEnvOptions to_task_env_options(const CLI::App& app, const TaskEnvCli& cli);
 TaskEnvEffects system_task_env_effects();
 void print_notes(const TaskEnv& env);

@@ -42,8 +42,10 @@ assert_eq 143 "$rc" "status after SIGTERM to exec's pid"
 out=$("${clean_env[@]}" MASTER_ADDR='a b' "$HPCLAUNCH" env 2>/dev/null)
 assert_contains "$out" "export MASTER_ADDR='a b'"
 
-assert_fails "hpclaunch exec: no command to run; put it after \`--\`" "$HPCLAUNCH" exec
-assert_fails "hpclaunch exec: 'python3' is not an option and there is no \`--\`" "$HPCLAUNCH" exec python3 -c 1
+assert_fails "exec: no command to run; put it after \`--\`" "$HPCLAUNCH" exec
+assert_fails "exec: unexpected argument 'python3'; put the command after \`--\`" "$HPCLAUNCH" exec python3 -c 1
+assert_fails "--master-adr: unknown option (did you mean '--master-addr'?)" "$HPCLAUNCH" exec --master-adr x -- true
+assert_fails "--master-port: 'x' is not a valid value" "$HPCLAUNCH" env --master-port x
 assert_fails "nosuchcommand-xyz: cannot run: No such file or directory" "$HPCLAUNCH" exec -- nosuchcommand-xyz
 rc=0; "$HPCLAUNCH" exec -- nosuchcommand-xyz 2>/dev/null || rc=$?
 assert_eq 127 "$rc" "exit status for a missing command"
