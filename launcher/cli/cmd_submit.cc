@@ -9,6 +9,7 @@
 #include "render/render.h"
 #include "site/registry.h"
 #include "submit/job_dir.h"
+#include "submit/job_index.h"
 #include "submit/local_job.h"
 #include "submit/scheduler.h"
 #include "util/error.h"
@@ -95,10 +96,16 @@ int run_submit(const Args& args, bool dry_run_only) {
   Scheduler scheduler = plan.site.scheduler;
   nlohmann::json record = {{"site", plan.site.name}, {"scheduler", to_string(scheduler)}, {"job_dir", dir},
                            {"submitted_at", timestamp_now()}, {"nodes", plan.nodes}};
+  auto index = [&] {
+    std::string err;
+    if (!add_to_job_index(dir, &err))
+      fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
+  };
   if (scheduler == Scheduler::local) {
     std::string job_id = new_local_job_id();
     record["job_id"] = job_id;
     record_submission(dir, record);
+    index();
     fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", job_id,
                plan.nodes, dir);
     std::fflush(stderr);
@@ -115,6 +122,7 @@ int run_submit(const Args& args, bool dry_run_only) {
   }
   record["job_id"] = job_id;
   record_submission(dir, record);
+  index();
   fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job_id, plan.site.name, dir);
   fmt::print("{}\n", job_id);
   return 0;

@@ -71,7 +71,7 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
 }
 
 // The rendezvous rule for the in-job runtime (docs/CONTRACTS.md), then the profile's and user's variables.
-EnvList script_env(const LaunchPlan& p) {
+EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   const Rendezvous& z = p.site.rendezvous;
   EnvList env = {{"HPCLAUNCH_MASTER_ADDR_RULE", to_string(z.master_addr)}};
   if (!z.suffix.empty()) env.emplace_back("HPCLAUNCH_MASTER_ADDR_SUFFIX", z.suffix);
@@ -79,6 +79,7 @@ EnvList script_env(const LaunchPlan& p) {
   if (z.master_addr == MasterAddrSource::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
   if (z.port) env.emplace_back("HPCLAUNCH_MASTER_PORT", std::to_string(z.port));
   env.emplace_back("HPCLAUNCH_GPU_BIND", to_string(p.site.gpu_bind));
+  env.emplace_back("HPCLAUNCH_JOB_DIR", ctx.job_dir);
   env.insert(env.end(), p.env.begin(), p.env.end());
   return env;
 }
@@ -125,7 +126,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   if (!modules.empty()) d.set("modules", join(modules, " "));
   d.set("setup", list_of(p.site.setup));
   std::vector<std::string> exports, forwarded;
-  for (const auto& [k, v] : script_env(p)) {
+  for (const auto& [k, v] : script_env(p, ctx)) {
     exports.push_back(k + "=" + shell_quote(v));
     forwarded.push_back(k);
   }

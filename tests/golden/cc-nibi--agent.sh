@@ -22,6 +22,7 @@ export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export NCCL_BLOCKING_WAIT=1
 export OMP_NUM_THREADS=14
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch

@@ -22,6 +22,7 @@ export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export NCCL_BLOCKING_WAIT=1
 export OMP_NUM_THREADS=24
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
@@ -34,5 +35,5 @@ export MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
 
 
 mpirun -np 8 --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none -mca pml ob1 -mca btl ^openib \
-  -x MASTER_ADDR -x SLURM_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x NCCL_BLOCKING_WAIT -x OMP_NUM_THREADS \
+  -x MASTER_ADDR -x SLURM_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x NCCL_BLOCKING_WAIT -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2

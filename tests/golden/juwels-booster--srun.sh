@@ -25,6 +25,7 @@ export HPCLAUNCH_MASTER_ADDR_RULE=first-node
 export HPCLAUNCH_MASTER_ADDR_SUFFIX=i
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=1
 export HPCLAUNCH_GPU_BIND=none
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export CUDA_VISIBLE_DEVICES=0,1,2,3
 export NCCL_SOCKET_IFNAME=ib0
 export GLOO_SOCKET_IFNAME=ib0

@@ -17,6 +17,7 @@ module load gcc/9.4.0 python/3.8.10 cuda/11.3.1 nccl/2.9.9-1-cuda11-3 openmpi
 export HPCLAUNCH_MASTER_ADDR_RULE=batch-host
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export CUDA_VISIBLE_DEVICES=0,1,2,3
 export OMP_NUM_THREADS=2
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
@@ -28,6 +29,6 @@ export MASTER_ADDR="$(hostname -s)"
 # --oversubscribe: PBS gives mpirun one slot per chunk, fewer than the ranks (the Sockeye seed's rule).
 mpirun -np 8 --hostfile "$PBS_NODEFILE" --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none \
   -mca pml ob1 -mca btl ^openib \
-  -x MASTER_ADDR -x PBS_JOBID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
+  -x MASTER_ADDR -x PBS_JOBID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 
