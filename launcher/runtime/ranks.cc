@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <cctype>
 #include <numeric>
 #include <set>
 
@@ -49,14 +50,29 @@ void check_ranks(const TaskRanks& r, std::string_view source, std::string_view r
                                            r.local_world_size));
 }
 
-// MPI launchers give no node index. Under by-slot (block) placement with the same count on every node, the
-// first rank of this node is rank - local_rank and a multiple of local_size; otherwise the index is unknown.
-void derive_block_node(TaskRanks* r, std::optional<int> num_nodes) {
+// MPI launchers give no node index; it is derived when the placement is known and every node has the same
+// number of ranks. Block placement (by slot, core, socket...: a node fills before the next) puts this node's
+// first rank at rank - local_rank; round robin (--map-by node) puts rank r on node r mod nodes.
+enum class Placement { block, round_robin, unknown };
+
+void derive_node(TaskRanks* r, std::optional<int> num_nodes, Placement placement) {
   int nodes = num_nodes.value_or(r->world_size % r->local_world_size == 0 ? r->world_size / r->local_world_size : -1);
   r->num_nodes = nodes;
-  int first = r->rank - r->local_rank;
-  bool uniform = nodes > 0 && nodes * r->local_world_size == r->world_size;
-  r->node_rank = uniform && first % r->local_world_size == 0 ? first / r->local_world_size : -1;
+  r->node_rank = -1;
+  if (nodes <= 0 || nodes * r->local_world_size != r->world_size) return;
+  if (placement == Placement::block && (r->rank - r->local_rank) % r->local_world_size == 0)
+    r->node_rank = (r->rank - r->local_rank) / r->local_world_size;
+  if (placement == Placement::round_robin && r->rank / nodes == r->local_rank) r->node_rank = r->rank % nodes;
+}
+
+// Open MPI exports --map-by as OMPI_MCA_rmaps_base_mapping_policy ("node", "slot", "socket:span", ":OVERSUBSCRIBE").
+Placement open_mpi_placement(const Env& env) {
+  std::string policy = env_get(env, "OMPI_MCA_rmaps_base_mapping_policy").value_or("");
+  for (char& c : policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string base = policy.substr(0, policy.find(':'));
+  if (base == "node") return Placement::round_robin;
+  if (base == "seq" || base == "rankfile" || policy.find("span") != std::string::npos) return Placement::unknown;
+  return Placement::block;
 }
 
 std::vector<int> tasks_per_node(const Env& env, int num_nodes, std::string_view source) {
@@ -149,7 +165,7 @@ std::optional<TaskRanks> ranks_from_open_mpi(const Env& env) {
   check_ranks(r, source, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
               "OMPI_COMM_WORLD_LOCAL_SIZE");
   // OMPI_COMM_WORLD_NODE_RANK is the rank among all jobs' processes on the node, not the node's index.
-  derive_block_node(&r, opt_int(env, "OMPI_MCA_orte_num_nodes", 1));
+  derive_node(&r, opt_int(env, "OMPI_MCA_orte_num_nodes", 1), open_mpi_placement(env));
   r.job_id = env_get(env, "OMPI_MCA_ess_base_jobid").value_or("");
   return r;
 }
@@ -171,7 +187,7 @@ std::optional<TaskRanks> ranks_from_pmi(const Env& env) {
   r.local_rank = get_int(env, local_var, 0, source);
   r.local_world_size = get_int(env, local_size_var, 1, source);
   check_ranks(r, source, "PMI_RANK", "PMI_SIZE", local_var, local_size_var);
-  derive_block_node(&r, std::nullopt);
+  derive_node(&r, std::nullopt, Placement::block);
   r.job_id = env_get(env, "PMI_JOBID").value_or("");
   return r;
 }
@@ -189,7 +205,7 @@ std::optional<TaskRanks> ranks_from_pals(const Env& env) {
   check_ranks(r, source, "PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID", local_size_var);
   if (auto pmi_rank = opt_int(env, "PMI_RANK", 0); pmi_rank && *pmi_rank != r.rank)
     throw inconsistent(source, fmt::format("PALS_RANKID={} but PMI_RANK={}", r.rank, *pmi_rank));
-  derive_block_node(&r, std::nullopt);
+  derive_node(&r, std::nullopt, Placement::block);
   if (auto node = opt_int(env, "PALS_NODEID", 0)) r.node_rank = *node;
   if (r.num_nodes > 0 && r.node_rank >= r.num_nodes) r.num_nodes = -1;
   r.job_id = env_get(env, "PALS_APID").value_or("");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `hpclaunch exec` under a real Open MPI mpirun: 4 ranks from a one-slot hostfile with --oversubscribe; the
 # Sockeye seed's PBS Pro line (mpirun --hostfile $PBS_NODEFILE ...) with the environment a PBS job has; and a
-# two-host PBS node file (orted started through a stand-in for ssh) for the node ranks.
+# two-host PBS node file (orted started through a stand-in for ssh) for the node ranks, block and round robin.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 source "$(dirname "$0")/lib-mpi.sh"
@@ -59,4 +59,16 @@ assert_contains "$(cat "$test_tmp/noaddr.out")" \
 1 1 4 2 0 2 n1 20013 none
 2 0 4 2 1 2 n1 20013 none
 3 1 4 2 1 2 n1 20013 none" "$(lines_with "$test_tmp/two.out" 'task ')" "PBS two hosts, 4 ranks"
+)
+
+# 5. The same hosts with --map-by node: ranks go round robin, and the node ranks follow them.
+(
+  pbs_job_env 15.pbshost n1 n1 n2 n2
+  mpirun -np 4 --map-by node --hostfile "$PBS_NODEFILE" --mca plm_rsh_agent "$(make_fake_ssh)" -x PATH \
+    "$HPCLAUNCH" exec -- sh -c "$report" >"$test_tmp/rr.out" 2>"$test_tmp/rr.err" \
+    || fail "mpirun --map-by node over n1,n2 failed: $(cat "$test_tmp/rr.err")"
+  assert_eq "0 0 4 2 0 2 n1 20015 none
+1 0 4 2 1 2 n1 20015 none
+2 1 4 2 0 2 n1 20015 none
+3 1 4 2 1 2 n1 20015 none" "$(lines_with "$test_tmp/rr.out" 'task ')" "PBS two hosts, --map-by node"
 )

@@ -135,8 +135,22 @@ TEST_CASE("an Open MPI rank reads OMPI_COMM_WORLD_* and derives its node from bl
   CHECK(r.job_id == "1276116993");
 }
 
-TEST_CASE("Open MPI round-robin placement leaves the node index unknown rather than wrong") {
-  Env env = open_mpi_rank5();  // -map-by node over 2 nodes: rank 5 is local rank 2 of node 1
+TEST_CASE("Open MPI --map-by node: ranks go round robin over the nodes") {
+  // 6 ranks over 3 nodes: node 0 has ranks 0 and 3. Block arithmetic would put rank 3 on node 1.
+  Env env = {{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "6"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+             {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"OMPI_MCA_orte_num_nodes", "3"},
+             {"OMPI_MCA_rmaps_base_mapping_policy", "node"}};
+  TaskRanks r = detect_task_ranks(env, k_no_files);
+  CHECK(r.node_rank == 0);
+  CHECK(r.num_nodes == 3);
+  env["OMPI_MCA_rmaps_base_mapping_policy"] = "socket:span";  // spread: the node is not derivable
+  CHECK(detect_task_ranks(env, k_no_files).node_rank == -1);
+  env["OMPI_MCA_rmaps_base_mapping_policy"] = ":OVERSUBSCRIBE";  // the Sockeye seed's: default block placement
+  CHECK(detect_task_ranks(env, k_no_files).node_rank == 1);
+}
+
+TEST_CASE("Open MPI ranks that do not fit the placement leave the node index unknown rather than wrong") {
+  Env env = open_mpi_rank5();  // block placement claimed, but rank 5 as local rank 2 of 4 does not fit
   env["OMPI_COMM_WORLD_LOCAL_RANK"] = "2";
   TaskRanks r = detect_task_ranks(env, k_no_files);
   CHECK(r.node_rank == -1);
