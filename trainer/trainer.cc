@@ -62,6 +62,7 @@ class MetricsFile {
                    "\"step_time_s\":%.6g,\"allreduce_s\":%.6g}\n",
                    static_cast<long long>(epoch), static_cast<long long>(step), loss, lr, samples_per_s, step_s,
                    allreduce_s);
+    flush();  // a line per step for whoever follows the file (a few microseconds)
   }
   void validation(int64_t epoch, int64_t step, double loss, double seconds) {
     if (m_file) {
@@ -144,6 +145,21 @@ double validate(Run& run) {
   return mean;
 }
 
+// Every rank ends with the same parameters if DDP works: the largest difference of any rank from the mean.
+double replica_deviation(Run& run) {
+  if (run.env.world_size == 1) return 0.0;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> flat;
+  for (const auto& p : run.model->parameters()) flat.push_back(p.detach().reshape({-1}).to(torch::kFloat64));
+  const torch::Tensor mine = torch::cat(flat);
+  torch::Tensor mean = mine.clone();
+  run.comm->allreduce_sum(mean);
+  mean.div_(run.env.world_size);
+  torch::Tensor deviation = (mine - mean).abs().max().reshape({1});
+  run.comm->allreduce_sum(deviation);
+  return deviation.cpu().item<double>();
+}
+
 void save(Run& run, const std::string& path) {
   if (run.o.checkpoint_dir.empty()) return;
   if (run.rank0()) save_checkpoint(path, *run.model, *run.optimizer, run.state);
@@ -158,8 +174,13 @@ void setup(Run& run) {
   if ((o.amp || o.channels_last) && !run.device.is_cuda())
     throw Error(o.amp ? "--amp" : "--channels-last", "only for CUDA devices and this run is on the CPU",
                 "drop the flag on CPU runs");
-  run.comm = Communicator::connect(run.env, choose_backend(o, run.device));
+  // Everything that can be wrong with the input fails before connecting, so no rank waits for a dead peer.
+  if (o.explicit_batch) plan_batch(o.global_batch, o.batch_size, o.base_batch, run.env.world_size);
+  if (!o.resume_from.empty() && !std::filesystem::exists(o.resume_from))
+    throw Error("--resume-from", o.resume_from + " does not exist", "pass an existing checkpoint or use --resume");
+  const std::string backend = choose_backend(o, run.device);
   run.data = load_data(o);
+  run.comm = Communicator::connect(run.env, backend);
 
   // Resume: the checkpoint decides the position; flags must describe the same model and global batch.
   std::string resume_path = o.resume_from;
@@ -380,7 +401,10 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
     end_epoch();
     save(run, run.latest_path());
   }
-  run.comm->barrier();
+  const double deviation = replica_deviation(run);
+  if (run.rank0() && run.env.world_size > 1)
+    std::fprintf(stdout, "replicas: max parameter deviation between ranks %.3g%s\n", deviation,
+                 deviation == 0.0 ? " (identical)" : "");
   if (run.rank0()) {
     const double best = run.state.best_val_loss;
     std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s\n",

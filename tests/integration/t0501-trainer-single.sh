@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# t0501: hpclaunch-train alone (no launcher variables: a world of one) on Fashion-MNIST: progress lines, the
+# summary, --metrics JSON lines, latest.pt/best.pt that `inspect` reads, and one-line errors with exit 2.
+set -euo pipefail
+[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+data=(--synthetic --synthetic-samples 4096)
+[ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && data=()
+unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
+
+"$HPCLAUNCH_TRAIN" "${data[@]}" --steps 20 --log-every 10 --threads 1 --val-batches 4 \
+  --checkpoint-dir "$work/ck" --metrics "$work/m.jsonl" >"$work/out" 2>&1 || { cat "$work/out"; fail "exit $?"; }
+cat "$work/out"
+grep -q '^hpclaunch-train: autoencoder (234640 parameters) on cpu, 1 rank(s)' "$work/out" || fail "no header"
+grep -Eq '^epoch 1 step 20/[0-9]+ loss [0-9.]+ lr [0-9.e+-]+ samples/s [0-9.]+$' "$work/out" || fail "no progress line"
+grep -Eq '^done: 20 steps in .* samples/s, best val loss [0-9.]+$' "$work/out" || fail "no summary"
+[ "$(grep -c '"type":"step"' "$work/m.jsonl")" = 20 ] || fail "want 20 step lines in metrics"
+grep -q '"type":"validation"' "$work/m.jsonl" || fail "no validation line in metrics"
+for key in loss lr samples_per_s step_time_s allreduce_s; do
+  grep -q "\"$key\":" "$work/m.jsonl" || fail "metrics lack $key"
+done
+[ -f "$work/ck/latest.pt" ] && [ -f "$work/ck/best.pt" ] || fail "checkpoints missing"
+"$HPCLAUNCH_TRAIN" inspect "$work/ck/latest.pt" | tee "$work/inspect"
+grep -q '"global_step":20' "$work/inspect" || fail "latest.pt is not at step 20"
+grep -q '"model":"autoencoder"' "$work/inspect" || fail "inspect lacks the model"
+
+# Bad input: one line on stderr naming the flag, exit 2.
+set +e
+WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 "$HPCLAUNCH_TRAIN" --global-batch-size 3 --synthetic \
+  >/dev/null 2>"$work/err"
+code=$?
+set -e
+cat "$work/err"
+[ "$code" = 2 ] || fail "uneven batch: exit $code, want 2"
+[ "$(wc -l <"$work/err")" = 1 ] || fail "error is not one line"
+grep -q '^hpclaunch-train: error: --global-batch-size: 3 does not split evenly over 2 ranks' "$work/err" ||
+  fail "error does not name the flag"
+set +e
+"$HPCLAUNCH_TRAIN" --data-dir "$work/nowhere" --steps 1 >/dev/null 2>"$work/err"
+code=$?
+set -e
+cat "$work/err"
+[ "$code" = 2 ] && grep -q "nowhere/train-images-idx3-ubyte.gz: cannot open" "$work/err" || fail "missing data: exit $code"
+echo PASS

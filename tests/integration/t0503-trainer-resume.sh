@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# t0503: --resume continues from the exact step, on another number of ranks: 2 ranks for 4 steps, then 1 rank
+# to step 8, ends where 2 ranks for 8 steps straight end (same global batches, schedule, optimizer state).
+set -euo pipefail
+[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+free_port() {
+  local p
+  for _ in $(seq 100); do
+    p=$((20000 + RANDOM % 30000))
+    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
+  done
+  return 1
+}
+# run_ranks N LOGPREFIX ARGS...: N ranks on loopback; fails unless every rank exits 0.
+run_ranks() {
+  local n=$1 log=$2 port pids=() r code=0
+  shift 2
+  port=$(free_port)
+  for ((r = 0; r < n; r++)); do
+    WORLD_SIZE=$n RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port HPCLAUNCH_TRAIN_TIMEOUT_S=120 \
+      timeout 300 "$HPCLAUNCH_TRAIN" "$@" >"$log.$r" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${!pids[@]}"; do
+    wait "${pids[$r]}" || { code=$?; echo "rank $r exited $code"; cat "$log.$r"; }
+  done
+  return $code
+}
+data=(--synthetic --synthetic-samples 4096)
+unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
+
+common=("${data[@]}" --optimizer sgd --epochs 2 --threads 1 --no-validation --warmup-steps 3)
+run_ranks 2 "$work/straight.log" "${common[@]}" --global-batch-size 64 --steps 8 --checkpoint-dir "$work/straight" || fail "straight run"
+run_ranks 2 "$work/first.log" "${common[@]}" --global-batch-size 64 --steps 4 --checkpoint-dir "$work/split" || fail "first half"
+"$HPCLAUNCH_TRAIN" inspect "$work/split/latest.pt" | grep -q '"global_step":4,' || fail "first half did not stop at 4"
+# One rank now, no batch flag: it adopts the global batch of 64 and continues at step 5 of the same epoch.
+"$HPCLAUNCH_TRAIN" "${common[@]}" --steps 8 --checkpoint-dir "$work/split" --resume >"$work/second.log" 2>&1 ||
+  { cat "$work/second.log"; fail "second half"; }
+cat "$work/second.log"
+grep -q 'resumed from .*/latest.pt at epoch 1, step 4' "$work/second.log" || fail "did not resume at step 4"
+grep -q 'batch: 64 per rank, 64 global' "$work/second.log" || fail "global batch not kept"
+"$HPCLAUNCH_TRAIN" inspect "$work/split/latest.pt" | grep -q '"global_step":8,' || fail "did not reach step 8"
+"$HPCLAUNCH_TRAIN" compare "$work/straight/latest.pt" "$work/split/latest.pt" --tolerance 1e-6 ||
+  fail "resumed run differs from the straight one"
+
+# A different global batch on resume is refused, naming the flag; --resume-from a missing file too.
+set +e
+"$HPCLAUNCH_TRAIN" "${common[@]}" --global-batch-size 32 --steps 9 --resume-from "$work/split/latest.pt" \
+  >/dev/null 2>"$work/err"
+code=$?
+set -e
+cat "$work/err"
+[ "$code" = 2 ] && grep -q -- '--global-batch-size: is 32 but .* was trained with 64' "$work/err" || fail "exit $code"
+set +e
+"$HPCLAUNCH_TRAIN" --resume-from "$work/none.pt" >/dev/null 2>"$work/err"
+code=$?
+set -e
+[ "$code" = 2 ] && grep -q -- '--resume-from: .*none.pt does not exist' "$work/err" || fail "missing file: exit $code"
+echo PASS
