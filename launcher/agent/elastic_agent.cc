@@ -40,6 +40,7 @@ ElasticAgent::~ElasticAgent() {
 void ElasticAgent::log(const std::string& msg) const { agent_log(m_opt.host, msg); }
 
 int ElasticAgent::run() {
+  resolve_command(worker_argv(m_opt.command).at(0));  // a typo fails here, not after the rendezvous
   for (int sig : k_forwarded) m_signals.add(sig);
   watch_signals();
   m_workers = std::make_unique<WorkerGroup>(
@@ -181,7 +182,9 @@ void ElasticAgent::on_idle() {
   if (next == After::exit) {
     m_client->close();
     if (m_server) m_server->stop();
-    m_signals.cancel();
+    boost::system::error_code ec;
+    m_signals.cancel(ec);
+    m_signals.clear(ec);  // from here on a signal has its default effect
     m_workers->close();
   }
 }

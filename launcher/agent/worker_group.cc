@@ -61,14 +61,17 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
+}  // namespace
+
 std::string resolve_command(const std::string& cmd) {
-  if (cmd.find('/') != std::string::npos) return cmd;
+  if (cmd.find('/') != std::string::npos) {
+    if (::access(cmd.c_str(), X_OK) != 0) throw Error("hpclaunch agent", "command '" + cmd + "' is not an executable file");
+    return cmd;
+  }
   auto path = bp::search_path(cmd);
   if (path.empty()) throw Error("hpclaunch agent", "command '" + cmd + "' not found on PATH", "check the command after --");
   return path.string();
 }
-
-}  // namespace
 
 struct WorkerGroup::Worker {
   Worker(asio::io_context& io, const WorkerSpec& s) : spec(s), pipes{bp::async_pipe(io), bp::async_pipe(io)} {}
@@ -123,9 +126,9 @@ void WorkerGroup::start(const std::vector<WorkerSpec>& specs) {
 
 void WorkerGroup::watch_sigchld() {
   m_sigchld.async_wait([this](boost::system::error_code ec, int) {
-    if (ec) return;
+    if (ec || m_closed) return;
     reap();
-    watch_sigchld();
+    if (!m_closed) watch_sigchld();
   });
 }
 
@@ -192,6 +195,7 @@ void WorkerGroup::stop(std::chrono::milliseconds grace, int sig) {
 }
 
 void WorkerGroup::close() {
+  m_closed = true;
   boost::system::error_code ec;
   m_sigchld.cancel(ec);
   m_kill_timer.cancel();

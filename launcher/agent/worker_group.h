@@ -38,6 +38,9 @@ struct WorkerExit {
   bool ok() const { return signal == 0 && exit_code == 0; }
 };
 
+// The executable `cmd` names (PATH lookup); throws Error naming it if there is none.
+std::string resolve_command(const std::string& cmd);
+
 class WorkerGroup {
  public:
   using OnExit = std::function<void(const WorkerExit&)>;
@@ -71,6 +74,7 @@ class WorkerGroup {
   asio::signal_set m_sigchld;
   asio::steady_timer m_kill_timer;
   std::map<int, std::shared_ptr<Worker>> m_workers;  // by pid
+  bool m_closed = false;
 };
 
 }  // namespace hpclaunch

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# hpclaunch agent on loopback: two agents (as the emulated nodes of a local job, defaults from the environment)
+# × two workers. Checks torchrun's variables, ranks, line prefixes, per-rank log files, --local-ranks-filter,
+# --standalone, and that no process of the job is left.
+source "$(dirname "$0")/lib.sh"
+need_hpclaunch
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+export HPCLAUNCH_RDZV_SECRET=0123456789abcdef
+port=$(free_port)
+# The environment `hpclaunch local-srun` gives the task of emulated node $1 (docs/CONTRACTS.md).
+node_env() {
+  echo HPCLAUNCH_LOCAL_JOB=1 HPCLAUNCH_JOB_ID=local-t0400 "HPCLAUNCH_NODELIST=node[0-1]" HPCLAUNCH_NNODES=2 \
+    HPCLAUNCH_NODE_RANK="$1" HPCLAUNCH_NODENAME="node$1" HPCLAUNCH_GPUS=0,1 HPCLAUNCH_MASTER_ADDR_RULE=fixed \
+    HPCLAUNCH_MASTER_ADDR_FIXED=127.0.0.1 HPCLAUNCH_MASTER_PORT="$port"
+}
+# run_pair ARGS...: both agents with the same flags, each bounded; rc in $test_tmp/aN.rc, output in aN.out.
+run_pair() {
+  local i
+  for i in 0 1; do
+    ( rc=0; env $(node_env $i) timeout 60 "$HPCLAUNCH" agent "$@" >"$test_tmp/a$i.out" 2>&1 || rc=$?
+      echo $rc >"$test_tmp/a$i.rc" ) &
+  done
+  wait
+}
+no_leftovers() {
+  local left
+  left=$(pgrep -af "$test_tmp" | grep -v "^$$ " || true)
+  [ -z "$left" ] || fail "processes of the job left: $left"
+}
+
+cat >"$test_tmp/printenv.sh" <<'EOF2'
+#!/bin/sh
+for v in RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE GROUP_RANK GROUP_WORLD_SIZE ROLE_NAME ROLE_RANK ROLE_WORLD_SIZE \
+         MASTER_ADDR TORCHELASTIC_RESTART_COUNT TORCHELASTIC_MAX_RESTARTS TORCHELASTIC_RUN_ID \
+         TORCHELASTIC_USE_AGENT_STORE OMP_NUM_THREADS CUDA_VISIBLE_DEVICES PYTHONUNBUFFERED; do
+  printf '%s=%s ' "$v" "$(printenv $v)"
+done
+echo
+echo "port $MASTER_PORT"
+[ -n "$TORCHELASTIC_ERROR_FILE" ] && echo "errfile ok"
+printf 'no newline at the end'
+EOF2
+chmod +x "$test_tmp/printenv.sh"
+
+# 1. Two agents, two workers each, every default from the local job's environment.
+run_pair --nproc-per-node 2 -- "$test_tmp/printenv.sh"
+assert_eq 0 "$(cat "$test_tmp/a0.rc")" "node 0 agent exit code ($(cat "$test_tmp/a0.out"))"
+assert_eq 0 "$(cat "$test_tmp/a1.rc")" "node 1 agent exit code ($(cat "$test_tmp/a1.out"))"
+for r in 0 1 2 3; do
+  n=$((r / 2)); l=$((r % 2))
+  line=$(grep "^\[node$n:$r\] RANK=" "$test_tmp/a$n.out") || fail "no env line of rank $r: $(cat "$test_tmp/a$n.out")"
+  assert_eq "[node$n:$r] RANK=$r LOCAL_RANK=$l WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 GROUP_RANK=$n GROUP_WORLD_SIZE=2 ROLE_NAME=default ROLE_RANK=$r ROLE_WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 TORCHELASTIC_RESTART_COUNT=0 TORCHELASTIC_MAX_RESTARTS=0 TORCHELASTIC_RUN_ID=local-t0400 TORCHELASTIC_USE_AGENT_STORE=False OMP_NUM_THREADS=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 )) CUDA_VISIBLE_DEVICES= PYTHONUNBUFFERED=1 " "$line" "rank $r env"
+  grep -q "^\[node$n:$r\] no newline at the end$" "$test_tmp/a$n.out" || fail "last partial line of rank $r not whole"
+  grep -q "^\[node$n:$r\] errfile ok$" "$test_tmp/a$n.out" || fail "rank $r has no TORCHELASTIC_ERROR_FILE"
+done
+ports=$(grep -ho '\] port [0-9]*' "$test_tmp"/a[01].out | sort -u | wc -l)
+assert_eq 1 "$ports" "one MASTER_PORT for all ranks"
+assert_not_contains "$(cat "$test_tmp"/a[01].out)" "port 29500" "MASTER_PORT"
+no_leftovers
+
+# 2. Per-rank log files (--log-dir: files and console), console only from local rank 0.
+run_pair --nproc-per-node 2 --log-dir "$test_tmp/logs" --local-ranks-filter 0 -- "$test_tmp/printenv.sh"
+assert_eq "0 0" "$(cat "$test_tmp/a0.rc") $(cat "$test_tmp/a1.rc")" "exit codes with --log-dir"
+for r in 0 1 2 3; do
+  assert_file "$test_tmp/logs/attempt_0/rank_$r/stdout.log"
+  grep -q "^RANK=$r " "$test_tmp/logs/attempt_0/rank_$r/stdout.log" || fail "log file of rank $r lacks its env"
+done
+grep -q '^\[node0:1\]' "$test_tmp/a0.out" && fail "--local-ranks-filter 0 still shows local rank 1"
+grep -q '^\[node1:2\] RANK=2' "$test_tmp/a1.out" || fail "--local-ranks-filter 0 hides local rank 0 of node 1"
+
+# 3. --standalone: one node, no environment needed, a free store port.
+out=$(env -u HPCLAUNCH_RDZV_SECRET timeout 60 "$HPCLAUNCH" agent --standalone --nproc-per-node 3 -- \
+      "$test_tmp/printenv.sh" 2>&1) || fail "standalone failed: $out"
+assert_eq 3 "$(grep -c 'WORLD_SIZE=3 ' <<<"$out")" "standalone workers"
+
+# 4. A command that does not exist is an error naming it, before anything starts.
+assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400
+no_leftovers
