@@ -230,7 +230,9 @@ void ElasticAgent::on_signal(int sig) {
   f.host = m_opt.host;
   f.node_rank = m_opt.node_rank;
   f.reason = fmt::format("the agent on {} (node {}) got {}", m_opt.host, m_opt.node_rank, signal_name(sig));
-  m_client->send({{"type", "shutdown"}, {"failure", f}});
+  // On node 0 directly, so that the others hear the reason before this store goes away.
+  if (m_server) m_server->shutdown(f);
+  else m_client->send({{"type", "shutdown"}, {"failure", f}});
   m_running = false;
   if (!m_exiting) {
     m_exiting = true;
@@ -239,6 +241,12 @@ void ElasticAgent::on_signal(int sig) {
     m_after = After::exit;
     m_workers->stop(ms(m_opt.grace_s), sig);
     if (m_workers->idle()) on_idle();
+  } else if (m_exit_code != 0) {
+    // Already stopping for a peer's reason (often the same scancel reaching the other nodes first): the
+    // signal this agent got is what ended it here.
+    m_exit_code = 128 + sig;
+    m_exit_message = "stopped: " + f.reason;
+    m_workers->signal(sig);
   }
 }
 

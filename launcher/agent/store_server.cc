@@ -185,6 +185,10 @@ void StoreServer::heartbeat() {
   });
 }
 
+void StoreServer::shutdown(const Failure& why) {
+  if (!m_stopped) apply(m_state.shutdown(0, why));
+}
+
 void StoreServer::stop() {
   if (m_stopped) return;
   m_stopped = true;

@@ -24,6 +24,8 @@ class StoreServer {
  public:
   StoreServer(asio::io_context& io, StoreServerConfig config);  // throws Error if it cannot listen
   int port() const { return m_port; }
+  // Stops the job for every agent (this agent got SIGTERM...), without a restart.
+  void shutdown(const Failure& why);
   // Stops accepting; every connection is flushed and closed.
   void stop();
 
