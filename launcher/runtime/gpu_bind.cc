@@ -26,8 +26,13 @@ std::optional<std::string> node_gpu_list(const Env& env) {
   return std::nullopt;
 }
 
+bool gpus_bound_per_task(const Env& env) {
+  return env_get(env, "SLURMD_TRES_BIND").value_or("").find("gpu:") != std::string::npos ||
+         env_get(env, "SLURM_GPUS_PER_TASK").value_or("") != "";
+}
+
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank) {
-  if (bind == GpuBind::none) return std::nullopt;
+  if (bind == GpuBind::none || gpus_bound_per_task(env)) return std::nullopt;
   auto list = node_gpu_list(env);
   if (!list)
     throw Error("--gpu-bind local-rank",

@@ -19,7 +19,13 @@ GpuBind gpu_bind_from_env(const Env& env);
 // SLURM_JOB_GPUS, else HPCLAUNCH_GPUS. nullopt if none is set.
 std::optional<std::string> node_gpu_list(const Env& env);
 
-// The CUDA_VISIBLE_DEVICES value for this task, or nullopt to leave it alone (bind == none). Throws
+// True when the scheduler already gave each task its own GPUs, so local-rank must not index into the task's
+// list: slurmd binds per task under srun --gpus-per-task or --gpu-bind and says so in SLURMD_TRES_BIND
+// ("gpu:per_task:1"); SLURM_GPUS_PER_TASK is set when the job itself asked --gpus-per-task.
+bool gpus_bound_per_task(const Env& env);
+
+// The CUDA_VISIBLE_DEVICES value for this task, or nullopt to leave it alone (bind == none, or
+// gpus_bound_per_task). Throws
 // hpclaunch::Error if local-rank is asked and there is no list, or the list is shorter than local_rank + 1.
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank);
 

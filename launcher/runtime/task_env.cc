@@ -42,6 +42,10 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   set("MASTER_PORT", std::to_string(port));
   GpuBind bind = options.gpu_bind ? *options.gpu_bind : gpu_bind_from_env(env);
   if (auto gpu = bind_gpu(bind, env, r.local_rank)) set("CUDA_VISIBLE_DEVICES", *gpu);
+  if (bind == GpuBind::local_rank && gpus_bound_per_task(env))
+    out.notes.push_back(fmt::format("Slurm bound each task's GPUs itself (--gpus-per-task or --gpu-bind): "
+                                    "CUDA_VISIBLE_DEVICES={} kept",
+                                    env_get(env, "CUDA_VISIBLE_DEVICES").value_or("")));
   return out;
 }
 

@@ -19,6 +19,9 @@ HPCLAUNCH_MASTER_ADDR_RESOLVE=1 HPCLAUNCH_MASTER_PORT=29400 srun "$HPCLAUNCH" ex
   sh -c 'echo "resolved $RANK $MASTER_ADDR $MASTER_PORT"'
 HPCLAUNCH_MASTER_ADDR_SUFFIX=i srun -N1 -n1 "$HPCLAUNCH" exec -- true 2>&1 | sed 's/^/suffix /'
 MASTER_ADDR=10.0.0.9 srun "$HPCLAUNCH" exec --master-addr 10.0.0.1 -- sh -c 'echo "user $RANK $MASTER_ADDR"' 2>/dev/null
+# --gpus-per-task: Slurm binds each task itself; local-rank keeps its list.
+srun --gpus-per-task=1 "$HPCLAUNCH" exec --gpu-bind local-rank -- \
+  sh -c 'echo "pertask $RANK $CUDA_VISIBLE_DEVICES"' 2>/dev/null
 # The command's exit status comes back through exec and srun.
 srun -N2 -n2 "$HPCLAUNCH" exec -- sh -c 'exit 3'
 echo "status $?"
@@ -54,6 +57,10 @@ assert_eq "0 10.0.0.9
 1 10.0.0.9
 2 10.0.0.9
 3 10.0.0.9" "$(lines_with "$out" 'user ')" "an existing MASTER_ADDR wins"
+assert_eq "0 0
+1 1
+2 0
+3 1" "$(lines_with "$out" 'pertask ')" "--gpus-per-task with --gpu-bind local-rank"
 assert_eq 3 "$(lines_with "$out" 'status ')" "exit status through srun + exec"
 assert_eq 2 "$(lines_with "$out" 'batch ')" "hpclaunch env in the batch script"
 assert_contains "$(lines_with "$out" 'batcherr ')" \

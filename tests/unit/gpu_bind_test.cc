@@ -15,6 +15,17 @@ TEST_CASE("local-rank picks this task's entry of the list Slurm gave, not its nu
   CHECK(bind_gpu(GpuBind::local_rank, {{"HPCLAUNCH_GPUS", "0,1"}}, 1) == "1");
 }
 
+TEST_CASE("with --gpus-per-task Slurm already bound each task: local-rank keeps its list") {
+  // Task 1 of `srun --gpus-per-task=1` in a job of --ntasks-per-node=2 --gpus-per-node=4 on the test cluster.
+  Env env = {{"CUDA_VISIBLE_DEVICES", "1"}, {"SLURM_STEP_GPUS", "1"}, {"SLURM_JOB_GPUS", "0,1,2,3"},
+             {"SLURMD_TRES_BIND", "gpu:per_task:1"}};
+  CHECK(gpus_bound_per_task(env));
+  CHECK_FALSE(bind_gpu(GpuBind::local_rank, env, 1).has_value());
+  // The job itself asked --gpus-per-task.
+  CHECK(gpus_bound_per_task({{"SLURM_GPUS_PER_TASK", "1"}}));
+  CHECK_FALSE(gpus_bound_per_task({{"SLURM_STEP_GPUS", "0,1,2,3"}}));
+}
+
 TEST_CASE("none leaves CUDA_VISIBLE_DEVICES alone") {
   CHECK_FALSE(bind_gpu(GpuBind::none, {{"CUDA_VISIBLE_DEVICES", "0,1"}}, 1).has_value());
   CHECK_FALSE(bind_gpu(GpuBind::none, {}, 5).has_value());
