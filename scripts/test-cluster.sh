@@ -36,7 +36,8 @@ ctld_pidfile() { echo "$dir/slurmctld.pid"; }
 slurmd_pidfile() { echo "$dir/slurmd-$1.pid"; }
 
 # Processes of THIS directory's cluster, found by the conf path on their command line (never by name alone).
-own_pids() { pgrep -f -- "-f $conf( |$)" || true; }
+conf_re=$(printf '%s' "$conf" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+own_pids() { pgrep -f -- "-f $conf_re( |\$)" || true; }
 
 port_busy() { ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .; }
 
