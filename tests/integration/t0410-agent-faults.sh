@@ -45,6 +45,7 @@ cat >"$test_tmp/worker.sh" <<'EOF2'
 #!/bin/bash
 w=$(dirname "$0")/w
 echo $$ >"$w/started.$RANK.$TORCHELASTIC_RESTART_COUNT"
+touch "$w/world.$WORLD_SIZE.$RANK"
 trap 'echo "rank $RANK got TERM"; echo term >"$w/term.$RANK"; exit 143' TERM
 echo "rank $RANK attempt $TORCHELASTIC_RESTART_COUNT"
 if [ "$TORCHELASTIC_RESTART_COUNT" = 0 ] && [ -f "$w/do.$RANK" ]; then
@@ -153,3 +154,34 @@ assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes after the refused peer"
 assert_contains "$(out_of 0)" "refused a peer from 127.0.0.1"
 assert_contains "$(out_of 0)" "wrong or missing HPCLAUNCH_RDZV_SECRET"
 no_leftovers "wrong secret"
+
+# 8. A frozen agent (SIGSTOP: connection open, no heartbeats, as on a hung node) is noticed by its heartbeat
+#    timeout: node 0 stops its workers and exits 1; the frozen agent's workers die with it once it is killed.
+new_case
+start_agent 0 --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
+start_agent 1 --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
+for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+frozen=$(agent_pid 1)
+kill -STOP "$frozen"
+for _ in $(seq 1 600); do [ -e "$test_tmp/a0.rc" ] && break; sleep 0.05; done
+kill -9 "$frozen"
+wait_agents
+assert_eq 1 "$(rc_of 0)" "exit code of node 0 when node 1 froze ($(out_of 0))"
+assert_contains "$(out_of 0)" "root cause: the agent on node1 (node 1) was lost"
+assert_contains "$(out_of 0)" "no heartbeat for 2000 ms"
+no_leftovers "frozen agent"
+
+# 9. Elastic: --nnodes 1:2, node 1's agent killed: node 0 is still at least MIN, so it re-forms the job alone
+#    (world size 2, no restart used) and finishes with exit 0.
+new_case
+start_agent 0 --nnodes 1:2 -- "$test_tmp/worker.sh"
+start_agent 1 --nnodes 1:2 -- "$test_tmp/worker.sh"
+for r in 0 1 2 3; do wait_for "$test_tmp/w/world.4.$r"; done
+kill -9 "$(agent_pid 1)"
+wait_for "$test_tmp/w/world.2.0"
+wait_for "$test_tmp/w/world.2.1"
+touch "$test_tmp/w/finish"
+wait_agents
+assert_eq "0 137" "$(rc_of 0) $(rc_of 1)" "exit codes of the elastic job after losing node 1 ($(out_of 0))"
+assert_contains "$(out_of 0)" "rank 1 done"
+no_leftovers "elastic"
