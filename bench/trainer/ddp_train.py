@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""The Python PyTorch DDP counterpart of hpclaunch-train for the benchmark: the same models (auto-encoder,
+ResNet of a given depth/width), data (Fashion-MNIST IDX files or a synthetic pool), batch, optimizer, threads
+and backend, written the way the seeds' train.py files do it (DistributedDataParallel, DistributedSampler).
+
+Run under torchrun or with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set (bench/trainer/run.sh does the latter).
+Prints one JSON line on rank 0: {"samples_per_s": ..., "steps": ..., ...}, measured over the steps after
+--warmup-steps, as the sum of global batch sizes over the sum of step times (what hpclaunch-train's --metrics
+gives).
+"""
+import argparse
+import gzip
+import json
+import os
+import struct
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+class AE(nn.Module):  # seed 003's auto-encoder
+    def __init__(self, input_shape=784):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(input_shape, 128), nn.ReLU(inplace=True),
+            nn.Linear(128, 128), nn.ReLU(inplace=True),
+            nn.Linear(128, 128), nn.ReLU(inplace=True),
+            nn.Linear(128, input_shape), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class BasicBlock(nn.Module):  # torchvision's, as hpclaunch-train's models.cc
+    expansion = 1
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = None
+        if stride != 1 or inplanes != planes:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)), inplace=True)
+        out = self.bn2(self.conv2(out))
+        out += self.downsample(x) if self.downsample is not None else x
+        return F.relu(out, inplace=True)
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(planes * 4)
+        self.downsample = None
+        if stride != 1 or inplanes != planes * 4:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes * 4, 1, stride, bias=False),
+                                            nn.BatchNorm2d(planes * 4))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)), inplace=True)
+        out = F.relu(self.bn2(self.conv2(out)), inplace=True)
+        out = self.bn3(self.conv3(out))
+        out += self.downsample(x) if self.downsample is not None else x
+        return F.relu(out, inplace=True)
+
+
+class ResNet(nn.Module):
+    COUNTS = {10: [1, 1, 1, 1], 18: [2, 2, 2, 2], 34: [3, 4, 6, 3], 50: [3, 4, 6, 3], 101: [3, 4, 23, 3],
+              152: [3, 8, 36, 3]}
+
+    def __init__(self, depth, width, in_channels, num_classes):
+        super().__init__()
+        block = Bottleneck if depth >= 50 else BasicBlock
+        self.conv1 = nn.Conv2d(in_channels, width, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        inplanes = width
+        for stage, count in enumerate(self.COUNTS[depth]):
+            blocks = []
+            for b in range(count):
+                blocks.append(block(inplanes, width << stage, 2 if stage > 0 and b == 0 else 1))
+                inplanes = (width << stage) * block.expansion
+            setattr(self, f"layer{stage + 1}", nn.Sequential(*blocks))
+        self.fc = nn.Linear(inplanes, num_classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x)), inplace=True), 3, 2, 1)
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def read_idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    ndims = data[3]
+    dims = struct.unpack(">" + "I" * ndims, data[4:4 + 4 * ndims])
+    return torch.frombuffer(bytearray(data[4 + 4 * ndims:]), dtype=torch.uint8).reshape(dims)
+
+
+def load_data(args):
+    if not args.synthetic:
+        x = read_idx(os.path.join(args.data_dir, "train-images-idx3-ubyte.gz")).float().div_(255.0)
+        if args.model == "autoencoder":
+            x = x.reshape(x.shape[0], -1)
+            return TensorDataset(x, x), (784, 1, 10)
+        y = read_idx(os.path.join(args.data_dir, "train-labels-idx1-ubyte.gz")).long()
+        return TensorDataset(x.unsqueeze(1), y), (784, 1, 10)
+    g = torch.Generator().manual_seed(args.seed * 2 + 1)
+    n = args.synthetic_samples
+    if args.model == "autoencoder":
+        pool = torch.rand(min(n, 4096), 784, generator=g)
+        x = pool.repeat((n + pool.shape[0] - 1) // pool.shape[0], 1)[:n]
+        return TensorDataset(x, x), (784, 3, args.num_classes)
+    pool = torch.randn(min(n, 64), 3, args.image_size, args.image_size, generator=g)
+    labels = torch.randint(args.num_classes, (pool.shape[0],), generator=g)
+    # Index a pool of generated samples, as hpclaunch-train does.
+    index = torch.arange(n) % pool.shape[0]
+    return _PoolDataset(pool, labels, index), (784, 3, args.num_classes)
+
+
+class _PoolDataset(torch.utils.data.Dataset):
+    def __init__(self, pool, labels, index):
+        self.pool, self.labels, self.index = pool, labels, index
+
+    def __len__(self):
+        return len(self.index)
+
+    def __getitem__(self, i):
+        j = self.index[i]
+        return self.pool[j], self.labels[j]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", choices=["autoencoder", "resnet"], default="autoencoder")
+    p.add_argument("--resnet-depth", type=int, default=18)
+    p.add_argument("--resnet-width", type=int, default=64)
+    p.add_argument("--image-size", type=int, default=224)
+    p.add_argument("--num-classes", type=int, default=1000)
+    p.add_argument("--synthetic", action="store_true")
+    p.add_argument("--synthetic-samples", type=int, default=60000)
+    p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
+    p.add_argument("--batch-size", type=int, default=128, help="per rank")
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--warmup-steps", type=int, default=20, help="steps left out of the measurement")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--loader", choices=["dataloader", "index"], default="dataloader",
+                   help="dataloader: DataLoader+DistributedSampler as the seeds; index: gather batches by indexing")
+    args = p.parse_args()
+
+    torch.set_num_threads(args.threads)
+    dist.init_process_group("gloo", init_method="env://")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    dataset, (features, channels, classes) = load_data(args)
+    torch.manual_seed(args.seed)
+    if args.model == "autoencoder":
+        model, criterion = AE(features), nn.MSELoss()
+    else:
+        model, criterion = ResNet(args.resnet_depth, args.resnet_width, channels, classes), nn.CrossEntropyLoss()
+    model = DDP(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=args.seed)
+
+    def batches(epoch):
+        sampler.set_epoch(epoch)
+        if args.loader == "dataloader":
+            yield from DataLoader(dataset, batch_size=args.batch_size, sampler=sampler, drop_last=True,
+                                  num_workers=0)
+        else:
+            order = torch.tensor(list(iter(sampler)))
+            tensors = dataset.tensors if isinstance(dataset, TensorDataset) else None
+            for b in range(len(order) // args.batch_size):
+                idx = order[b * args.batch_size:(b + 1) * args.batch_size]
+                if tensors is not None:
+                    yield tensors[0].index_select(0, idx), tensors[1].index_select(0, idx)
+                else:
+                    j = dataset.index[idx]
+                    yield dataset.pool.index_select(0, j), dataset.labels.index_select(0, j)
+
+    step, measured_time, measured_samples, epoch = 0, 0.0, 0, 0
+    loss = torch.zeros(())
+    while step < args.steps:
+        it = iter(batches(epoch))
+        while step < args.steps:
+            start = time.perf_counter()
+            try:
+                x, y = next(it)
+            except StopIteration:
+                break
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            elapsed = time.perf_counter() - start
+            step += 1
+            if step > args.warmup_steps:
+                measured_time += elapsed
+                measured_samples += args.batch_size * world
+        epoch += 1
+    if rank == 0:
+        print(json.dumps({"impl": "python-ddp", "loader": args.loader, "model": args.model, "world_size": world,
+                          "steps": step, "measured_steps": step - args.warmup_steps,
+                          "samples_per_s": measured_samples / measured_time, "final_loss": float(loss)}))
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

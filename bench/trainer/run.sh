@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Measures samples/s of hpclaunch-train and of the Python DDP script (ddp_train.py, Debian's python3-torch:
+# the same LibTorch underneath) with 2 gloo ranks on this machine, same model, data, per-rank batch, optimizer
+# and threads. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
+# the machine is shared. Usage: bench/trainer/run.sh [REPEATS] > results.jsonl  (a table goes to stderr)
+# Env: HPCLAUNCH_TRAIN (default build-trainer/trainer/hpclaunch-train), THREADS (per rank, default 1),
+#      BLAS=openblas: both run on OpenBLAS instead of Debian's default reference BLAS, through LD_LIBRARY_PATH;
+#      the package is unpacked (apt-get download + dpkg -x) under build-trainer/openblas, nothing is installed.
+#      CONFIGS: space-separated subset of the config names below (default: all).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+train=${HPCLAUNCH_TRAIN:-$root/build-trainer/trainer/hpclaunch-train}
+repeats=${1:-3}
+threads=${THREADS:-1}
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ "${BLAS:-}" = openblas ]; then
+  blas_dir=$root/build-trainer/openblas
+  lib=$blas_dir/root/usr/lib/x86_64-linux-gnu/openblas-pthread
+  if [ ! -f "$lib/libblas.so.3" ]; then
+    mkdir -p "$blas_dir"
+    (cd "$blas_dir" && apt-get download libopenblas0-pthread && dpkg -x libopenblas0-pthread_*.deb root)
+  fi
+  export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OPENBLAS_NUM_THREADS=$threads
+fi
+
+free_port() {
+  local p
+  for _ in $(seq 100); do
+    p=$((20000 + RANDOM % 30000))
+    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
+  done
+  return 1
+}
+# two_ranks CMD...: rank 0 and rank 1 on loopback; rank 0's stdout to $work/out.
+two_ranks() {
+  local port
+  port=$(free_port)
+  WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$@" >"$work/out.1" 2>&1 &
+  local other=$!
+  WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$@" >"$work/out" 2>"$work/err"
+  wait "$other"
+}
+# Samples/s of hpclaunch-train from its metrics: sum of global batches over sum of step times after warm-up.
+cpp_rate() {
+  "$py" - "$1" "$2" <<'PY'
+import json, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"type":"step"' in l][int(sys.argv[2]):]
+print(sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / sum(s["step_time_s"] for s in steps))
+PY
+}
+
+# name | hpclaunch-train flags | ddp_train.py flags | steps | warm-up steps
+all_configs=(
+  "autoencoder|--model autoencoder --batch-size 128|--model autoencoder --batch-size 128|${AE_STEPS:-400}|40"
+  "resnet18|--model resnet --resnet-depth 18 --batch-size 32|--model resnet --resnet-depth 18 --batch-size 32|60|10"
+)
+configs=()
+for c in "${all_configs[@]}"; do
+  [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
+done
+printf '# blas=%s threads=%s repeats=%s %s\n' "${BLAS:-debian-default}" "$threads" "$repeats" "$(date -u +%FT%TZ)" >&2
+printf '%-12s %-22s %s\n' config impl samples/s >&2
+for config in "${configs[@]}"; do
+  IFS='|' read -r name cpp_flags py_flags steps warm <<<"$config"
+  for ((rep = 1; rep <= repeats; rep++)); do
+    # shellcheck disable=SC2086
+    two_ranks "$train" $cpp_flags --steps "$steps" --threads "$threads" --no-validation --log-every 100000 \
+      --metrics "$work/m.jsonl"
+    rate=$(cpp_rate "$work/m.jsonl" "$warm")
+    rm -f "$work/m.jsonl"
+    echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate}"
+    printf '%-12s %-22s %.1f\n' "$name" hpclaunch-train "$rate" >&2
+    for loader in dataloader index; do
+      # shellcheck disable=SC2086
+      two_ranks "$py" "$here/ddp_train.py" $py_flags --steps "$steps" --warmup-steps "$warm" --threads "$threads" \
+        --loader "$loader"
+      rate=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_per_s"])' "$work/out")
+      echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate}"
+      printf '%-12s %-22s %.1f\n' "$name" "python-ddp-$loader" "$rate" >&2
+    done
+  done
+done
