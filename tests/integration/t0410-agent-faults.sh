@@ -47,6 +47,7 @@ w=$(dirname "$0")/w
 echo $$ >"$w/started.$RANK.$TORCHELASTIC_RESTART_COUNT"
 touch "$w/world.$WORLD_SIZE.$RANK"
 trap 'echo "rank $RANK got TERM"; echo term >"$w/term.$RANK"; exit 143' TERM
+trap 'echo usr1 >"$w/usr1.$RANK"' USR1
 echo "rank $RANK attempt $TORCHELASTIC_RESTART_COUNT"
 if [ "$TORCHELASTIC_RESTART_COUNT" = 0 ] && [ -f "$w/do.$RANK" ]; then
   case $(cat "$w/do.$RANK") in
@@ -185,3 +186,15 @@ wait_agents
 assert_eq "0 137" "$(rc_of 0) $(rc_of 1)" "exit codes of the elastic job after losing node 1 ($(out_of 0))"
 assert_contains "$(out_of 0)" "rank 1 done"
 no_leftovers "elastic"
+
+# 10. SIGUSR1 (a checkpoint notice, Slurm's --signal) is forwarded to every worker, which keep running: exit 0.
+new_case
+start_agent 0 -- "$test_tmp/worker.sh"
+start_agent 1 -- "$test_tmp/worker.sh"
+for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+kill -USR1 "$(agent_pid 0)" "$(agent_pid 1)"
+for r in 0 1 2 3; do wait_for "$test_tmp/w/usr1.$r"; done
+touch "$test_tmp/w/finish"
+wait_agents
+assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes after SIGUSR1 ($(out_of 0) /// $(out_of 1))"
+no_leftovers "SIGUSR1"
