@@ -139,6 +139,13 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
     throw Error(k_where, e.what(), "see `hpclaunch agent --help`");
   }
   auto rest = app.remaining();
+  if (!rest.empty() && rest[0].size() > 1 && rest[0][0] == '-') {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : app.get_options())
+      for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
+    throw Error(k_where, "unknown flag '" + rest[0] + "'" + did_you_mean(rest[0], names),
+                "see `hpclaunch agent --help`; the command goes after --");
+  }
   command.insert(command.begin(), rest.begin(), rest.end());
   if (command.empty()) throw Error(k_where, "no command to run", "write `hpclaunch agent [FLAGS] -- CMD ARG...`");
   o.command.args = command;

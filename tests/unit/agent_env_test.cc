@@ -134,6 +134,7 @@ TEST_CASE("bad flags name the flag") {
   fails({"--nnodes", "2", "--rdzv-endpoint", "h:1", "--node-rank", "0", "--", "x"}, "HPCLAUNCH_RDZV_SECRET", {});
   fails({"--tee", "5", "--", "x"}, "--tee: '5' is not 0-3");
   fails({"--nnodes", "2"}, "no command to run");
+  fails({"--nnode", "2", "--", "x"}, "unknown flag '--nnode' (did you mean '--nnodes'?)");
 }
 
 TEST_CASE("redirect specs give each local rank its streams") {
