@@ -117,6 +117,7 @@ void WorkerGroup::start(const std::vector<WorkerSpec>& specs) {
     w->pid = c.id();
     c.detach();
     ::setpgid(w->pid, w->pid);  // also here, so a signal sent right away reaches the group
+    m_guard.add(w->pid);
     m_workers[w->pid] = w;
     read(w, 0);
     read(w, 1);
@@ -173,6 +174,7 @@ void WorkerGroup::emit(Worker& w, int stream, std::string_view line) {
 void WorkerGroup::maybe_gone(int pid) {
   auto it = m_workers.find(pid);
   if (it == m_workers.end() || !it->second->exited || it->second->open_streams > 0) return;
+  m_guard.remove(pid);
   m_workers.erase(it);
   if (m_workers.empty()) {
     m_kill_timer.cancel();
@@ -208,6 +210,7 @@ void WorkerGroup::kill_all() {
     int status = 0;
     ::waitpid(pid, &status, 0);
   }
+  for (const auto& [pid, w] : m_workers) m_guard.remove(pid);
   m_workers.clear();
 }
 

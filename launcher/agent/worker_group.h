@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/orphan_guard.h"
 #include "agent/worker_env.h"
 
 namespace hpclaunch {
@@ -69,6 +70,7 @@ class WorkerGroup {
   void maybe_gone(int pid);
 
   asio::io_context& m_io;
+  OrphanGuard m_guard;  // first: forked before the agent opens its sockets
   OnExit m_on_exit;
   OnIdle m_on_idle;
   asio::signal_set m_sigchld;

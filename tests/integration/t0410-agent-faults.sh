@@ -33,8 +33,13 @@ wait_for() {
   fail "waited 30 s for $1; agent output: $(out_of 0) /// $(out_of 1)"
 }
 no_leftovers() {
-  local left
-  left=$(pgrep -af "$test_tmp" | grep -v "^$$ " || true)
+  local left _
+  # After kill -9 of an agent its orphan guard kills the workers' groups a moment later: bounded wait.
+  for _ in $(seq 1 40); do
+    left=$(pgrep -af "$test_tmp" | grep -v "^$$ " || true)
+    [ -z "$left" ] && break
+    sleep 0.05
+  done
   [ -z "$left" ] || fail "$1: processes of the job left: $left"
 }
 new_case() { port=$(free_port); rm -rf "$test_tmp/w"; mkdir -p "$test_tmp/w"; }
@@ -45,6 +50,7 @@ cat >"$test_tmp/worker.sh" <<'EOF2'
 #!/bin/bash
 w=$(dirname "$0")/w
 echo $$ >"$w/started.$RANK.$TORCHELASTIC_RESTART_COUNT"
+"$w/../grandchild.sh" &  # what a worker starts must go with it too
 touch "$w/world.$WORLD_SIZE.$RANK"
 trap 'echo "rank $RANK got TERM"; echo term >"$w/term.$RANK"; exit 143' TERM
 trap 'echo usr1 >"$w/usr1.$RANK"' USR1
@@ -60,6 +66,8 @@ for _ in $(seq 1 400); do [ -f "$w/finish" ] && { echo "rank $RANK done"; exit 0
 exit 0
 EOF2
 chmod +x "$test_tmp/worker.sh"
+printf '#!/bin/sh\nwhile :; do sleep 1; done\n' >"$test_tmp/grandchild.sh"
+chmod +x "$test_tmp/grandchild.sh"
 
 # 1. Worker exits 1, one restart left: everyone restarts and the job finishes.
 new_case
