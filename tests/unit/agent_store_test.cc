@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "agent/store_client.h"
+#include "agent/store_server.h"
+
+using namespace hpclaunch;
+using namespace std::chrono_literals;
+
+namespace {
+
+StoreServerConfig server_config(int nodes) {
+  StoreServerConfig c;
+  c.bind_host = "127.0.0.1";
+  c.secret = "s3cret";
+  c.log_host = "test";
+  c.rendezvous.min_nodes = c.rendezvous.max_nodes = nodes;
+  c.rendezvous.master_addr = "127.0.0.1";
+  return c;
+}
+
+// One agent's side: joins as `node_rank` once connected and keeps what the store says.
+struct TestAgent {
+  TestAgent(asio::io_context& io, int port, int node_rank, std::string secret)
+      : client(io, StoreClientConfig{"127.0.0.1", port, std::move(secret), 5000ms, 5000ms},
+               [this, node_rank] {
+                 client.send({{"type", "join"}, {"node_rank", node_rank}, {"host", "h"}, {"nproc", 2}, {"round", 0}});
+               },
+               [this](const nlohmann::json& m) { messages.push_back(m); },
+               [this](const std::string& why) { lost = why; }) {}
+  StoreClient client;
+  std::vector<nlohmann::json> messages;
+  std::optional<std::string> lost;
+};
+
+// Runs the loop until `done` (bounded: a broken store fails the checks instead of hanging).
+template <class Pred>
+void run_until(asio::io_context& io, Pred done) {
+  auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (!done() && std::chrono::steady_clock::now() < give_up) io.run_one_for(100ms);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("agent store");
+
+TEST_CASE("two agents over loopback get their assignments from the store") {
+  asio::io_context io;
+  StoreServer server(io, server_config(2));
+  TestAgent a(io, server.port(), 0, "s3cret"), b(io, server.port(), 1, "s3cret");
+  a.client.connect();
+  b.client.connect();
+  run_until(io, [&] { return !a.messages.empty() && !b.messages.empty(); });
+  REQUIRE(a.messages.size() >= 1);
+  REQUIRE(b.messages.size() >= 1);
+  CHECK(a.messages[0]["type"] == "assign");
+  CHECK(a.messages[0]["group_rank"] == 0);
+  CHECK(b.messages[0]["group_rank"] == 1);
+  CHECK(b.messages[0]["rank_offset"] == 2);
+  CHECK(b.messages[0]["world_size"] == 4);
+  CHECK(a.messages[0]["master_port"] == b.messages[0]["master_port"]);
+  CHECK_FALSE(a.lost);
+}
+
+TEST_CASE("a peer with the wrong secret is refused and told nothing") {
+  asio::io_context io;
+  StoreServer server(io, server_config(2));
+  TestAgent good(io, server.port(), 0, "s3cret"), bad(io, server.port(), 1, "guess");
+  good.client.connect();
+  bad.client.connect();
+  run_until(io, [&] { return bad.lost.has_value(); });
+  REQUIRE(bad.lost);
+  CHECK(bad.lost->find("HPCLAUNCH_RDZV_SECRET") != std::string::npos);
+  CHECK(bad.messages.empty());
+  CHECK(good.messages.empty());  // the round still waits for a real node 1
+  CHECK_FALSE(good.lost);
+}
+
+TEST_CASE("an agent that cannot reach the store gives up at its deadline with the reason") {
+  asio::io_context io;
+  int port = pick_free_port();  // nothing listens there
+  std::optional<std::string> lost;
+  StoreClient c(io, StoreClientConfig{"127.0.0.1", port, "s", 300ms, 5000ms}, [] {}, [](const nlohmann::json&) {},
+                [&](const std::string& why) { lost = why; });
+  c.connect();
+  run_until(io, [&] { return lost.has_value(); });
+  REQUIRE(lost);
+  CHECK(lost->find("could not reach the rendezvous store at 127.0.0.1:") != std::string::npos);
+}
