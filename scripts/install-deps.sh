@@ -10,6 +10,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   slurm-wlm
   dataset-fashion-mnist
+  libplplot-dev plplot-driver-cairo fonts-dejavu-core file
   procps iproute2 psmisc
 )
 missing=()

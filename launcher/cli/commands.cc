@@ -12,6 +12,12 @@ const std::vector<Command>& commands() {
       {"exec", "set this task's RANK, WORLD_SIZE, MASTER_ADDR, ... and exec the command after --", cmd_exec},
       {"agent", "per-node elastic agent: start this node's workers and keep the job alive (torchrun's job)",
        cmd_agent},
+      {"jobs", "list the jobs submitted from this machine: id, site, nodes, state, when, job directory", cmd_jobs},
+      {"status", "print a job's state as its scheduler tells it (squeue/scontrol, qstat, local runner)", cmd_status},
+      {"cancel", "cancel a job (scancel, qdel, or stop a local job)", cmd_cancel},
+      {"logs", "print a job's output; --follow until it ends, --rank R for one rank's lines", cmd_logs},
+      {"wait", "wait for a job to end with a live line of its state, step and loss; exit 0 if it completed", cmd_wait},
+      {"plot", "plot loss, validation loss, learning rate and samples/s of runs (PNG/SVG)", cmd_plot},
   };
   return table;
 }

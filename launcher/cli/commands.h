@@ -22,5 +22,11 @@ int cmd_local_srun(const Args& args);
 int cmd_env(const Args& args);
 int cmd_exec(const Args& args);
 int cmd_agent(const Args& args);
+int cmd_jobs(const Args& args);
+int cmd_status(const Args& args);
+int cmd_cancel(const Args& args);
+int cmd_logs(const Args& args);
+int cmd_wait(const Args& args);
+int cmd_plot(const Args& args);
 
 }  // namespace hpclaunch

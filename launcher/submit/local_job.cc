@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <fmt/core.h>
+#include <cstdio>
 
 #include "util/error.h"
 
@@ -97,6 +98,20 @@ void add_group(pid_t pid) {
   }
 }
 
+// JOB_DIR/state.json for `hpclaunch status|wait|cancel` (jobs/job_state.cc): {"pid", "state": "running"} while
+// the job runs, then {"state": "exited", "exit_code"}. Written by rename, so a reader never sees half of it.
+void write_local_state(const std::string& job_dir, pid_t pid, int exit_code) {
+  std::string path = job_dir + "/state.json", tmp = job_dir + "/.state.json.tmp";
+  std::string text = exit_code < 0 ? fmt::format("{{\"pid\": {}, \"state\": \"running\"}}\n", pid)
+                                   : fmt::format("{{\"pid\": {}, \"state\": \"exited\", \"exit_code\": {}}}\n", pid, exit_code);
+  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+    bool ok = std::fputs(text.c_str(), f) >= 0;
+    ok = (std::fclose(f) == 0) && ok;
+    if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return;
+  }
+  fmt::print(stderr, "hpclaunch: warning: cannot write {}: `hpclaunch status` will not know this job\n", path);
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> local_task_env(const std::string& job_id, int nodes,
@@ -132,6 +147,7 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
   ::close(fds[1]);
   add_group(pid);
   install_forwarding();
+  write_local_state(job_dir, pid, -1);
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fds[0], buf, sizeof buf);
@@ -146,6 +162,7 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   ::close(log);
+  write_local_state(job_dir, pid, status_code(status));
   return status_code(status);
 }
 

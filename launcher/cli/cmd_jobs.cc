@@ -1,0 +1,61 @@
+// `hpclaunch jobs`: the jobs submitted from this machine (the job index), with each one's site, nodes, state,
+// submission time and directory. A directory that vanished is listed as such.
+#include <fmt/core.h>
+
+#include "cli/cli_util.h"
+#include "jobs/job_record.h"
+#include "jobs/job_state.h"
+#include "submit/job_index.h"
+#include "util/error.h"
+#include "util/process.h"
+
+namespace hpclaunch {
+
+namespace {
+
+// "20261121-104500" -> "2026-11-21 10:45:00"; anything else unchanged.
+std::string readable_time(const std::string& stamp) {
+  if (stamp.size() != 15 || stamp[8] != '-') return stamp;
+  return fmt::format("{}-{}-{} {}:{}:{}", stamp.substr(0, 4), stamp.substr(4, 2), stamp.substr(6, 2), stamp.substr(9, 2),
+                     stamp.substr(11, 2), stamp.substr(13, 2));
+}
+
+}  // namespace
+
+int cmd_jobs(const Args& args) {
+  CLI::App app("List the jobs submitted from this machine (newest last).", "jobs");
+  bool no_state = false;
+  app.add_flag("--no-state", no_state, "do not ask the schedulers for states");
+  if (!parse_or_throw(app, args)) return 0;
+
+  std::vector<std::string> index = read_job_index();
+  if (index.empty()) {
+    fmt::print(stderr, "hpclaunch: no jobs submitted from this machine yet ({} is empty or absent)\n", job_index_path());
+    return 0;
+  }
+  fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
+  int rc = 0;
+  std::string last_error;
+  for (const auto& dir : index) {
+    JobRecord job;
+    std::string state;
+    try {
+      job = read_job_record(dir);
+      if (!job.dir_exists) state = "(job directory gone)";
+      else if (!job.submitted) state = "(never submitted)";
+      else if (no_state) state = "-";
+      else state = describe(query_state(job, run_capture));
+    } catch (const Error& e) {
+      state = "? (see below)";
+      if (e.what() != last_error) fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
+      last_error = e.what();
+      rc = k_exit_failure;
+    }
+    fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", job.job_id.empty() ? "-" : job.job_id,
+               job.site.empty() ? "-" : job.site, job.nodes > 0 ? std::to_string(job.nodes) : "-", state,
+               job.submitted_at.empty() ? "-" : readable_time(job.submitted_at), job.dir.empty() ? dir : job.dir);
+  }
+  return rc;
+}
+
+}  // namespace hpclaunch

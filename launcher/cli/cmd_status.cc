@@ -1,0 +1,23 @@
+// `hpclaunch status JOB`: the job's state from its scheduler (squeue/scontrol, qstat, or the local runner).
+#include <fmt/core.h>
+
+#include "cli/cli_util.h"
+#include "jobs/job_record.h"
+#include "jobs/job_state.h"
+#include "submit/job_index.h"
+#include "util/process.h"
+
+namespace hpclaunch {
+
+int cmd_status(const Args& args) {
+  CLI::App app("Print a job's state as its scheduler tells it.", "status");
+  std::string ref;
+  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
+  if (!parse_or_throw(app, args)) return 0;
+  JobRecord job = resolve_job(ref, read_job_index());
+  JobState state = query_state(job, run_capture);
+  fmt::print("{} {}\n", job.job_id, describe(state));
+  return 0;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,99 @@
+// `hpclaunch wait JOB`: waits for the job to end, showing its queue state and then the trainer's step and loss
+// (from the metrics file) on one line redrawn in place on a terminal, or as a plain line per change otherwise.
+// Exit: 0 completed, 1 failed/cancelled/timed out, 3 finished but the scheduler no longer knows how, 124 --timeout.
+#include <fmt/core.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "cli/cli_util.h"
+#include "jobs/job_record.h"
+#include "jobs/job_state.h"
+#include "jobs/progress.h"
+#include "submit/job_index.h"
+#include "util/error.h"
+#include "util/process.h"
+
+namespace hpclaunch {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int k_exit_state_unknown = 3;
+constexpr int k_exit_timeout = 124;
+// A scheduler that answered once may hiccup (slurmctld busy); give up after this many failed looks in a row.
+constexpr int k_tolerated_failures = 5;
+
+size_t terminal_width() {
+  struct winsize ws {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+}  // namespace
+
+int cmd_wait(const Args& args) {
+  CLI::App app("Wait for a job to end, showing its state and the trainer's progress.", "wait");
+  std::string ref;
+  double timeout = 0, interval = 2;
+  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
+  app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--interval", interval, "seconds between looks at the job")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  if (!parse_or_throw(app, args)) return 0;
+  JobRecord job = resolve_job(ref, read_job_index());
+  const std::string cwd = std::filesystem::current_path().string();
+
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
+  const auto start = Clock::now();
+  std::string previous;
+  size_t previous_length = 0;
+  int failures = 0;
+  bool answered = false;
+  JobState state;
+  for (;;) {
+    try {
+      state = query_state(job, run_capture);
+      answered = true;
+      failures = 0;
+    } catch (const Error&) {
+      if (!answered || ++failures >= k_tolerated_failures) {
+        if (tty && previous_length) fmt::print("\n");
+        throw;
+      }
+    }
+    Progress p;
+    p.job_id = job.job_id;
+    p.state = state;
+    if (state.phase != Phase::pending) p.metrics = latest_metrics(read_file_tail(metrics_path(job, cwd), 64 * 1024));
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (tty) {
+      p.elapsed_s = elapsed;
+      std::string line = progress_line(p);
+      fmt::print("{}", terminal_line(line, terminal_width(), previous_length));
+      previous_length = std::min(line.size(), terminal_width() - 1);
+      std::fflush(stdout);
+    } else if (std::string line = progress_line(p); line != previous) {
+      fmt::print("{}\n", line);
+      std::fflush(stdout);
+      previous = line;
+    }
+    if (state.finished()) break;
+    if (timeout > 0 && elapsed >= timeout) {
+      if (tty) fmt::print("\n");
+      throw Error(job.job_id, fmt::format("still {} after --timeout {} s", describe(state), timeout),
+                  "wait longer, or look with `hpclaunch status` / `hpclaunch logs`", k_exit_timeout);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(interval));
+  }
+  if (tty) fmt::print("\n");
+  if (state.succeeded()) return 0;
+  fmt::print(stderr, "hpclaunch: job {} {}\n", job.job_id, describe(state));
+  return state.phase == Phase::finished_unknown ? k_exit_state_unknown : k_exit_failure;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,67 @@
+#include "jobs/log_filter.h"
+
+#include <cctype>
+
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace {
+
+std::optional<int> parse_rank(std::string_view digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  int v = 0;
+  for (char c : digits) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<int> line_rank(std::string_view line) {
+  if (!line.empty() && line[0] == '[') {
+    size_t close = line.find("] ");
+    if (close == std::string_view::npos) close = line.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    std::string_view inside = line.substr(1, close - 1);
+    size_t colon = inside.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    return parse_rank(inside.substr(colon + 1));
+  }
+  // srun --label pads the rank to the width of the largest: " 3: text".
+  size_t start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos) return std::nullopt;
+  size_t colon = line.find(": ", start);
+  if (colon == std::string_view::npos) {
+    if (!line.empty() && line.back() == ':') colon = line.size() - 1;  // "3:" for an empty line
+    else return std::nullopt;
+  }
+  return parse_rank(line.substr(start, colon - start));
+}
+
+bool keep_line(std::string_view line, std::optional<int> rank) {
+  if (!rank) return true;
+  auto r = line_rank(line);
+  return r && *r == *rank;
+}
+
+std::vector<std::string> LineBuffer::add(std::string_view bytes) {
+  std::vector<std::string> lines;
+  m_pending.append(bytes);
+  size_t start = 0;
+  for (size_t nl; (nl = m_pending.find('\n', start)) != std::string::npos; start = nl + 1)
+    lines.push_back(m_pending.substr(start, nl - start));
+  m_pending.erase(0, start);
+  return lines;
+}
+
+std::optional<std::string> LineBuffer::flush() {
+  if (m_pending.empty()) return std::nullopt;
+  std::string out;
+  out.swap(m_pending);
+  return out;
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,41 @@
+// `hpclaunch logs --rank`: which rank a line belongs to, and cutting a growing file into whole lines.
+#include <doctest/doctest.h>
+
+#include "jobs/log_filter.h"
+
+using namespace hpclaunch;
+
+TEST_SUITE_BEGIN("jobs_logs");
+
+TEST_CASE("the agent's [host:rank] prefix and srun -l's rank: prefix name the rank") {
+  CHECK(line_rank("[n1:3] epoch 1 step 10/100 loss 0.5") == 3);
+  CHECK(line_rank("[vm.example.org:12] x") == 12);
+  CHECK(line_rank("0: hello") == 0);
+  CHECK(line_rank(" 7: padded by srun --label") == 7);
+  CHECK(line_rank("15:") == 15);
+  CHECK_FALSE(line_rank("hpclaunch: agent n1 up").has_value());
+  CHECK_FALSE(line_rank("epoch 1: loss 0.5").has_value());
+  CHECK_FALSE(line_rank("[n1] no rank").has_value());
+  CHECK_FALSE(line_rank("").has_value());
+  CHECK_FALSE(line_rank("12:30:01 a time").has_value());
+}
+
+TEST_CASE("without --rank every line is kept; with it only that rank's") {
+  CHECK(keep_line("anything", std::nullopt));
+  CHECK(keep_line("[n2:5] x", 5));
+  CHECK_FALSE(keep_line("[n2:5] x", 1));
+  CHECK_FALSE(keep_line("[n2:15] x", 1));
+  CHECK_FALSE(keep_line("batch script line", 0));
+  CHECK(keep_line("1: y", 1));
+}
+
+TEST_CASE("LineBuffer hands out whole lines and keeps a partial one for later") {
+  LineBuffer b;
+  CHECK(b.add("a\nb").size() == 1);
+  auto more = b.add("c\n\nd");
+  REQUIRE(more.size() == 2);
+  CHECK(more[0] == "bc");
+  CHECK(more[1] == "");
+  CHECK(b.flush() == std::optional<std::string>("d"));
+  CHECK_FALSE(b.flush().has_value());
+}

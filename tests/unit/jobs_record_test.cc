@@ -1,0 +1,59 @@
+// Which job a JOB argument names, and where its metrics and output are.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "jobs/job_record.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+namespace fs = std::filesystem;
+
+TEST_SUITE_BEGIN("jobs_record");
+
+TEST_CASE("--metrics is found in the command in both spellings; the last one counts") {
+  CHECK(metrics_flag({"hpclaunch-train", "--metrics", "m.jsonl"}) == std::optional<std::string>("m.jsonl"));
+  CHECK(metrics_flag({"t", "--metrics=/x/m.jsonl", "--epochs", "2"}) == std::optional<std::string>("/x/m.jsonl"));
+  CHECK_FALSE(metrics_flag({"t", "--metrics"}).has_value());
+  CHECK_FALSE(metrics_flag({"python", "train.py"}).has_value());
+}
+
+TEST_CASE("output files per scheduler") {
+  JobRecord j;
+  j.dir = "/j";
+  j.job_id = "42";
+  j.scheduler = "slurm";
+  CHECK(output_candidates(j) == std::vector<std::string>{"/j/slurm-42.out", "/j/output.log"});
+  j.scheduler = "pbs";
+  j.job_id = "7.pbshost";
+  j.job_name = "train";
+  CHECK(output_candidates(j) == std::vector<std::string>{"/j/7.pbshost.OU", "/j/train.o7", "/j/output.log"});
+}
+
+TEST_CASE("a job directory, its id in the index, a vanished directory, and neither") {
+  fs::path base = fs::temp_directory_path() / "hpclaunch-jobs-record-test";
+  fs::remove_all(base);
+  fs::create_directories(base / "hpclaunch-jobs" / "a");
+  std::string dir = (base / "hpclaunch-jobs" / "a").string();
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "plan.json")
+      << R"({"site": "local", "scheduler": "local", "nodes": 2, "job_name": "a", "command": ["hpclaunch-train", "--metrics", "m.jsonl"]})";
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json")
+      << R"({"job_id": "local-1-2", "scheduler": "local", "site": "local", "submitted_at": "20261121-104500", "nodes": 2})";
+  std::vector<std::string> index = {(base / "gone").string(), dir};
+
+  JobRecord by_dir = resolve_job(dir, index);
+  CHECK(by_dir.job_id == "local-1-2");
+  CHECK(by_dir.nodes == 2);
+  CHECK(by_dir.command.size() == 3);
+  JobRecord by_id = resolve_job("local-1-2", index);
+  CHECK(by_id.dir == dir);
+  // The relative --metrics is where the job ran: beside hpclaunch-jobs/.
+  CHECK(metrics_path(by_id, "/elsewhere") == (base / "m.jsonl").string());
+  JobRecord gone = read_job_record((base / "gone").string());
+  CHECK_FALSE(gone.dir_exists);
+  CHECK_THROWS_WITH(resolve_job("9999", index), doctest::Contains("9999: is neither a job directory nor a job id"));
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << "not json";
+  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: is not a JSON object"));
+  fs::remove_all(base);
+}

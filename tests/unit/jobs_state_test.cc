@@ -1,0 +1,244 @@
+// State parsing and the state query's fallbacks. Slurm outputs were captured from the real test cluster
+// (slurm-wlm 22.05.8, scripts/test-cluster.sh); PBS outputs follow OpenPBS's documented `qstat -f` format (no PBS
+// server can run here, see /work/shared/TEST-CLUSTER.md).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "jobs/job_state.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+const char* k_scontrol_running = R"(JobId=1000 JobName=wrap
+   UserId=root(0) GroupId=root(0) MCS_label=N/A
+   Priority=4294901759 Nice=0 Account=(null) QOS=(null)
+   JobState=RUNNING Reason=None Dependency=(null)
+   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
+   RunTime=00:00:01 TimeLimit=UNLIMITED TimeMin=N/A
+   SubmitTime=2026-11-21T11:20:11 EligibleTime=2026-11-21T11:20:11
+   Partition=debug AllocNode:Sid=vm:17130
+   NodeList=n1
+   BatchHost=n1
+   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
+   WorkDir=/tmp/cap
+   StdOut=/tmp/cap/o.out
+)";
+
+const char* k_scontrol_pending = R"(JobId=1001 JobName=wrap
+   UserId=root(0) GroupId=root(0) MCS_label=N/A
+   Priority=4294901758 Nice=0 Account=(null) QOS=(null)
+   JobState=PENDING Reason=Resources Dependency=(null)
+   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
+)";
+
+const char* k_scontrol_failed = R"(JobId=1004 JobName=wrap
+   JobState=FAILED Reason=NonZeroExitCode Dependency=(null)
+   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=3:0
+)";
+
+const char* k_qstat_running = R"(Job Id: 1001.pbshost
+    Job_Name = train
+    Job_Owner = user1@pbshost
+    resources_used.walltime = 00:01:02
+    job_state = R
+    queue = workq
+    server = pbshost
+    exec_host = pbshost/0*8
+    Variable_List = PBS_O_HOME=/home/user1,PBS_O_LANG=en_US.UTF-8,
+	PBS_O_LOGNAME=user1,PBS_O_WORKDIR=/home/user1
+    comment = Job run at Sat Nov 21 at 10:45 on (pbshost:ncpus=8)
+    run_count = 1
+)";
+
+const char* k_qstat_finished = R"(Job Id: 1002.pbshost
+    Job_Name = train
+    job_state = F
+    queue = workq
+    Exit_status = 0
+    comment = Job run at Sat Nov 21 at 10:45 on (pbshost:ncpus=8) and finished
+)";
+
+ProcessResult ok(std::string out) { return {0, std::move(out), ""}; }
+ProcessResult unknown_id() { return {1, "", "slurm_load_jobs error: Invalid job id specified\n"}; }
+
+JobRecord slurm_job(const std::string& dir = "/nonexistent/job") {
+  JobRecord j;
+  j.dir = dir;
+  j.submitted = true;
+  j.job_id = "1000";
+  j.scheduler = "slurm";
+  return j;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("jobs_state");
+
+TEST_CASE("every Slurm state word maps to a phase, and unknown words to none") {
+  CHECK(slurm_phase("PENDING") == Phase::pending);
+  CHECK(slurm_phase("RUNNING") == Phase::running);
+  CHECK(slurm_phase("COMPLETING") == Phase::running);
+  CHECK(slurm_phase("COMPLETED") == Phase::completed);
+  CHECK(slurm_phase("CANCELLED by 0") == Phase::cancelled);
+  CHECK(slurm_phase("TIMEOUT") == Phase::timeout);
+  CHECK(slurm_phase("OUT_OF_MEMORY") == Phase::failed);
+  CHECK(slurm_phase("NODE_FAIL") == Phase::failed);
+  CHECK(slurm_phase("REQUEUED") == Phase::pending);
+  CHECK_FALSE(slurm_phase("Running").has_value());
+  CHECK_FALSE(slurm_phase("").has_value());
+}
+
+TEST_CASE("squeue -o %T answers are read; an empty answer is no state") {
+  auto s = parse_squeue("RUNNING\n");
+  REQUIRE(s);
+  CHECK(s->phase == Phase::running);
+  CHECK(s->raw == "RUNNING");
+  CHECK_FALSE(parse_squeue("").has_value());
+  CHECK_FALSE(parse_squeue("garbage here\n").has_value());
+}
+
+TEST_CASE("scontrol show job gives state, pending reason and exit code") {
+  auto r = parse_scontrol_job(k_scontrol_running);
+  REQUIRE(r);
+  CHECK(r->phase == Phase::running);
+  CHECK(r->reason.empty());
+  CHECK_FALSE(r->exit_code.has_value());
+  auto p = parse_scontrol_job(k_scontrol_pending);
+  REQUIRE(p);
+  CHECK(describe(*p) == "PENDING (Resources)");
+  auto f = parse_scontrol_job(k_scontrol_failed);
+  REQUIRE(f);
+  CHECK(f->phase == Phase::failed);
+  CHECK(f->exit_code == 3);
+  CHECK(describe(*f) == "FAILED (exit 3)");
+  CHECK_FALSE(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified").has_value());
+}
+
+TEST_CASE("qstat -f: job_state letters and Exit_status") {
+  auto r = parse_qstat_full(k_qstat_running);
+  REQUIRE(r);
+  CHECK(r->phase == Phase::running);
+  CHECK(r->raw == "R");
+  auto f = parse_qstat_full(k_qstat_finished);
+  REQUIRE(f);
+  CHECK(f->phase == Phase::completed);
+  CHECK(f->exit_code == 0);
+  std::string killed = std::string(k_qstat_finished);
+  killed.replace(killed.find("Exit_status = 0"), 15, "Exit_status = 271");
+  CHECK(parse_qstat_full(killed)->phase == Phase::cancelled);
+  std::string failed = std::string(k_qstat_finished);
+  failed.replace(failed.find("Exit_status = 0"), 15, "Exit_status = 2");
+  CHECK(parse_qstat_full(failed)->phase == Phase::failed);
+  CHECK(parse_qstat_full("Job Id: 1.s\n    job_state = Q\n")->phase == Phase::pending);
+  CHECK_FALSE(parse_qstat_full("qstat: Unknown Job Id 1.s\n").has_value());
+}
+
+TEST_CASE("the local runner's state.json") {
+  CHECK(parse_local_state(R"({"pid": 12, "state": "running"})", true, "s.json").phase == Phase::running);
+  JobState dead = parse_local_state(R"({"pid": 12, "state": "running"})", false, "s.json");
+  CHECK(dead.phase == Phase::failed);
+  CHECK(describe(dead) == "FAILED (its runner died without recording an exit status)");
+  CHECK(parse_local_state(R"({"pid": 12, "state": "exited", "exit_code": 0})", false, "s.json").phase == Phase::completed);
+  CHECK(parse_local_state(R"({"pid": 12, "state": "exited", "exit_code": 4})", false, "s.json").phase == Phase::failed);
+  JobState cancelled = parse_local_state(R"({"pid": 12, "state": "exited", "exit_code": 143})", false, "s.json");
+  CHECK(cancelled.phase == Phase::cancelled);
+  CHECK(describe(cancelled) == "CANCELLED (exit 143)");
+  CHECK_THROWS_WITH(parse_local_state("{", true, "/j/state.json"),
+                    doctest::Contains("/j/state.json: is not a local job state"));
+}
+
+TEST_CASE("unknown job ids are told apart from unreachable schedulers") {
+  CHECK(is_unknown_job_answer(unknown_id()));
+  CHECK(is_unknown_job_answer({153, "", "qstat: Unknown Job Id 12.pbshost\n"}));
+  CHECK(is_unknown_job_answer({35, "", "qstat: 12.pbshost Job has finished, use -x or -H to obtain historical job information\n"}));
+  CHECK_FALSE(is_unknown_job_answer({1, "", "slurm_load_jobs error: Zero Bytes were transmitted or received\n"}));
+  CHECK_FALSE(is_unknown_job_answer({127, "", "squeue: command not found"}));
+}
+
+TEST_CASE("Slurm: squeue's word, detailed by scontrol") {
+  std::vector<std::vector<std::string>> calls;
+  auto run = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return argv[0] == "squeue" ? ok("FAILED\n") : ok(k_scontrol_failed);
+  };
+  JobState s = query_state(slurm_job(), run);
+  CHECK(s.phase == Phase::failed);
+  CHECK(s.exit_code == 3);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0] == std::vector<std::string>{"squeue", "-h", "-t", "all", "-j", "1000", "-o", "%T"});
+  CHECK(calls[1] == std::vector<std::string>{"scontrol", "show", "job", "1000"});
+}
+
+TEST_CASE("Slurm: a job both commands have forgotten is reported from its job directory") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "hpclaunch-jobs-state-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto run = [](const std::vector<std::string>&) { return unknown_id(); };
+  JobState none = query_state(slurm_job(dir.string()), run);
+  CHECK(none.phase == Phase::finished_unknown);
+  CHECK(describe(none) == "finished (state unknown to scheduler; no output in the job directory)");
+  std::ofstream(dir / "slurm-1000.out") << "hello\n";
+  JobState with_output = query_state(slurm_job(dir.string()), run);
+  CHECK(describe(with_output) == "finished (state unknown to scheduler; its output slurm-1000.out is in the job directory)");
+  CHECK_FALSE(with_output.succeeded());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Slurm: an unreachable controller is one error naming the command, never a state") {
+  auto dead = [](const std::vector<std::string>&) {
+    return ProcessResult{1, "", "slurm_load_jobs error: Zero Bytes were transmitted or received\n"};
+  };
+  CHECK_THROWS_WITH(query_state(slurm_job(), dead),
+                    "squeue -h -t all -j 1000 -o %T: failed (exit 1): slurm_load_jobs error: Zero Bytes were transmitted "
+                    "or received; the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it "
+                    "(`scontrol ping`)");
+  auto missing = [](const std::vector<std::string>& argv) { return ProcessResult{127, "", argv[0] + ": command not found"}; };
+  CHECK_THROWS_WITH(query_state(slurm_job(), missing), doctest::Contains("squeue -h -t all -j 1000 -o %T: not found on this machine"));
+}
+
+TEST_CASE("PBS: qstat -f, then qstat -x -f for a finished job") {
+  JobRecord j = slurm_job();
+  j.scheduler = "pbs";
+  j.job_id = "1002.pbshost";
+  std::vector<std::vector<std::string>> calls;
+  auto run = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    if (argv[1] != "-x") return ProcessResult{35, "", "qstat: 1002.pbshost Job has finished, use -x or -H to obtain historical job information\n"};
+    return ok(k_qstat_finished);
+  };
+  CHECK(query_state(j, run).phase == Phase::completed);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[1] == std::vector<std::string>{"qstat", "-x", "-f", "1002.pbshost"});
+  auto down = [](const std::vector<std::string>&) {
+    return ProcessResult{2, "", "Connection refused\nqstat: cannot connect to server pbshost (errno=15010)\n"};
+  };
+  CHECK_THROWS_WITH(query_state(j, down), doctest::Contains("qstat -f 1002.pbshost: failed (exit 2): Connection refused"));
+}
+
+TEST_CASE("cancel runs scancel / qdel and names them when they fail") {
+  std::vector<std::string> seen;
+  auto run = [&](const std::vector<std::string>& argv) {
+    seen = argv;
+    return ok("");
+  };
+  cancel_job(slurm_job(), run);
+  CHECK(seen == std::vector<std::string>{"scancel", "1000"});
+  auto reset = [](const std::vector<std::string>&) {
+    return ProcessResult{104, "", "scancel: error: Kill job error on job id 1000: Connection reset by peer\n"};
+  };
+  CHECK_THROWS_WITH(cancel_job(slurm_job(), reset), doctest::Contains("scancel 1000: failed (exit 104): scancel: error: Kill job error"));
+}
+
+TEST_CASE("a job never accepted or whose directory vanished is an error, not a state") {
+  JobRecord j = slurm_job();
+  j.submitted = false;
+  auto run = [](const std::vector<std::string>&) { return ok("RUNNING\n"); };
+  CHECK_THROWS_WITH(query_state(j, run), doctest::Contains("job.json: is missing"));
+  j.dir_exists = false;
+  CHECK_THROWS_WITH(query_state(j, run), doctest::Contains("the job directory no longer exists"));
+}

@@ -1,0 +1,69 @@
+// What `hpclaunch plot` draws: the eight panels, their scales and units, the runs' names.
+#include <doctest/doctest.h>
+
+#include "plot/panels.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+Metrics run(double first_loss, double last_loss, double seconds_per_step, int steps) {
+  Metrics m;
+  m.path = "m.jsonl";
+  for (int i = 1; i <= steps; ++i) {
+    double t = static_cast<double>(i - 1) / std::max(1, steps - 1);
+    m.steps.push_back({i, first_loss + (last_loss - first_loss) * t, 0.001, 500, i * seconds_per_step});
+  }
+  m.validations.push_back({steps, last_loss, steps * seconds_per_step + 1});
+  return m;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("plot_panels");
+
+TEST_CASE("eight panels: four quantities against step and against wall time") {
+  auto panels = make_panels({run(2, 1, 0.5, 10)}, {"a"});
+  REQUIRE(panels.size() == 8);
+  CHECK(panels[0].title == "Training loss vs step");
+  CHECK(panels[1].title == "Training loss vs wall time");
+  CHECK(panels[2].title == "Validation loss vs step");
+  CHECK(panels[4].title == "Learning rate vs step");
+  CHECK(panels[7].title == "Throughput vs wall time");
+  CHECK(panels[0].x_label == "step");
+  CHECK(panels[1].x_label == "wall time (s)");
+  CHECK(panels[6].y_label == "samples/s");
+  CHECK(panels[0].x_min == 1);
+  CHECK(panels[0].x_max == 10);
+  CHECK(panels[1].series[0].x.back() == doctest::Approx(5));
+  CHECK(panels[2].series[0].y.size() == 1);
+  CHECK(panels[0].y_min < 1);
+  CHECK(panels[0].y_max > 2);
+}
+
+TEST_CASE("loss goes logarithmic when it spans more than a factor of 20") {
+  CHECK_FALSE(make_panels({run(2, 1, 0.5, 10)}, {"a"})[0].log_y);
+  auto panels = make_panels({run(100, 0.5, 0.5, 10)}, {"a"});
+  CHECK(panels[0].log_y);
+  CHECK(panels[0].y_min > 0);
+  CHECK_FALSE(panels[4].log_y);  // the learning rate stays linear
+  CHECK_FALSE(wants_log_scale({-1, 100}));
+  CHECK_FALSE(wants_log_scale({}));
+}
+
+TEST_CASE("the wall-time unit follows the longest run") {
+  CHECK(std::string(time_unit_for(90).name) == "s");
+  CHECK(std::string(time_unit_for(600).name) == "min");
+  CHECK(std::string(time_unit_for(20000).name) == "h");
+  auto panels = make_panels({run(2, 1, 1, 10), run(2, 1, 60, 10)}, {"fast", "slow"});
+  CHECK(panels[1].x_label == "wall time (min)");
+  CHECK(panels[1].series[1].x.back() == doctest::Approx(10));
+  CHECK(panels[1].series[1].run == 1);
+  CHECK(panels[1].series[1].label == "slow");
+}
+
+TEST_CASE("runs are named by file, else by directory, else by path") {
+  CHECK(run_labels({"/a/x.jsonl", "/a/y.jsonl"}) == std::vector<std::string>{"x.jsonl", "y.jsonl"});
+  CHECK(run_labels({"/j/run1/metrics.jsonl", "/j/run2/metrics.jsonl"}) == std::vector<std::string>{"run1", "run2"});
+  CHECK(run_labels({"/a/r/metrics.jsonl", "/b/r/metrics.jsonl"}) == std::vector<std::string>{"/a/r/metrics.jsonl", "/b/r/metrics.jsonl"});
+}
