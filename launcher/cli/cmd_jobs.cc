@@ -2,6 +2,8 @@
 // submission time and directory. A directory that vanished is listed as such.
 #include <fmt/core.h>
 
+#include <set>
+
 #include "cli/cli_util.h"
 #include "jobs/job_record.h"
 #include "jobs/job_state.h"
@@ -35,7 +37,7 @@ int cmd_jobs(const Args& args) {
   }
   fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
   int rc = 0;
-  std::string last_error;
+  std::set<std::string> unreachable;  // schedulers that failed once are not asked again: one error each
   for (const auto& dir : index) {
     JobRecord job;
     std::string state;
@@ -44,11 +46,12 @@ int cmd_jobs(const Args& args) {
       if (!job.dir_exists) state = "(job directory gone)";
       else if (!job.submitted) state = "(never submitted)";
       else if (no_state) state = "-";
+      else if (unreachable.count(job.scheduler)) state = "? (see below)";
       else state = describe(query_state(job, run_capture));
     } catch (const Error& e) {
       state = "? (see below)";
-      if (e.what() != last_error) fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
-      last_error = e.what();
+      if (job.scheduler != "local") unreachable.insert(job.scheduler);
+      fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
       rc = k_exit_failure;
     }
     fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", job.job_id.empty() ? "-" : job.job_id,

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# `hpclaunch plot` on metrics written by a short real hpclaunch-train run: PNG and SVG next to the metrics by
+# default, or the one -o names; the files are valid (PNG signature and size from `file`, the SVG parses as XML)
+# and hold the curves (the first run's colour in the PNG's pixels; a second run adds the second colour). A job
+# directory is plotted from its metrics.jsonl. Bad metrics files give one line naming file:line, exit 2.
+source "$(dirname "$0")/lib.sh"
+need_hpclaunch
+need_cmd file
+[ -n "${HPCLAUNCH_TRAIN:-}" ] && [ -x "$HPCLAUNCH_TRAIN" ] || skip "hpclaunch-train not built (HPCLAUNCH_TRAIN='${HPCLAUNCH_TRAIN:-}')"
+unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
+export XDG_STATE_HOME=$test_tmp/state
+cd "$test_tmp"
+hl() { "$HPCLAUNCH" "$@"; }
+train() {  # METRICS LR
+  "$HPCLAUNCH_TRAIN" --synthetic --synthetic-samples 512 --global-batch-size 64 --epochs 3 --warmup-steps 4 \
+    --lr "$2" --threads 1 --val-batches 1 --log-every 100 --metrics "$1" >"$1.out" 2>&1 || fail "hpclaunch-train exited $?: $(cat "$1.out")"
+}
+train "$test_tmp/a.jsonl" 1e-3
+train "$test_tmp/b.jsonl" 3e-3
+assert_eq 24 "$(grep -c '"type":"step"' "$test_tmp/a.jsonl")" "step records"
+
+# Counts the pixels of an RGB colour in a PNG (8-bit RGB or RGBA, non-interlaced): decodes the filters itself.
+pixels() {  # PNG R G B
+  /usr/bin/python3 - "$@" <<'PY'
+import struct, sys, zlib
+path, want = sys.argv[1], tuple(int(v) for v in sys.argv[2:5])
+data = open(path, "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "no PNG signature"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and ctype in (2, 6), f"unexpected PNG format depth {depth} type {ctype}"
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride, prev, count, i = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0, 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    count += sum(1 for x in range(0, stride, bpp) if tuple(line[x:x + 3]) == want)
+    prev = line
+print(count)
+PY
+}
+svg_ok() {  # SVG: parses, and has many drawn paths
+  /usr/bin/python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag.endswith("svg"), root.tag
+paths = sum(1 for e in root.iter() if e.tag.endswith("path"))
+assert paths > 50, f"only {paths} paths"
+print(paths)' "$1" >/dev/null || fail "$1 is not a valid, non-trivial SVG"
+}
+
+# Default: both formats next to the metrics file.
+out=$(hl plot "$test_tmp/a.jsonl") || fail "plot failed: $out"
+assert_eq "$test_tmp/a.png
+$test_tmp/a.svg" "$out" "files plot wrote"
+assert_contains "$(file "$test_tmp/a.png")" "PNG image data, 1600 x 2000"
+svg_ok "$test_tmp/a.svg"
+[ "$(stat -c %s "$test_tmp/a.png")" -gt 30000 ] || fail "a.png is suspiciously small"
+blue=$(pixels "$test_tmp/a.png" 31 119 180)
+[ "$blue" -gt 2000 ] || fail "the first run's colour covers only $blue pixels of a.png: no curves?"
+assert_eq 0 "$(pixels "$test_tmp/a.png" 255 127 14)" "second colour in a one-run plot"
+
+# Two runs on one plot, -o chooses the file and the format.
+out=$(hl plot "$test_tmp/a.jsonl" "$test_tmp/b.jsonl" -o "$test_tmp/cmp.png") || fail "plot of two runs failed: $out"
+assert_eq "$test_tmp/cmp.png" "$out"
+[ ! -e "$test_tmp/cmp.svg" ] || fail "-o cmp.png also wrote an SVG"
+orange=$(pixels "$test_tmp/cmp.png" 255 127 14)
+[ "$orange" -gt 2000 ] || fail "the second run's colour covers only $orange pixels of cmp.png"
+hl plot "$test_tmp/a.jsonl" "$test_tmp/b.jsonl" -o "$test_tmp/cmp.svg" >/dev/null || fail "plot -o cmp.svg failed"
+assert_contains "$(file "$test_tmp/cmp.svg")" "SVG"
+svg_ok "$test_tmp/cmp.svg"
+
+# A job directory: its metrics.jsonl.
+hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/job" -- cp "$test_tmp/a.jsonl" "$test_tmp/job/metrics.jsonl" \
+  >/dev/null 2>&1 || fail "local job failed"
+assert_eq "$test_tmp/job/metrics.png
+$test_tmp/job/metrics.svg" "$(hl plot "$test_tmp/job")" "plot of a job directory"
+id=$(sed -n 's/.*"job_id": "\([^"]*\)".*/\1/p' "$test_tmp/job/job.json")
+hl plot "$id" -o "$test_tmp/by-id.svg" >/dev/null || fail "plot by job id failed"
+
+# Bad metrics files and outputs: one line, naming the file (and line), exit 2.
+bad() {  # EXPECTED_MESSAGE FILE_CONTENT (printf format)
+  printf "$2" >"$test_tmp/bad.jsonl"
+  local rc=0
+  hl plot "$test_tmp/bad.jsonl" >/dev/null 2>"$test_tmp/err" || rc=$?
+  assert_eq 2 "$rc" "exit code for '$1'"
+  assert_eq 1 "$(wc -l <"$test_tmp/err")" "error lines for '$1'"
+  assert_contains "$(cat "$test_tmp/err")" "hpclaunch: error: $test_tmp/bad.jsonl$1"
+}
+good='{"type":"step","step":1,"loss":1}\n'
+bad ": is empty" ''
+bad ":2: the last line is cut short" "$good"'{"type":"step","st'
+bad ":2: not a JSON object: 'oops'" "$good"'oops\n'
+bad ": holds no step records" '{"type":"validation","step":1,"val_loss":1}\n'
+bad ":1: step record without a numeric \"loss\"" '{"type":"step","step":1}\n'
+rm -f "$test_tmp/bad.jsonl"
+assert_fails "$test_tmp/nothere.jsonl: cannot read the metrics file" hl plot "$test_tmp/nothere.jsonl"
+assert_fails "--output: '$test_tmp/x.jpg' has neither a .png nor a .svg extension" hl plot "$test_tmp/a.jsonl" -o "$test_tmp/x.jpg"
+assert_fails "$test_tmp/no/such/dir/x.png: cannot write the plot" hl plot "$test_tmp/a.jsonl" -o "$test_tmp/no/such/dir/x.png"
