@@ -103,6 +103,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/none
 CredType=cred/none
+# A requeued job waits cred_expire seconds before it may start again (default 120): keep requeue tests short.
+AuthInfo=cred_expire=5
 SlurmctldPort=$ctld_port
 SlurmdPort=$((ctld_port + 1))
 StateSaveLocation=$dir/state

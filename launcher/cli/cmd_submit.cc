@@ -41,6 +41,9 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--container", r.container, "container image, run with the site's runtime");
   app.add_option("--module", r.modules, "module to load (repeatable)")->take_last();
   app.add_option("--env", r.env, "NAME=VALUE exported in the job (repeatable)")->take_last();
+  app.add_flag("--requeue,!--no-requeue", r.requeue, "Slurm: requeue on the warning signal (default: the profile's)");
+  app.add_option("--signal", r.signal, "Slurm: warning signal before the limit, SIG@SECONDS (default USR1@120)");
+  app.add_option("--max-requeues", r.max_requeues, "Slurm: requeue at most this many times (default 3)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
 }

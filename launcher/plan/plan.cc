@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "plan/requeue.h"
 #include "plan/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
@@ -184,6 +185,31 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
   p->time_s = *t;
 }
 
+void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
+  const RequeuePolicy& policy = site.requeue;
+  bool slurm = site.scheduler == Scheduler::slurm;
+  bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
+  if (asked && !slurm && r.requeue.value_or(true))
+    throw Error(r.signal.empty() ? "--requeue" : "--signal",
+                std::string("warning signals and requeueing need Slurm, but ") + site.name + " runs " + to_string(site.scheduler),
+                "drop the flag; resume by hand with the trainer's --resume");
+  p->requeue = slurm && r.requeue.value_or(policy.enabled);
+  p->max_requeues = r.max_requeues.value_or(policy.max_requeues);
+  if (p->max_requeues < 0) throw Error("--max-requeues", "is below 0", "use 0 or more");
+  if (!p->requeue && r.signal.empty()) return;
+  std::string name = policy.signal;
+  int seconds = policy.seconds;
+  std::string err;
+  if (!r.signal.empty() && !parse_warning_signal(r.signal, &name, &seconds, &err))
+    throw Error("--signal", err, "write e.g. --signal USR1@120");
+  if (seconds >= p->time_s)
+    throw Error("--signal", fmt::format("the warning {} s before the end would come before the job starts (--time is {} s)",
+                                        seconds, p->time_s),
+                fmt::format("use --signal {}@{} or less, or a longer --time", name, std::max<long>(1, p->time_s / 2)));
+  p->warning_signal = name;
+  p->warning_seconds = seconds;
+}
+
 }  // namespace
 
 std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
@@ -209,6 +235,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   plan_geometry(r, site, &p);
   plan_time(r, site, queue, &p);
   check_account(r, site);
+  plan_requeue(r, site, &p);
   p.account = r.account;
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
@@ -275,6 +302,10 @@ nlohmann::json plan_to_json(const LaunchPlan& p) {
       {"modules", p.modules},
       {"env", env},
       {"command", p.user_command},
+      {"warning_signal", p.warning_signal},
+      {"warning_seconds", p.warning_seconds},
+      {"requeue", p.requeue},
+      {"max_requeues", p.max_requeues},
       {"warnings", p.warnings},
   };
 }

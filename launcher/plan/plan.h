@@ -28,6 +28,9 @@ struct JobRequest {
   std::vector<std::string> modules;
   std::vector<std::string> env;  // "K=V"
   std::vector<std::string> command;
+  std::optional<bool> requeue;    // --requeue / --no-requeue; unset: the profile's default
+  std::string signal;             // --signal SIG@SECONDS
+  std::optional<int> max_requeues;
 };
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
@@ -54,6 +57,12 @@ struct LaunchPlan {
   EnvList env;                // exported in the script, in order; later entries win
   std::vector<std::string> command;      // the user's command, wrapped for the container if any
   std::vector<std::string> user_command; // exactly as typed
+  // Before the time limit (or on preemption) Slurm sends warning_signal to the batch script, which passes it
+  // to the launch step and, if requeue is on, requeues the job up to max_requeues times.
+  std::string warning_signal;     // "" when no warning is asked for
+  int warning_seconds = 0;
+  bool requeue = false;
+  int max_requeues = 0;
   std::vector<std::string> warnings;
 };
 

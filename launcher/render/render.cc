@@ -45,6 +45,11 @@ std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderConte
   if (!p.qos.empty()) d.push_back("--qos=" + p.qos);
   if (!p.account.empty()) d.push_back("--account=" + p.account);
   d.push_back("--time=" + format_slurm_time(p.time_s));
+  if (!p.warning_signal.empty()) d.push_back(fmt::format("--signal=B:{}@{}", p.warning_signal, p.warning_seconds));
+  if (p.requeue) {
+    d.push_back("--requeue");
+    d.push_back("--open-mode=append");  // the output of every run of the job in one file
+  }
   d.push_back("--chdir=" + ctx.workdir);
   d.push_back("--output=" + ctx.job_dir + "/slurm-%j.out");
   for (const auto& x : p.site.directives) d.push_back(x);
@@ -114,6 +119,12 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   d.set("job_dir", shell_quote(ctx.job_dir));
   d.set("command", shell_join(p.command));
   d.set(to_string(p.launcher), true);
+  if (!p.warning_signal.empty()) {
+    d.set("warning_signal", p.warning_signal);
+    d.set("warning_seconds", std::to_string(p.warning_seconds));
+    d.set("background", " &");
+  }
+  if (p.requeue) d.set("max_requeues", std::to_string(p.max_requeues));
   if (p.site.retired()) d.set("retired", "retired " + p.site.retired_on + "; successors: " + join(p.site.successors, ", "));
 
   std::vector<std::string> directives =
@@ -143,6 +154,8 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   tmpl.set_custom_escape([](const std::string& s) { return s; });  // values are shell-quoted above
   std::string out = tmpl.render(d);
   if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");
+  // Optional sections leave blank lines behind; a script never needs two in a row.
+  for (size_t pos; (pos = out.find("\n\n\n")) != std::string::npos;) out.erase(pos, 1);
   return out;
 }
 

@@ -70,6 +70,14 @@ struct Container {
   std::vector<std::string> modules;     // loaded when a container is used
 };
 
+// What a job does before its time limit or on preemption (Slurm): ask for a warning signal, checkpoint, requeue.
+struct RequeuePolicy {
+  bool enabled = false;            // on by default for this site's jobs
+  std::string signal = "USR1";     // sent to the batch script (B:) `seconds` before the limit
+  int seconds = 120;
+  int max_requeues = 3;
+};
+
 struct SiteProfile {
   std::string name;
   std::string title;
@@ -89,6 +97,7 @@ struct SiteProfile {
   std::vector<LaunchMode> launchers;
   GpuBind gpu_bind = GpuBind::none;
   Rendezvous rendezvous;
+  RequeuePolicy requeue;
   std::vector<std::string> scratch;     // names of scratch variables the site sets
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
   std::vector<std::string> sources;     // where the facts come from

@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 
+#include "plan/requeue.h"
 #include "plan/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
@@ -121,7 +122,7 @@ const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "scratch", "directives", "sources", "variants"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "variants"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -225,6 +226,17 @@ void apply_rendezvous(const Reader& r, const YAML::Node& n, Rendezvous* z) {
     r.fail(n, "rendezvous.address", "master_addr is 'fixed' but no address is given", "add `address: 127.0.0.1`");
 }
 
+void apply_requeue(const Reader& r, const YAML::Node& n, RequeuePolicy* q) {
+  r.check_keys(n, "requeue", {"enabled", "signal", "max_requeues"});
+  if (n["enabled"]) q->enabled = r.boolean(n["enabled"], "requeue.enabled");
+  if (n["signal"]) {
+    std::string s = r.scalar(n["signal"], "requeue.signal");
+    std::string err;
+    if (!parse_warning_signal(s, &q->signal, &q->seconds, &err)) r.fail(n["signal"], "requeue.signal", err, "write e.g. `signal: USR1@120`");
+  }
+  if (n["max_requeues"]) q->max_requeues = r.integer(n["max_requeues"], "requeue.max_requeues", 0, 1000);
+}
+
 // Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
 void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_variant) {
   std::vector<std::string> keys = k_top_keys;
@@ -245,6 +257,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["env"]) p->env = read_env(r, root["env"]);
   if (root["launch"]) apply_launch(r, root["launch"], p);
   if (root["rendezvous"]) apply_rendezvous(r, root["rendezvous"], &p->rendezvous);
+  if (root["requeue"]) apply_requeue(r, root["requeue"], &p->requeue);
   if (root["scratch"]) p->scratch = r.strings(root["scratch"], "scratch");
   if (root["directives"]) p->directives = r.strings(root["directives"], "directives");
   if (root["sources"]) p->sources = r.strings(root["sources"], "sources");
@@ -415,6 +428,11 @@ std::string profile_to_yaml(const SiteProfile& p) {
   e << YAML::Key << "resolve" << YAML::Value << p.rendezvous.resolve;
   if (!p.rendezvous.fixed_addr.empty()) e << YAML::Key << "address" << YAML::Value << p.rendezvous.fixed_addr;
   if (p.rendezvous.port) e << YAML::Key << "port" << YAML::Value << p.rendezvous.port;
+  e << YAML::EndMap;
+  e << YAML::Key << "requeue" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  e << YAML::Key << "enabled" << YAML::Value << p.requeue.enabled;
+  e << YAML::Key << "signal" << YAML::Value << p.requeue.signal + "@" + std::to_string(p.requeue.seconds);
+  e << YAML::Key << "max_requeues" << YAML::Value << p.requeue.max_requeues;
   e << YAML::EndMap;
   if (!p.scratch.empty()) e << YAML::Key << "scratch" << YAML::Value << YAML::Flow << p.scratch;
   if (!p.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.directives;

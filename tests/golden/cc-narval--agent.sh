@@ -14,9 +14,6 @@
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 Slurm task(s), 1 per node, 48 CPU(s) each.
 
-
-
-
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node
@@ -33,5 +30,4 @@ export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 # MASTER_ADDR and MASTER_PORT for them (torchrun's variables).
 srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=48 \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 4 -- python train.py --epochs 2
-
 

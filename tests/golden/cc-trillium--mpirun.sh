@@ -14,9 +14,6 @@
 # Launch: mpirun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 24 CPU(s) each.
 
-
-
-
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node
@@ -27,13 +24,11 @@ export NCCL_BLOCKING_WAIT=1
 export OMP_NUM_THREADS=24
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
-
-
 # One rank per GPU started by mpirun from this node, which hosts rank 0.
 
 export MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
 
-
 mpirun -np 8 --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x SLURM_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x NCCL_BLOCKING_WAIT -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
+

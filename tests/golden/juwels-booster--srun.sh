@@ -16,7 +16,6 @@
 # Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 24 CPU(s) each.
 
-
 module load Stages/2024 GCC OpenMPI Python PyTorch
 
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
@@ -31,7 +30,6 @@ export NCCL_SOCKET_IFNAME=ib0
 export GLOO_SOCKET_IFNAME=ib0
 export OMP_NUM_THREADS=12
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
-
 
 # One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
 srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=24 \

@@ -5,7 +5,6 @@
 
 cd /home/user/project || exit 1
 
-
 export HPCLAUNCH_MASTER_ADDR_RULE=fixed
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_MASTER_ADDR_FIXED=127.0.0.1
@@ -21,5 +20,4 @@ export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 # `hpclaunch local-srun` plays srun: one task per emulated node, each an agent with 8 worker(s).
 "$HPCLAUNCH" local-srun --nodes 2 --ntasks-per-node 1 --gpus-per-node 8 -- \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 8 -- python train.py --epochs 2
-
 

@@ -5,7 +5,6 @@
 
 cd /home/user/project || exit 1
 
-
 export HPCLAUNCH_MASTER_ADDR_RULE=fixed
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_MASTER_ADDR_FIXED=127.0.0.1
@@ -15,8 +14,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=1
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
-
-
 
 export MASTER_ADDR=127.0.0.1
 mpirun -np 16 --host localhost:16 --oversubscribe -bind-to none -mca pml ob1 -mca btl ^openib \

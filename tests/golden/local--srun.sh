@@ -5,7 +5,6 @@
 
 cd /home/user/project || exit 1
 
-
 export HPCLAUNCH_MASTER_ADDR_RULE=fixed
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_MASTER_ADDR_FIXED=127.0.0.1
@@ -15,7 +14,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=1
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
-
 
 # `hpclaunch local-srun` plays srun: one task per worker on each emulated node.
 "$HPCLAUNCH" local-srun --nodes 2 --ntasks-per-node 8 --gpus-per-node 8 -- \

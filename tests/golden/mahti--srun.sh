@@ -15,7 +15,6 @@
 # Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 32 CPU(s) each.
 
-
 module load pytorch
 
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
@@ -26,7 +25,6 @@ export HPCLAUNCH_GPU_BIND=none
 export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export OMP_NUM_THREADS=32
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
-
 
 # One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
 srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=32 \

@@ -16,7 +16,6 @@
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 Slurm task(s), 1 per node, 128 CPU(s) each.
 
-
 module load pytorch
 
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
@@ -35,5 +34,4 @@ export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 # MASTER_ADDR and MASTER_PORT for them (torchrun's variables).
 srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=128 \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 4 -- python train.py --epochs 2
-
 

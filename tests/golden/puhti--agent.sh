@@ -34,4 +34,3 @@ export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=40 \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 4 -- python train.py --epochs 2
 
-

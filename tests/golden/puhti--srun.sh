@@ -27,7 +27,6 @@ export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export OMP_NUM_THREADS=10
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
-
 # One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
 srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=10 \
   "$HPCLAUNCH" exec -- python train.py --epochs 2

@@ -9,7 +9,6 @@
 # Launch: mpirun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 MPI rank(s), 4 per node.
 
-
 # A PBS job starts in $HOME, not where it was submitted.
 cd "$PBS_O_WORKDIR" || exit 1
 module load gcc/9.4.0 python/3.8.10 cuda/11.3.1 nccl/2.9.9-1-cuda11-3 openmpi
@@ -21,7 +20,6 @@ export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export CUDA_VISIBLE_DEVICES=0,1,2,3
 export OMP_NUM_THREADS=2
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
-
 
 # mpirun starts rank 0 on this host, the first of $PBS_NODEFILE.
 export MASTER_ADDR="$(hostname -s)"

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
+#include "plan/requeue.h"
 #include "site/registry.h"
 #include "util/error.h"
 
@@ -216,6 +217,84 @@ TEST_CASE("the plan as JSON carries the geometry") {
   CHECK(j["launcher"] == "srun");
   CHECK(j["time"] == "01:00:00");
   CHECK(j["command"] == nlohmann::json::array({"python", "train.py"}));
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("requeue");
+
+TEST_CASE("warning signals parse in sbatch's forms") {
+  std::string name, err;
+  int secs = 0;
+  CHECK(parse_warning_signal("USR1@120", &name, &secs, &err));
+  CHECK(name == "USR1");
+  CHECK(secs == 120);
+  CHECK(parse_warning_signal("B:SIGUSR2@30", &name, &secs, &err));
+  CHECK(name == "USR2");
+  CHECK(secs == 30);
+  CHECK(parse_warning_signal("10", &name, &secs, &err));  // SIGUSR1 by number, default 120 s
+  CHECK(name == "USR1");
+  CHECK(secs == 120);
+  CHECK_FALSE(parse_warning_signal("KILL@60", &name, &secs, &err));
+  CHECK(err == "'KILL' is not a signal a job can catch");
+  CHECK_FALSE(parse_warning_signal("USR@60", &name, &secs, &err));
+  CHECK(err == "'USR' is not a signal a job can catch (did you mean 'USR1'?)");
+  CHECK_FALSE(parse_warning_signal("USR1@soon", &name, &secs, &err));
+  CHECK(err == "'soon' is not a number of seconds (1-65535)");
+}
+
+TEST_CASE("--requeue asks Slurm for the warning signal and a requeue budget") {
+  JobRequest r = request("perlmutter");
+  CHECK_FALSE(plan(r).requeue);
+  CHECK(plan(r).warning_signal.empty());
+  r.requeue = true;
+  LaunchPlan p = plan(r);
+  CHECK(p.requeue);
+  CHECK(p.warning_signal == "USR1");
+  CHECK(p.warning_seconds == 120);
+  CHECK(p.max_requeues == 3);
+  r.signal = "USR2@45";
+  r.max_requeues = 7;
+  p = plan(r);
+  CHECK(p.warning_signal == "USR2");
+  CHECK(p.warning_seconds == 45);
+  CHECK(p.max_requeues == 7);
+  r = request("perlmutter");
+  r.signal = "USR1@60";  // a warning without requeueing: passed on, no requeue
+  p = plan(r);
+  CHECK_FALSE(p.requeue);
+  CHECK(p.warning_seconds == 60);
+}
+
+TEST_CASE("bad requeue input names the flag") {
+  JobRequest r = request("perlmutter");
+  r.requeue = true;
+  r.time = "2";
+  CHECK(error_of(r) == "--signal: the warning 120 s before the end would come before the job starts (--time is 120 s); use --signal USR1@60 or less, or a longer --time");
+  r = request("perlmutter");
+  r.signal = "KILL@60";
+  CHECK(error_of(r) == "--signal: 'KILL' is not a signal a job can catch; write e.g. --signal USR1@120");
+  r = request("sockeye-pbs");
+  r.requeue = true;
+  CHECK(error_of(r) == "--requeue: warning signals and requeueing need Slurm, but sockeye-pbs runs pbs; drop the flag; resume by hand with the trainer's --resume");
+  r = request("perlmutter");
+  r.max_requeues = -1;
+  CHECK(error_of(r) == "--max-requeues: is below 0; use 0 or more");
+}
+
+TEST_CASE("a profile can turn requeueing on by default") {
+  SiteRegistry reg;
+  reg.add(builtin_profile_sources());
+  reg.add({{"pre.yaml", "name: pm-preempt\nextends: perlmutter\nrequeue: {enabled: true, signal: USR2@300, max_requeues: 9}\n"}});
+  JobRequest r = request("perlmutter");
+  r.site = "pm-preempt";
+  LaunchPlan p = make_plan(r, reg.get("pm-preempt"));
+  CHECK(p.requeue);
+  CHECK(p.warning_signal == "USR2");
+  CHECK(p.warning_seconds == 300);
+  CHECK(p.max_requeues == 9);
+  r.requeue = false;
+  CHECK_FALSE(make_plan(r, reg.get("pm-preempt")).requeue);
 }
 
 TEST_SUITE_END();

@@ -113,3 +113,23 @@ TEST_CASE("user strings reach the script shell-quoted") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("a requeueing job traps the warning, passes it on and requeues within its budget") {
+  JobRequest r;
+  r.site = "perlmutter";
+  r.nodes = 2;
+  r.account = "m1_g";
+  r.requeue = true;
+  r.command = {"hpclaunch-train", "--resume"};
+  std::string s = render_script(make_plan(r, sites().get("perlmutter")), k_ctx);
+  CHECK(s.find("#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n#SBATCH --open-mode=append\n") != std::string::npos);
+  CHECK(s.find("trap 'hpclaunch_warned=1;") != std::string::npos);
+  CHECK(s.find("kill -USR1 \"$hpclaunch_launch\"") != std::string::npos);
+  CHECK(s.find("exec -- hpclaunch-train --resume &\n") != std::string::npos);
+  CHECK(s.find("if [ \"${SLURM_RESTART_COUNT:-0}\" -lt 3 ]; then") != std::string::npos);
+  CHECK(s.find("scontrol requeue \"$SLURM_JOB_ID\"") != std::string::npos);
+  r.requeue = false;
+  std::string plain = render_script(make_plan(r, sites().get("perlmutter")), k_ctx);
+  CHECK(plain.find("trap") == std::string::npos);
+  CHECK(plain.find("--resume &") == std::string::npos);
+}

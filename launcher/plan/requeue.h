@@ -1,0 +1,12 @@
+// Warning signals before a time limit (sbatch --signal=[B:]SIG@SECONDS) and the requeue budget.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace hpclaunch {
+
+// Parses "USR1@120", "B:USR1@120", "SIGUSR1@90" or "10@60" into a signal name without "SIG" ("USR1") and
+// seconds. Returns false with a reason in *err.
+bool parse_warning_signal(std::string_view text, std::string* name, int* seconds, std::string* err);
+
+}  // namespace hpclaunch
