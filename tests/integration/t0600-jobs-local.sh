@@ -99,3 +99,18 @@ assert_contains "$(echo "$out" | grep "$test_tmp/long\$")" "CANCELLED (exit 143)
 # Unknown jobs: one line naming the argument.
 assert_fails "nosuchjob: is neither a job directory nor a job id listed by \`hpclaunch jobs\`" hl status nosuchjob
 assert_fails "no output yet" bash -c "mkdir -p '$test_tmp/empty' && cp '$test_tmp/ok/job.json' '$test_tmp/ok/plan.json' '$test_tmp/empty/' && rm -f '$test_tmp/empty/state.json' && '$HPCLAUNCH' logs '$test_tmp/empty'"
+
+# On a terminal (a pty from script(1)), wait redraws one line in place with \r and ends it with a newline.
+hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/tty" -- bash -c "$step" >/dev/null 2>&1 &
+submit_pid=$!
+for _ in $(seq 1 50); do [ -f "$test_tmp/tty/state.json" ] && break; sleep 0.1; done
+COLUMNS=200 timeout 60 script -qec "'$HPCLAUNCH' wait --interval 0.3 '$test_tmp/tty'" /dev/null >"$test_tmp/tty.out" 2>&1 \
+  || fail "wait on a terminal exited $?: $(cat -A "$test_tmp/tty.out")"
+wait "$submit_pid" || true
+redraws=$(tr -cd '\r' <"$test_tmp/tty.out" | wc -c)
+newlines=$(tr -cd '\n' <"$test_tmp/tty.out" | wc -c)
+[ "$redraws" -ge 3 ] || fail "wait on a terminal redrew $redraws times: $(cat -A "$test_tmp/tty.out")"
+# The pty turns the one final \n into \r\n: one line, redrawn, then ended.
+assert_eq 1 "$newlines" "lines ended by wait on a terminal ($(cat -A "$test_tmp/tty.out"))"
+assert_contains "$(tr '\r' '\n' <"$test_tmp/tty.out")" "COMPLETED" "wait's final state on a terminal"
+assert_contains "$(tr '\r' '\n' <"$test_tmp/tty.out")" "step 6 loss 0.3" "wait's progress on a terminal"

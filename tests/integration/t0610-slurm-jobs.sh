@@ -76,3 +76,15 @@ rc=0; SLURM_CONF=$test_tmp/dead.conf "$HPCLAUNCH" jobs >"$test_tmp/out" 2>"$test
 assert_eq 1 "$rc" "jobs exit code with an unreachable controller"
 assert_contains "$(cat "$test_tmp/out")" "? (see below)"
 assert_eq 1 "$(wc -l <"$test_tmp/err")" "jobs: one error line for one unreachable controller"
+
+# Without an accounting database Slurm forgets a finished job after MinJobAge (30 s on the test cluster): status
+# then says so honestly from the job directory, and wait exits 3 (not 0: the outcome is unknown).
+for _ in $(seq 1 240); do
+  scontrol show job "$id" >/dev/null 2>&1 || break
+  sleep 0.5
+done
+scontrol show job "$id" >/dev/null 2>&1 && fail "Slurm still knows job $id after 120 s (MinJobAge)"
+assert_eq "$id finished (state unknown to scheduler; its output slurm-$id.out is in the job directory)" \
+  "$(hl status "$id")" "status of a job Slurm has forgotten"
+rc=0; hl wait "$id" >/dev/null 2>&1 || rc=$?
+assert_eq 3 "$rc" "wait's exit code for a job Slurm has forgotten"
