@@ -61,13 +61,19 @@ def hwm_kib(pid):
 
 def recovery(kind):
     with tempfile.TemporaryDirectory() as out:
-        procs = [subprocess.Popen(c, env=env("recover"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for c in commands(kind, out, 1)]
-        deadline = time.monotonic() + 120
+        logs = [open(os.path.join(out, f"agent{i}.log"), "w") for i in range(2)]
+        procs = [subprocess.Popen(c, env=env("recover"), stdout=log, stderr=subprocess.STDOUT)
+                 for c, log in zip(commands(kind, out, 1), logs)]
+        deadline = time.monotonic() + 180
         starts = [os.path.join(out, f"start.{r}") for r in range(4)]
         while not all(os.path.exists(s) for s in starts):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{kind}: second attempt never ran")
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                for p in procs:
+                    p.kill()
+                    p.wait()
+                tail = "".join(open(os.path.join(out, f"agent{i}.log")).read()[-1500:] for i in range(2))
+                print(f"{kind}: the second attempt never ran; agents' output:\n{tail}", file=sys.stderr)
+                return None
             time.sleep(0.01)
         rss = max(hwm_kib(p.pid) for p in procs)
         rcs = [p.wait(timeout=120) for p in procs]
@@ -84,8 +90,11 @@ def main():
     for kind in ("hpclaunch", "torchrun"):
         n = REPEATS if kind == "hpclaunch" else max(1, REPEATS // 2)
         launches = [launch(kind) for _ in range(n)]
-        recs = [recovery(kind) for _ in range(n)]
+        recs = [r for r in (recovery(kind) for _ in range(n)) if r]
+        if not recs:
+            sys.exit(f"{kind}: no recovery run completed")
         res[kind] = (statistics.median(launches), statistics.median(r[0] for r in recs), max(r[1] for r in recs), n)
+        print(f"{kind}: {len(recs)} of {n} recovery runs completed", file=sys.stderr)
     h, t = res["hpclaunch"], res["torchrun"]
     print(f"| measure | hpclaunch agent | torchrun (torch {torch_version()}) | ratio |")
     print("|---|---|---|---|")
