@@ -3,7 +3,8 @@
 # same layout: 2 agents x 2 workers on loopback, same run id and max restarts, from the same clean environment.
 # Differences allowed by design (docs/agent.md): MASTER_ADDR (the rendezvous host, not the node's FQDN),
 # MASTER_PORT (both free ports), TORCHELASTIC_ERROR_FILE (both per-worker paths), PYTHONUNBUFFERED (added),
-# OMP_NUM_THREADS (cores per worker, where torchrun sets 1).
+# OMP_NUM_THREADS (cores per worker, where torchrun sets 1). Then a worker that raises under torch's @record
+# writes TORCHELASTIC_ERROR_FILE, and the agent's root-cause summary shows the exception and its traceback.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 py=/usr/bin/python3
@@ -64,3 +65,23 @@ for rank in range(4):
     print(f"rank {rank}: {len(ref)} variables compared")
 sys.exit(0 if ok else 1)
 EOF2
+
+cat >"$test_tmp/raise.py" <<'EOF2'
+import os
+from torch.distributed.elastic.multiprocessing.errors import record
+
+@record
+def main():
+    if os.environ["RANK"] == "1":
+        raise ValueError("learning rate must be positive")
+
+main()
+EOF2
+rc=0
+out=$("${clean_env[@]}" timeout 120 "$HPCLAUNCH" agent --standalone --nproc-per-node 2 "$test_tmp/raise.py" 2>&1) || rc=$?
+assert_eq 1 "$rc" "exit code of a job whose rank 1 raised ($out)"
+assert_contains "$out" "root cause: rank 1 (local rank 1) on "
+assert_contains "$out" "exited with code 1"
+assert_contains "$out" "error file of rank 1:"
+assert_contains "$out" "ValueError: learning rate must be positive"
+assert_contains "$out" "Traceback"
