@@ -6,7 +6,8 @@ and backend, written the way the seeds' train.py files do it (DistributedDataPar
 Run under torchrun or with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set (bench/trainer/run.sh does the latter).
 Prints one JSON line on rank 0: {"samples_per_s": ..., "steps": ..., ...}, measured over the steps after
 --warmup-steps, as the sum of global batch sizes over the sum of step times (what hpclaunch-train's --metrics
-gives).
+gives), and samples per CPU-second (rank 0's process CPU time x ranks), which other load on the machine
+disturbs far less than wall time.
 """
 import argparse
 import gzip
@@ -197,12 +198,13 @@ def main():
                     j = dataset.index[idx]
                     yield dataset.pool.index_select(0, j), dataset.labels.index_select(0, j)
 
-    step, measured_time, measured_samples, epoch = 0, 0.0, 0, 0
+    step, measured_time, measured_cpu, measured_samples, epoch = 0, 0.0, 0.0, 0, 0
     loss = torch.zeros(())
     while step < args.steps:
         it = iter(batches(epoch))
         while step < args.steps:
             start = time.perf_counter()
+            cpu_start = time.process_time()  # the whole process: every thread, gloo's included
             try:
                 x, y = next(it)
             except StopIteration:
@@ -212,15 +214,18 @@ def main():
             loss.backward()
             optimizer.step()
             elapsed = time.perf_counter() - start
+            cpu = time.process_time() - cpu_start
             step += 1
             if step > args.warmup_steps:
                 measured_time += elapsed
+                measured_cpu += cpu
                 measured_samples += args.batch_size * world
         epoch += 1
     if rank == 0:
         print(json.dumps({"impl": "python-ddp", "loader": args.loader, "model": args.model, "world_size": world,
                           "steps": step, "measured_steps": step - args.warmup_steps,
-                          "samples_per_s": measured_samples / measured_time, "final_loss": float(loss)}))
+                          "samples_per_s": measured_samples / measured_time,
+                          "samples_per_cpu_s": measured_samples / (measured_cpu * world), "final_loss": float(loss)}))
     dist.destroy_process_group()
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures samples/s of hpclaunch-train and of the Python DDP script (ddp_train.py, Debian's python3-torch:
+# Measures samples/s (and samples per CPU-second) of hpclaunch-train and of the Python DDP script (ddp_train.py, Debian's python3-torch:
 # the same LibTorch underneath) with 2 gloo ranks on this machine, same model, data, per-rank batch, optimizer
 # and threads. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
 # the machine is shared. Usage: bench/trainer/run.sh [REPEATS] > results.jsonl  (a table goes to stderr)
@@ -44,12 +44,14 @@ two_ranks() {
   WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$@" >"$work/out" 2>"$work/err"
   wait "$other"
 }
-# Samples/s of hpclaunch-train from its metrics: sum of global batches over sum of step times after warm-up.
-cpp_rate() {
+# hpclaunch-train's numbers from its metrics, after warm-up: samples/s (global batches over step wall times) and
+# samples per CPU-second (global batches over rank 0's process CPU time x ranks).
+cpp_rates() {
   "$py" - "$1" "$2" <<'PY'
 import json, sys
 steps = [json.loads(l) for l in open(sys.argv[1]) if '"type":"step"' in l][int(sys.argv[2]):]
-print(sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / sum(s["step_time_s"] for s in steps))
+samples = sum(s["samples_per_s"] * s["step_time_s"] for s in steps)
+print(samples / sum(s["step_time_s"] for s in steps), samples / (2 * sum(s["cpu_s"] for s in steps)))
 PY
 }
 
@@ -63,24 +65,24 @@ for c in "${all_configs[@]}"; do
   [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
 done
 printf '# blas=%s threads=%s repeats=%s %s\n' "${BLAS:-debian-default}" "$threads" "$repeats" "$(date -u +%FT%TZ)" >&2
-printf '%-12s %-22s %s\n' config impl samples/s >&2
+printf '%-12s %-22s %10s %10s\n' config impl samples/s per-cpu-s >&2
 for config in "${configs[@]}"; do
   IFS='|' read -r name cpp_flags py_flags steps warm <<<"$config"
   for ((rep = 1; rep <= repeats; rep++)); do
     # shellcheck disable=SC2086
     two_ranks "$train" $cpp_flags --steps "$steps" --threads "$threads" --no-validation --log-every 100000 \
       --metrics "$work/m.jsonl"
-    rate=$(cpp_rate "$work/m.jsonl" "$warm")
+    read -r rate cpu_rate < <(cpp_rates "$work/m.jsonl" "$warm")
     rm -f "$work/m.jsonl"
-    echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate}"
-    printf '%-12s %-22s %.1f\n' "$name" hpclaunch-train "$rate" >&2
+    echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+    printf '%-12s %-22s %10.1f %10.1f\n' "$name" hpclaunch-train "$rate" "$cpu_rate" >&2
     for loader in dataloader index; do
       # shellcheck disable=SC2086
       two_ranks "$py" "$here/ddp_train.py" $py_flags --steps "$steps" --warmup-steps "$warm" --threads "$threads" \
         --loader "$loader"
-      rate=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_per_s"])' "$work/out")
-      echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate}"
-      printf '%-12s %-22s %.1f\n' "$name" "python-ddp-$loader" "$rate" >&2
+      read -r rate cpu_rate < <("$py" -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["samples_per_s"], r["samples_per_cpu_s"])' "$work/out")
+      echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+      printf '%-12s %-22s %10.1f %10.1f\n' "$name" "python-ddp-$loader" "$rate" "$cpu_rate" >&2
     done
   done
 done
