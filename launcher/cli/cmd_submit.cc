@@ -2,9 +2,12 @@
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "plan/job_spec.h"
 #include "plan/plan.h"
 #include "render/render.h"
 #include "site/registry.h"
@@ -21,6 +24,7 @@ namespace {
 
 struct SubmitOptions {
   JobRequest request;
+  std::string spec;
   std::vector<std::string> site_files;
   std::string job_dir;
   bool dry_run = false;
@@ -28,7 +32,8 @@ struct SubmitOptions {
 
 void add_job_options(CLI::App& app, SubmitOptions* o) {
   JobRequest& r = o->request;
-  app.add_option("--site", r.site, "site profile (`hpclaunch sites` lists them)")->required();
+  app.add_option("--site", r.site, "site profile (`hpclaunch sites` lists them)");
+  app.add_option("--spec", o->spec, "job spec YAML whose keys are these options and `command:` (examples/)");
   app.add_option("--nodes,-N", r.nodes, "number of nodes")->capture_default_str();
   app.add_option("--gpus-per-node", r.gpus_per_node, "GPUs (workers) per node; default: all of the node's");
   app.add_option("--time,-t", r.time, "wall-clock limit: MM, HH:MM:SS, D-HH:MM, ... (default 1 h, capped by the queue)");
@@ -48,13 +53,30 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
 }
 
+std::string read_spec_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("--spec", "cannot read job spec '" + path + "'", "check the path and its permissions");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // Parses flags and the command; returns false when --help was printed.
 bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   SplitArgs split = split_at_separator(args);
+  // The spec is read first so that the flags on the command line replace its values.
+  for (size_t i = 0; i < split.options.size(); ++i) {
+    const std::string& a = split.options[i];
+    if (a == "--spec" && i + 1 < split.options.size()) o->spec = split.options[i + 1];
+    if (a.rfind("--spec=", 0) == 0) o->spec = a.substr(7);
+  }
+  if (!o->spec.empty()) read_job_spec(o->spec, read_spec_file(o->spec), &o->request);
   if (!parse_or_throw(app, split.options)) return false;
-  if (!split.has_separator || split.command.empty())
+  if (!split.command.empty()) o->request.command = split.command;
+  if (o->request.site.empty())
+    throw Error("--site", "no site given", "pass --site NAME (`hpclaunch sites` lists them), or `site:` in --spec");
+  if (o->request.command.empty())
     throw Error("--", "no command after `--`", "end the options with `-- CMD [ARG...]`, e.g. `-- python train.py`");
-  o->request.command = split.command;
   return true;
 }
 

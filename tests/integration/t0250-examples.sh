@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# examples/*.yaml are ready job specs for every built-in site (the seeds' jobs): each renders, for its site,
+# with the trainer command it lists; and every built-in site has one.
+source "$(dirname "$0")/lib.sh"
+need_hpclaunch
+cd "$test_tmp"
+examples=$HPCLAUNCH_SOURCE_DIR/examples
+seen=" "
+for spec in "$examples"/*.yaml; do
+  site=$(sed -n 's/^site: *//p' "$spec")
+  [ -n "$site" ] || fail "$spec has no site:"
+  account=$("$HPCLAUNCH" sites show "$site" | sed -n 's/^ *example: *//p')
+  args=()
+  [ -z "$account" ] || args=(--account "$account")
+  script=$("$HPCLAUNCH" render --spec "$spec" "${args[@]}" 2>"$test_tmp/err") \
+    || fail "$(basename "$spec") does not render: $(cat "$test_tmp/err")"
+  assert_contains "$script" "hpclaunch-train --model" "script of $(basename "$spec")"
+  case $site in
+    sockeye-pbs) assert_contains "$script" "#PBS -l walltime=" "script of $(basename "$spec")" ;;
+    local) assert_contains "$script" "local-srun --nodes 2" "script of $(basename "$spec")" ;;
+    *) assert_contains "$script" "#SBATCH --nodes=" "script of $(basename "$spec")" ;;
+  esac
+  seen+="$site "
+done
+for profile in "$HPCLAUNCH_SOURCE_DIR"/site-profiles/*.yaml; do
+  site=$(basename "$profile" .yaml)
+  assert_contains "$seen" " $site " "sites with an example in examples/"
+done
+
+# The flags on the command line replace the spec's values.
+script=$("$HPCLAUNCH" render --spec "$examples/perlmutter-unet3d.yaml" --account m1_g --nodes 3 --qos debug --time 20)
+assert_contains "$script" "#SBATCH --nodes=3"
+assert_contains "$script" "#SBATCH --qos=debug"
+script=$("$HPCLAUNCH" render --spec "$examples/perlmutter-unet3d.yaml" --account m1_g -- python other.py)
+assert_contains "$script" "exec -- python other.py"
+
+# A broken spec is one line naming file:line:column.
+printf 'site: perlmutter\nnodez: 2\ncommand: [x]\n' >"$test_tmp/bad.yaml"
+assert_fails "$test_tmp/bad.yaml:2:1: unknown key 'nodez' (did you mean 'nodes'?)" \
+  "$HPCLAUNCH" render --spec "$test_tmp/bad.yaml" --account m1_g
+assert_fails "--spec: cannot read job spec '$test_tmp/none.yaml'" "$HPCLAUNCH" render --spec "$test_tmp/none.yaml"
