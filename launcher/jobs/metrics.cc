@@ -55,6 +55,13 @@ std::string type_of(const nlohmann::json& j) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A run resumed from a checkpoint (requeue, restart) appends steps from the checkpoint on: the records it
+// repeats are replaced by the resumed run's, so every step is plotted once.
+void drop_from(Metrics& m, long long step) {
+  while (!m.steps.empty() && m.steps.back().step >= step) m.steps.pop_back();
+  while (!m.validations.empty() && m.validations.back().step >= step) m.validations.pop_back();
+}
+
 }  // namespace
 
 Metrics parse_metrics(std::string_view text, const std::string& path) {
@@ -82,6 +89,7 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
     const bool has_wall = number(j, "wall_s", &wall);
     if (type == "step") {
       StepRecord s = *to_step(j, where);
+      if (!m.steps.empty() && s.step <= m.steps.back().step) drop_from(m, s.step);  // a resumed run
       double dt = 0;
       number(j, "step_time_s", &dt);
       clock += dt;

@@ -27,7 +27,8 @@ struct Metrics {
   std::vector<ValidationRecord> validations;
 };
 
-// Parses a whole metrics file's text. Throws Error naming `path:LINE` for a line that is not JSON, a step without
+// Parses a whole metrics file's text. Records a resumed run repeats (a step not after the previous one) replace
+// the earlier ones from that step on; wall time keeps counting the time both runs spent. Throws Error naming `path:LINE` for a line that is not JSON, a step without
 // "step" or "loss", a last line cut short; and naming `path` when it is empty or holds no step record.
 Metrics parse_metrics(std::string_view text, const std::string& path);
 

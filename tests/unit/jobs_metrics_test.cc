@@ -65,3 +65,17 @@ TEST_CASE("latest_metrics skips a line still being written") {
   // A tail cut mid-line at its start: the first fragment is not JSON and is skipped.
   CHECK(latest_metrics("ss\":1}\n{\"type\":\"step\",\"step\":8,\"loss\":0.5}\n").step->step == 8);
 }
+
+TEST_CASE("a resumed run's records replace the steps it repeats; wall time goes on") {
+  std::string resumed = std::string(k_file) +
+      "{\"type\":\"step\",\"epoch\":1,\"step\":2,\"loss\":1.4,\"step_time_s\":0.25}\n"
+      "{\"type\":\"step\",\"epoch\":2,\"step\":3,\"loss\":0.9,\"step_time_s\":0.25}\n";
+  Metrics m = parse_metrics(resumed, "m");
+  REQUIRE(m.steps.size() == 3);
+  CHECK(m.steps[0].step == 1);
+  CHECK(m.steps[1].step == 2);
+  CHECK(m.steps[1].loss == doctest::Approx(1.4));
+  CHECK(m.steps[2].loss == doctest::Approx(0.9));
+  CHECK(m.validations.empty());  // the validation after step 2 was repeated too
+  CHECK(m.steps[2].wall_s == doctest::Approx(2.5));
+}
