@@ -94,7 +94,8 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
       apply(m_state.done(id, msg.at("round")));
     } else if (type == "failed") {
       auto f = msg.at("failure").get<Failure>();
-      agent_log(m_config.log_host, "failure: " + describe(f));
+      // The node-0 agent has already said so for its own workers.
+      if (f.node_rank != m_config.rendezvous.anchor_node) agent_log(m_config.log_host, "failure: " + describe(f));
       apply(m_state.failed(id, msg.at("round"), f, now));
     } else if (type == "shutdown") {
       apply(m_state.shutdown(id, msg.at("failure").get<Failure>()));
