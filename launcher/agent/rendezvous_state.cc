@@ -43,7 +43,12 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
   Node node{node_rank, host, nproc};
   m_agents[c] = node;
   m_joined[c] = node;
-  if (m_phase == Phase::running) return {};  // a late or early joiner waits for the next round
+  if (m_phase == Phase::running) {
+    // A node that comes late (MIN:MAX closed without it) re-forms the job with it, as TorchElastic does; it is
+    // a change of membership, not a failure, so it uses no restart.
+    if (static_cast<int>(m_participants.size()) < m_config.max_nodes) return restart(now);
+    return {};
+  }
   return maybe_close(now);
 }
 

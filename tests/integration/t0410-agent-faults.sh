@@ -206,3 +206,15 @@ touch "$test_tmp/w/finish"
 wait_agents
 assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes after SIGUSR1 ($(out_of 0) /// $(out_of 1))"
 no_leftovers "SIGUSR1"
+
+# 11. Elastic scale-up: --nnodes 1:2, node 0 starts alone after the last call; node 1 comes later and the job
+#     re-forms with both (world size 4) and finishes.
+new_case
+start_agent 0 --nnodes 1:2 --rdzv-last-call 0.2 -- "$test_tmp/worker.sh"
+wait_for "$test_tmp/w/world.2.1"
+start_agent 1 --nnodes 1:2 --rdzv-last-call 0.2 -- "$test_tmp/worker.sh"
+for r in 0 1 2 3; do wait_for "$test_tmp/w/world.4.$r"; done
+touch "$test_tmp/w/finish"
+wait_agents
+assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes of the job that grew ($(out_of 0) /// $(out_of 1))"
+no_leftovers "scale-up"

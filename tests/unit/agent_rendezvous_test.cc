@@ -175,3 +175,19 @@ TEST_CASE("a round that never fills times out with a reason") {
   CHECK(rs[0].kind == Reply::abort);
   CHECK(rs[0].failure.reason == "rendezvous timed out: 1 of at least 2 nodes joined round 0 in 60 s");
 }
+
+TEST_CASE("a node that comes after a MIN:MAX round closed re-forms the job with it, using no restart") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(1, 2), port_counter, t0);
+  s.join(1, 0, "n1", 2, t0);
+  REQUIRE(s.tick(t0 + 10s).size() == 1);  // last call: node 0 alone
+  auto rs = s.join(2, 1, "n2", 2, t0 + 20s);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].kind == Reply::restart);
+  CHECK(rs[0].to == 1);
+  rs = s.join(1, 0, "n1", 2, t0 + 21s);
+  REQUIRE(rs.size() == 2);
+  CHECK(to(rs, 2)->assignment.world_size == 4);
+  CHECK(to(rs, 2)->assignment.group_rank == 1);
+  CHECK(to(rs, 2)->assignment.restart_count == 0);
+}
