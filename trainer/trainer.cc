@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -56,8 +57,11 @@ class MetricsFile {
  public:
   explicit MetricsFile(const std::string& path) {
     if (path.empty()) return;
+    std::error_code ec;
+    auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // fopen below reports what failed
     m_file = std::fopen(path.c_str(), "a");
-    if (m_file == nullptr) throw Error("--metrics", "cannot open " + path + " for writing", "check the path");
+    if (m_file == nullptr) throw Error("--metrics", "cannot open " + path + " for writing: " + std::strerror(errno), "check the path and its permissions");
   }
   ~MetricsFile() {
     if (m_file) std::fclose(m_file);
