@@ -70,6 +70,14 @@ if [ "$(id -u)" != 0 ]; then
   rc=0; "$HPCLAUNCH" submit "${pm[@]}" --job-dir "$test_tmp/ro/job" -- x 2>"$test_tmp/err" || rc=$?
   assert_eq 1 "$rc" "exit code for an unwritable job directory"
 fi
+# A job directory whose parent is a file cannot be created, even by root: exit 1, one line, nothing submitted.
+touch "$test_tmp/afile"
+rc=0; "$HPCLAUNCH" submit "${pm[@]}" --job-dir "$test_tmp/afile/job" -- x >/dev/null 2>"$test_tmp/err" || rc=$?
+assert_eq 1 "$rc" "exit code for a job directory that cannot be created"
+assert_eq 1 "$(wc -l <"$test_tmp/err")" "lines of error for a job directory that cannot be created"
+assert_contains "$(cat "$test_tmp/err")" "hpclaunch: error: $test_tmp/afile: cannot create the job directory:"
+[ ! -e "$test_tmp/called" ] || fail "an unwritable job directory reached the scheduler: $(cat "$test_tmp/called")"
+
 # An existing, non-empty --job-dir is refused before anything is written.
 mkdir -p "$test_tmp/used" && touch "$test_tmp/used/keep"
 expect "--job-dir: '$test_tmp/used' already exists and is not an empty directory; give a new directory, or leave --job-dir out" \
