@@ -64,9 +64,9 @@ int cmd_logs(const Args& args) {
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
   app.add_flag("--follow,-f", follow, "keep printing new output until the job ends");
   app.add_option("--rank,-r", rank, "only this rank's lines (the agent's [host:RANK] or srun -l's RANK: prefix)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--interval", interval, "seconds between looks at the file when following")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.01, 3600.0));
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
   if (!job.dir_exists)

@@ -41,9 +41,9 @@ int cmd_wait(const Args& args) {
   double timeout = 0, interval = 2;
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
   app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e7));
   app.add_option("--interval", interval, "seconds between looks at the job")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.01, 3600.0));
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
   const std::string cwd = std::filesystem::current_path().string();
