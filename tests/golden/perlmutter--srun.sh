@@ -29,6 +29,7 @@ export OMP_NUM_THREADS=16
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 # One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
-srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=32 \
+# --label prefixes every line with the task's rank (`hpclaunch logs --rank R` reads it).
+srun --label --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=32 \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 

@@ -14,7 +14,9 @@ report='echo "task $RANK $LOCAL_RANK $WORLD_SIZE $SLURM_CPUS_PER_TASK $SLURM_NTA
 id=$(submit "$test_tmp/srun" --nodes 2 --launcher srun -- bash -c "$report")
 [[ $id =~ ^[0-9]+$ ]] || fail "submit printed '$id', not a job id"
 assert_eq COMPLETED "$(wait_job "$id")" "srun job state"
-out=$(cat "$test_tmp/srun/slurm-$id.out")
+out=$(sed 's/^ *[0-9]*: //' "$test_tmp/srun/slurm-$id.out")  # srun --label's "RANK: " prefix
+assert_eq "0 1 2 3 4 5 6 7" "$(grep -o '^ *[0-9]*: task [0-9]*' "$test_tmp/srun/slurm-$id.out" | awk '$1 + 0 == $3 { print $3 }' | sort -n | xargs)" \
+  "srun --label prefixes equal to the ranks"
 assert_eq "0 1 2 3 4 5 6 7" "$(echo "$out" | awk '$1 == "task" { print $2 }' | sort -n | xargs)" "ranks"
 assert_eq "0 0 1 1 2 2 3 3" "$(echo "$out" | awk '$1 == "task" { print $3 }' | sort -n | xargs)" "local ranks"
 assert_eq "8 16 4 n1 16" "$(echo "$out" | awk '$1 == "task" { print $4, $5, $6, $7, $8 }' | sort -u)" "world, cpus, tasks/node, master, threads"
@@ -39,11 +41,11 @@ printer='import sys; sys.stdout.write(repr(sys.argv[1:]))'
 want=$(/usr/bin/python3 -c "$printer" "${args[@]}")
 id=$(submit "$test_tmp/quote" --nodes 1 --gpus-per-node 1 --env 'WEIRD=$x `y` "z"' -- /usr/bin/python3 -c "$printer" "${args[@]}")
 assert_eq COMPLETED "$(wait_job "$id")" "quoting job state"
-assert_eq "$want" "$(cat "$test_tmp/quote/slurm-$id.out")" "arguments as received"
+assert_eq "0: $want" "$(cat "$test_tmp/quote/slurm-$id.out")" "arguments as received (after srun --label's prefix)"
 
 id=$(submit "$test_tmp/env" --nodes 1 --gpus-per-node 1 --env 'WEIRD=$x `y` "z"' -- /usr/bin/python3 -c 'import os; print(repr(os.environ["WEIRD"]))')
 assert_eq COMPLETED "$(wait_job "$id")" "env job state"
-assert_eq "'\$x \`y\` \"z\"'" "$(cat "$test_tmp/env/slurm-$id.out")" "--env value as received"
+assert_eq "0: '\$x \`y\` \"z\"'" "$(cat "$test_tmp/env/slurm-$id.out")" "--env value as received"
 
 # A job the scheduler refuses leaves no job directory behind.
 assert_fails "sbatch: refused the job" submit "$test_tmp/refused" --nodes 2 --qos regular --constraint nosuchfeature -- true
