@@ -2,13 +2,12 @@
 # t0501: hpclaunch-train alone (no launcher variables: a world of one) on Fashion-MNIST: progress lines, the
 # summary, --metrics JSON lines, latest.pt/best.pt that `inspect` reads, and one-line errors with exit 2.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 data=(--synthetic --synthetic-samples 4096)
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && data=()
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 
 "$HPCLAUNCH_TRAIN" "${data[@]}" --steps 20 --log-every 10 --threads 1 --val-batches 4 \
   --checkpoint-dir "$work/ck" --metrics "$work/m.jsonl" >"$work/out" 2>&1 || { cat "$work/out"; fail "exit $?"; }

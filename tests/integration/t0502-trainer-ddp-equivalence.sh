@@ -2,36 +2,12 @@
 # t0502: DDP is exact. Two real processes (TCPStore + gloo on loopback) with per-rank batch B end with the
 # parameters of one process on batch 2B, for SGD with momentum and for Adam, and every rank ends identical.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
-  done
-  return 1
-}
-# run_ranks N LOGPREFIX ARGS...: N ranks on loopback; fails unless every rank exits 0.
-run_ranks() {
-  local n=$1 log=$2 port pids=() r code=0
-  shift 2
-  port=$(free_port)
-  for ((r = 0; r < n; r++)); do
-    WORLD_SIZE=$n RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port HPCLAUNCH_TRAIN_TIMEOUT_S=120 \
-      timeout 300 "$HPCLAUNCH_TRAIN" "$@" >"$log.$r" 2>&1 &
-    pids+=($!)
-  done
-  for r in "${!pids[@]}"; do
-    wait "${pids[$r]}" || { code=$?; echo "rank $r exited $code"; cat "$log.$r"; }
-  done
-  return $code
-}
 data=(--synthetic --synthetic-samples 4096)
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && data=()
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 
 for opt in sgd adam; do
   common=("${data[@]}" --optimizer "$opt" --global-batch-size 64 --steps 6 --threads 1 --no-validation

@@ -3,7 +3,7 @@
 # (requeue); --resume then continues from that step. SIGUSR2 saves a checkpoint and training goes on; SIGTERM
 # stops like SIGUSR1.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -12,14 +12,6 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$work"/*.log.*; do echo "== $f"; cat "$f"; done; exit 1; }
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
-  done
-  return 1
-}
 # start_ranks N LOG ARGS...: N ranks in the background, their pids in `pids`.
 start_ranks() {
   local n=$1 log=$2 port r
@@ -42,7 +34,6 @@ wait_for() {
 }
 steps_in() { if [ -f "$1" ]; then grep -c '"type":"step"' "$1" || true; else echo 0; fi; }
 more_steps_than() { [ "$(steps_in "$1")" -gt "$2" ]; }
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 common=(--synthetic --synthetic-samples 100000 --global-batch-size 64 --threads 1 --no-validation
         --checkpoint-dir "$work/ck")
 

@@ -4,12 +4,11 @@
 # start sweeps the temporary and resumes. (2) SIGKILL at arbitrary moments of a run that saves every step:
 # whatever is on disk afterwards reads back.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 common=(--synthetic --synthetic-samples 4096 --batch-size 32 --threads 1 --no-validation --checkpoint-dir "$work/ck")
 
 "$HPCLAUNCH_TRAIN" "${common[@]}" --steps 3 >/dev/null || fail "first run"

@@ -2,19 +2,10 @@
 # t0506: every model trains: ResNet (small, on Fashion-MNIST when installed; BatchNorm buffers broadcast) on two
 # ranks, and the 3D U-Net (L1 on synthetic crops) and a synthetic ResNet alone; --lr-scaling sqrt with warm-up.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
-  done
-  return 1
-}
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 data=(--synthetic --synthetic-samples 512 --image-size 28 --num-classes 10)
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && data=()
 

@@ -3,12 +3,11 @@
 # {"model_state": ...} from a DDP-wrapped model, so every name has "module.") loads with --resume-from; and
 # Python's torch.load reads hpclaunch-train's latest.pt. Skipped without Debian's python3-torch.
 set -euo pipefail
-[ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
+source "$(dirname "$0")/lib-trainer.sh"
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "skip: /usr/bin/python3 has no torch (python3-torch)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 
 /usr/bin/python3 - "$work/py.pt" <<'PY'
 import sys, torch, torch.nn as nn
