@@ -10,8 +10,8 @@ namespace hpclaunch {
 RuntimeRules runtime_rules() {
   RuntimeRules r;
   r.master_addr = [](const Env& env) {
-    return choose_master_addr(env, std::nullopt, master_addr_policy_from_env(env), step_nodes(env, read_text_file),
-                              job_nodes(env, read_text_file), resolve_ipv4);
+    // Reads node lists only when the rule needs them: PBS_NODEFILE exists on the first host alone.
+    return master_addr_from_env(env, std::nullopt, read_text_file, resolve_ipv4);
   };
   r.rendezvous_port = [](const Env& env, const std::string& job_id) {
     return choose_master_port(env, std::nullopt, job_id);
