@@ -76,4 +76,10 @@ assert_eq 3 "$(grep -c 'WORLD_SIZE=3 ' <<<"$out")" "standalone workers"
 
 # 4. A command that does not exist is an error naming it, before anything starts.
 assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400
+# 5. A multi-node agent without the job's secret refuses to start (exit 2), naming the variable and the fix.
+rc=0
+env -u HPCLAUNCH_RDZV_SECRET timeout 60 "$HPCLAUNCH" agent --nnodes 2 --node-rank 0 --nproc-per-node 1 \
+  --rdzv-endpoint 127.0.0.1:29999 -- true >"$test_tmp/nosecret.out" 2>&1 || rc=$?
+assert_eq 2 "$rc" "exit code of a multi-node agent without HPCLAUNCH_RDZV_SECRET"
+assert_contains "$(cat "$test_tmp/nosecret.out")" "hpclaunch: error: HPCLAUNCH_RDZV_SECRET: is not set; the agents of a multi-node job trust only peers that know it"
 no_leftovers
