@@ -106,9 +106,14 @@ std::vector<ProfileSource> user_profile_sources(const std::vector<std::string>& 
   return out;
 }
 
-SiteRegistry load_sites(const std::vector<std::string>& site_files) {
+SiteRegistry builtin_sites() {
   SiteRegistry reg;
   reg.add(builtin_profile_sources());
+  return reg;
+}
+
+SiteRegistry load_sites(const std::vector<std::string>& site_files) {
+  SiteRegistry reg = builtin_sites();
   reg.add(user_profile_sources(site_files));
   return reg;
 }

@@ -29,6 +29,8 @@ class SiteRegistry {
 std::vector<ProfileSource> builtin_profile_sources();
 // Documents from the user's directory (XDG) and the given --site-file paths. Reads files: an effect.
 std::vector<ProfileSource> user_profile_sources(const std::vector<std::string>& site_files);
+// Only the built-in profiles.
+SiteRegistry builtin_sites();
 // The registry every command uses: built-ins, user directory, --site-file.
 SiteRegistry load_sites(const std::vector<std::string>& site_files);
 

@@ -12,11 +12,7 @@ using namespace hpclaunch;
 namespace {
 
 const SiteRegistry& sites() {
-  static SiteRegistry reg = [] {
-    SiteRegistry r;
-    r.add(builtin_profile_sources());
-    return r;
-  }();
+  static const SiteRegistry reg = builtin_sites();
   return reg;
 }
 
@@ -283,8 +279,7 @@ TEST_CASE("bad requeue input names the flag") {
 }
 
 TEST_CASE("a profile can turn requeueing on by default") {
-  SiteRegistry reg;
-  reg.add(builtin_profile_sources());
+  SiteRegistry reg = builtin_sites();
   reg.add({{"pre.yaml", "name: pm-preempt\nextends: perlmutter\nrequeue: {enabled: true, signal: USR2@300, max_requeues: 9}\n"}});
   JobRequest r = request("perlmutter");
   r.site = "pm-preempt";

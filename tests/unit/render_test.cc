@@ -14,11 +14,7 @@ using namespace hpclaunch;
 namespace {
 
 const SiteRegistry& sites() {
-  static SiteRegistry reg = [] {
-    SiteRegistry r;
-    r.add(builtin_profile_sources());
-    return r;
-  }();
+  static const SiteRegistry reg = builtin_sites();
   return reg;
 }
 

@@ -25,25 +25,20 @@ std::string error_of(const std::string& text, const std::string& file = "t.yaml"
   return "(no error)";
 }
 
-SiteRegistry builtin() {
-  SiteRegistry reg;
-  reg.add(builtin_profile_sources());
-  return reg;
-}
 
 }  // namespace
 
 TEST_SUITE_BEGIN("site_profile");
 
 TEST_CASE("every built-in profile loads and the required sites are there") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   for (const char* name : {"perlmutter", "cc", "cc-fir", "cc-narval", "cc-rorqual", "cc-nibi", "cc-trillium",
                            "sockeye", "sockeye-pbs", "puhti", "mahti", "roihu", "narvi", "juwels-booster", "local"})
     CHECK_MESSAGE(reg.find(name) != nullptr, name);
 }
 
 TEST_CASE("built-in profiles carry the facts of SITES.md") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   const SiteProfile& pm = reg.get("perlmutter");
   CHECK(pm.scheduler == Scheduler::slurm);
   CHECK(pm.node.gpus == 4);
@@ -134,7 +129,7 @@ TEST_CASE("value errors are caught where they are") {
 }
 
 TEST_CASE("extends builds on another profile, in any file order, and cycles are refused") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   reg.add({{"mine.yaml", "name: my-pm\nextends: perlmutter\naccount: {required: false}\nnode: {gpus: 4, cores: 64, memory_gb: 512}\n"}});
   const SiteProfile& p = reg.get("my-pm");
   CHECK(p.node.memory_gb == 512);
@@ -158,21 +153,21 @@ TEST_CASE("extends of an unknown profile and extends cycles are errors") {
 }
 
 TEST_CASE("a later document of the same name replaces the earlier one (user overrides)") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   reg.add({{"override.yaml", "name: perlmutter\nextends: perlmutter\nmodules: [pytorch/2.3.1]\n"}});
   CHECK(reg.get("perlmutter").modules == std::vector<std::string>{"pytorch/2.3.1"});
   CHECK(reg.get("perlmutter").file == "override.yaml");
 }
 
 TEST_CASE("unknown sites get did-you-mean") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   CHECK_THROWS_WITH(reg.get("perlmuter"),
                     "--site: unknown site 'perlmuter' (did you mean 'perlmutter'?); run `hpclaunch sites` for the list, "
                     "or add one with --site-file");
 }
 
 TEST_CASE("sites show prints YAML that reads back to the same profile") {
-  SiteRegistry reg = builtin();
+  SiteRegistry reg = builtin_sites();
   for (const SiteProfile* p : reg.all()) {
     std::string yaml = profile_to_yaml(*p);
     auto back = read_profiles({"shown.yaml", yaml}, [](const std::string&) { return nullptr; });
