@@ -1,10 +1,10 @@
 #include "agent/failure.h"
+#include "util/file.h"
 
 #include <fmt/core.h>
 #include <string.h>
 
 #include <csignal>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -53,11 +53,9 @@ std::string summarize_error_file(std::string_view contents, size_t limit) {
 }
 
 std::string read_error_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.empty()) return {};
-  return summarize_error_file(text);
+  auto text = read_file(path);
+  if (!text || text->empty()) return {};
+  return summarize_error_file(*text);
 }
 
 void to_json(nlohmann::json& j, const Failure& f) {

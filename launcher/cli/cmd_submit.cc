@@ -2,11 +2,10 @@
 #include <fmt/core.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "util/file.h"
 #include "plan/job_spec.h"
 #include "plan/plan.h"
 #include "render/render.h"
@@ -54,11 +53,9 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
 }
 
 std::string read_spec_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("--spec", "cannot read job spec '" + path + "'", "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = read_file(path);
+  if (!text) throw Error("--spec", "cannot read job spec '" + path + "'", "check the path and its permissions");
+  return *text;
 }
 
 // Parses flags and the command; returns false when --help was printed.

@@ -1,9 +1,8 @@
 #include "jobs/job_record.h"
+#include "util/file.h"
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -17,11 +16,9 @@ namespace {
 
 // The JSON object in `path`, or nullopt when the file is absent. Throws Error when it is not JSON.
 std::optional<nlohmann::json> read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto text = read_file(path.string());
+  if (!text) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw failure(path.string(), "is not a JSON object", "the job directory was changed by hand; resubmit or fix the file");
   return j;

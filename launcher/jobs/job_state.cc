@@ -1,4 +1,5 @@
 #include "jobs/job_state.h"
+#include "util/file.h"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -7,9 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -258,13 +257,11 @@ bool pid_alive(long long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid
 
 std::optional<std::pair<std::string, long long>> read_local_state(const JobRecord& job) {
   fs::path path = fs::path(job.dir) / "state.json";
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto text = read_file(path.string());
+  if (!text) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   long long pid = j.is_object() ? j.value("pid", 0LL) : 0;
-  return std::make_pair(ss.str(), pid);
+  return std::make_pair(*text, pid);
 }
 
 JobState query_local(const JobRecord& job) {

@@ -1,7 +1,7 @@
 #include "jobs/metrics.h"
+#include "util/file.h"
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -110,11 +110,9 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
 }
 
 Metrics read_metrics(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "cannot read the metrics file (missing or unreadable)", "check the path; for a job, give its directory");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_metrics(ss.str(), path);
+  auto text = read_file(path);
+  if (!text) throw Error(path, "cannot read the metrics file (missing or unreadable)", "check the path; for a job, give its directory");
+  return parse_metrics(*text, path);
 }
 
 LatestMetrics latest_metrics(std::string_view tail) {

@@ -1,5 +1,6 @@
 // The runtime's effects: file reads and name resolution (POSIX).
 #include "runtime/system.h"
+#include "util/file.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -7,19 +8,15 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "util/error.h"
 
 namespace hpclaunch {
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw failure(path, std::string("cannot read: ") + std::strerror(errno), "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = read_file(path);
+  if (!text) throw failure(path, std::string("cannot read: ") + std::strerror(errno), "check the path and its permissions");
+  return *text;
 }
 
 std::optional<std::string> resolve_ipv4(const std::string& host) {

@@ -1,10 +1,9 @@
 #include "site/registry.h"
+#include "util/file.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "util/embedded.h"
 #include "util/error.h"
@@ -74,11 +73,9 @@ std::vector<ProfileSource> builtin_profile_sources() {
 namespace {
 
 ProfileSource read_source(const fs::path& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(flag, "cannot read site file '" + path.string() + "'", "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return {path.string(), text.str()};
+  auto text = read_file(path.string());
+  if (!text) throw Error(flag, "cannot read site file '" + path.string() + "'", "check the path and its permissions");
+  return {path.string(), *text};
 }
 
 fs::path user_sites_dir() {
