@@ -7,7 +7,7 @@ namespace hpclaunch {
 
 void read_job_spec(const std::string& file, const std::string& text, JobRequest* r) {
   Reader rd(file);
-  YAML::Node root = rd.load_map(text, "a job spec");
+  YAML::Node root = rd.load_map(text, "a job spec", "write `key: value` lines, e.g. `site: local`");
   rd.check_keys(root, "", {"description", "site", "nodes", "gpus_per_node", "time", "account", "partition", "qos",
                            "constraint", "launcher", "name", "container", "modules", "env", "requeue", "signal",
                            "max_requeues", "command"});

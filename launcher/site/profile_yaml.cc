@@ -202,17 +202,7 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
 }
 
 YAML::Node parse(const ProfileSource& source) {
-  try {
-    YAML::Node root = YAML::Load(source.text);
-    if (!root.IsMap()) {
-      Reader r(source.file);
-      r.fail(root, "", "a site profile must be a mapping", "start with `name: mysite`");
-    }
-    return root;
-  } catch (const YAML::Exception& e) {
-    Reader r(source.file);
-    throw Error(r.where(e.mark), "not valid YAML: " + e.msg, "fix the syntax at that position");
-  }
+  return Reader(source.file).load_map(source.text, "a site profile", "start with `name: mysite`");
 }
 
 std::string name_of(const Reader& r, const YAML::Node& root) {

@@ -80,15 +80,16 @@ class Reader {
     return *t;
   }
 
-  // Parses `text` as one YAML mapping; syntax errors keep their position.
-  YAML::Node load_map(const std::string& text, const std::string& what) const {
+  // Parses `text` as one YAML mapping; syntax errors keep their position. `what` names the document ("a job
+  // spec") and `fix` says how a mapping starts, for a document that is not one.
+  YAML::Node load_map(const std::string& text, const std::string& what, const std::string& fix) const {
     YAML::Node root;
     try {
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       throw Error(where(e.mark), "not valid YAML: " + e.msg, "fix the syntax at that position");
     }
-    if (!root.IsMap()) fail(root, "", what + " must be a mapping", "write `key: value` lines, e.g. `site: local`");
+    if (!root.IsMap()) fail(root, "", what + " must be a mapping", fix);
     return root;
   }
 
