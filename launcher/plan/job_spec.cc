@@ -1,7 +1,6 @@
 #include "plan/job_spec.h"
 
 #include "site/yaml_reader.h"
-#include "util/shell.h"
 
 namespace hpclaunch {
 
@@ -30,16 +29,8 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
   if (root["requeue"]) r->requeue = rd.boolean(root["requeue"], "requeue");
   if (root["modules"]) r->modules = rd.strings(root["modules"], "modules");
   if (root["env"]) {
-    const YAML::Node& env = root["env"];
-    rd.expect_map(env, "env");
     r->env.clear();
-    for (auto it = env.begin(); it != env.end(); ++it) {
-      std::string key = it->first.Scalar();
-      if (!is_env_name(key))
-        throw Error(rd.where(it->first.Mark()), "env: '" + key + "' is not a variable name",
-                    "use letters, digits and _ only, not starting with a digit");
-      r->env.push_back(key + "=" + rd.scalar(it->second, "env." + key));
-    }
+    for (const auto& [key, value] : rd.env_map(root["env"], "env")) r->env.push_back(key + "=" + value);
   }
   if (root["command"]) {
     r->command = rd.strings(root["command"], "command");

@@ -9,7 +9,6 @@
 #include "plan/requeue.h"
 #include "plan/time_limit.h"
 #include "util/error.h"
-#include "util/shell.h"
 #include "util/strings.h"
 #include "site/yaml_reader.h"
 
@@ -103,19 +102,6 @@ void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
   if (n["modules"]) c->modules = r.strings(n["modules"], "container.modules");
 }
 
-std::vector<std::pair<std::string, std::string>> read_env(const Reader& r, const YAML::Node& n) {
-  r.expect_map(n, "env");
-  std::vector<std::pair<std::string, std::string>> out;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (!is_env_name(key))
-      throw Error(r.where(it->first.Mark()), "env: '" + key + "' is not a variable name",
-                  "use letters, digits and _ only, not starting with a digit");
-    out.emplace_back(key, r.scalar(it->second, "env." + key));
-  }
-  return out;
-}
-
 void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
   r.check_keys(n, "launch", {"default", "allowed", "gpu_bind"});
   if (n["allowed"]) {
@@ -170,7 +156,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["modules"]) p->modules = r.strings(root["modules"], "modules");
   if (root["setup"]) p->setup = r.strings(root["setup"], "setup");
   if (root["container"]) apply_container(r, root["container"], &p->container);
-  if (root["env"]) p->env = read_env(r, root["env"]);
+  if (root["env"]) p->env = r.env_map(root["env"], "env");
   if (root["launch"]) apply_launch(r, root["launch"], p);
   if (root["rendezvous"]) apply_rendezvous(r, root["rendezvous"], &p->rendezvous);
   if (root["requeue"]) apply_requeue(r, root["requeue"], &p->requeue);

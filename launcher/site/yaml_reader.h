@@ -10,6 +10,7 @@
 
 #include "plan/time_limit.h"
 #include "util/error.h"
+#include "util/shell.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -70,6 +71,20 @@ class Reader {
     if (!n.IsSequence()) fail(n, field, "expected a list", "write it as `" + leaf(field) + ": [a, b]`");
     std::vector<std::string> out;
     for (const auto& item : n) out.push_back(scalar(item, field + "[]"));
+    return out;
+  }
+
+  // A mapping of environment variable names to values, in file order; names are checked.
+  std::vector<std::pair<std::string, std::string>> env_map(const YAML::Node& n, const std::string& field) const {
+    expect_map(n, field);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (!is_env_name(key))
+        throw Error(where(it->first.Mark()), field + ": '" + key + "' is not a variable name",
+                    "use letters, digits and _ only, not starting with a digit");
+      out.emplace_back(key, scalar(it->second, field + "." + key));
+    }
     return out;
   }
 
