@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "options.h"
+#include "signals.h"
 #include "trainer.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
   using namespace hpctrain;
+  install_signal_handlers();  // before anything slow or threaded: a warning may come at once
   try {
     const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (inv.command) {

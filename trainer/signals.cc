@@ -1,46 +1,86 @@
-// Signal requests: see signals.h. Handlers only set flags; the training loop acts on them between steps.
+// Signal requests: see signals.h. One thread waits for the signals and only sets flags; the training loop acts on
+// them between steps.
 #include "signals.h"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <csignal>
+#include <cstdlib>
+#include <initializer_list>
+#include <thread>
 
 namespace hpctrain {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-volatile std::sig_atomic_t g_save = 0;
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_save{false};
 
-void on_stop(int signo) {
-  if (g_stop) {  // second request: the user means it
-    std::signal(signo, SIG_DFL);
-    std::raise(signo);
-    return;
-  }
-  g_stop = 1;
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR2);
+  return set;
 }
 
-void on_save(int) { g_save = 1; }
+// A second stop request: die of that signal, as if it had never been caught.
+[[noreturn]] void die_of(int signo) {
+  std::signal(signo, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, signo);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  pthread_kill(pthread_self(), signo);
+  std::_Exit(128 + signo);  // not reached: the default action ends the process
+}
+
+void note(int signo) {
+  if (signo == SIGUSR2) {
+    g_save = true;
+  } else if (g_stop.exchange(true)) {
+    die_of(signo);
+  }
+}
+
+// For a thread that existed before the signals were blocked (a library's, started before main): it may still be
+// the one the kernel picks, so the handler does the same as the waiting thread.
+void on_signal(int signo) {
+  if (signo == SIGUSR2) {
+    g_save = true;
+  } else if (g_stop.exchange(true)) {
+    std::signal(signo, SIG_DFL);
+    std::raise(signo);
+  }
+}
+
+void wait_for_signals(sigset_t set) {
+  for (;;) {
+    int signo = 0;
+    if (sigwait(&set, &signo) == 0) note(signo);
+  }
+}
 
 }  // namespace
 
 void install_signal_handlers() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  const sigset_t set = handled_signals();
   struct sigaction action {};
-  action.sa_handler = on_stop;
+  action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  action.sa_handler = on_save;
-  sigaction(SIGUSR2, &action, nullptr);
+  for (int signo : {SIGUSR1, SIGTERM, SIGUSR2}) sigaction(signo, &action, nullptr);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(wait_for_signals, set).detach();
 }
 
-bool stop_requested() { return g_stop != 0; }
+bool stop_requested() { return g_stop; }
 
-bool take_save_request() {
-  if (!g_save) return false;
-  g_save = 0;
-  return true;
-}
+bool take_save_request() { return g_save.exchange(false); }
 
-void request_stop_for_test() { g_stop = 1; }
+void request_stop_for_test() { g_stop = true; }
 
 }  // namespace hpctrain

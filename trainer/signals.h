@@ -1,10 +1,15 @@
 // Requests that arrive as signals: SIGUSR1/SIGTERM (Slurm's warning before the time limit, preemption) ask to
 // finish the step, save and exit for requeue; SIGUSR2 asks for a checkpoint now and to go on. A second
-// SIGTERM/SIGUSR1 restores the default action, so a stuck process can still be killed.
+// SIGTERM/SIGUSR1 kills the process with that signal, so a stuck process can still be stopped.
+//
+// The signals are blocked in every thread and taken by one thread in sigwait(), so they never interrupt a
+// system call: a warning that lands while the process group forms (gloo and the TCPStore poll() without retrying
+// on EINTR) or inside a collective is simply noted and acted on at the next step.
 #pragma once
 
 namespace hpctrain {
 
+// Call first thing in main(), before any other thread exists (threads inherit the blocked set).
 void install_signal_handlers();
 bool stop_requested();
 // True once per SIGUSR2 (reading clears it).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t0504: Slurm's signals. SIGUSR1 to one rank only: every rank finishes the step, rank 0 saves, all exit 99
 # (requeue); --resume then continues from that step. SIGUSR2 saves a checkpoint and training goes on; SIGTERM
-# stops like SIGUSR1.
+# stops like SIGUSR1. A warning that comes while the process group forms (Slurm may send it up to a minute early,
+# so right at the start of a requeued run) stops the run after its first step, and a second SIGTERM kills.
 set -euo pipefail
 source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
@@ -12,17 +13,32 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$work"/*.log.*; do echo "== $f"; cat "$f"; done; exit 1; }
+# start_rank R N PORT LOG ARGS...: rank R of N in the background, its output in LOG.R, its pid added to `pids`.
+start_rank() {
+  local r=$1 n=$2 port=$3 log=$4
+  shift 4
+  WORLD_SIZE=$n RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port HPCLAUNCH_TRAIN_TIMEOUT_S=120 \
+    "$HPCLAUNCH_TRAIN" "$@" >"$log.$r" 2>&1 &
+  pids+=($!)
+}
 # start_ranks N LOG ARGS...: N ranks in the background, their pids in `pids`.
 start_ranks() {
   local n=$1 log=$2 port r
   shift 2
   port=$(free_port)
   pids=()
-  for ((r = 0; r < n; r++)); do
-    WORLD_SIZE=$n RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port HPCLAUNCH_TRAIN_TIMEOUT_S=120 \
-      "$HPCLAUNCH_TRAIN" "$@" >"$log.$r" 2>&1 &
-    pids+=($!)
+  for ((r = 0; r < n; r++)); do start_rank "$r" "$n" "$port" "$log" "$@"; done
+}
+# wait_ranks: waits for every pid in `pids`; their exit codes in `codes`, in order.
+wait_ranks() {
+  codes=()
+  for p in "${pids[@]}"; do
+    set +e
+    wait "$p"
+    codes+=($?)
+    set -e
   done
+  pids=()
 }
 # wait_for CMD...: polls up to 120 s (a bound against hangs, not a timing assertion).
 wait_for() {
@@ -41,14 +57,7 @@ common=(--synthetic --synthetic-samples 100000 --global-batch-size 64 --threads 
 start_ranks 2 "$work/run1.log" "${common[@]}" --metrics "$work/m1.jsonl"
 wait_for more_steps_than "$work/m1.jsonl" 2 || fail "training did not start"
 kill -USR1 "${pids[1]}"
-codes=()
-for p in "${pids[@]}"; do
-  set +e
-  wait "$p"
-  codes+=($?)
-  set -e
-done
-pids=()
+wait_ranks
 [ "${codes[*]}" = "99 99" ] || fail "exit codes ${codes[*]}, want 99 99"
 cat "$work/run1.log.0"
 grep -q 'stopped by signal at step [0-9]*; checkpoint .*latest.pt; exit 99 (requeue)' "$work/run1.log.0" || fail "no stop line"
@@ -71,10 +80,41 @@ wait_for test -f "$work/ck/latest.pt" || fail "SIGUSR2 wrote no checkpoint"
 at_save=$(steps_in "$work/m3.jsonl")
 wait_for more_steps_than "$work/m3.jsonl" $((at_save + 2)) || fail "training stopped after SIGUSR2"
 kill -TERM "${pids[0]}"
-set +e
-wait "${pids[0]}"
-code=$?
-set -e
+wait_ranks
+[ "${codes[*]}" = 99 ] || fail "SIGTERM: exit ${codes[*]}, want 99"
+
+# The stop signals are blocked from the start of main() and taken by a sigwait thread: /proc shows them in the
+# main thread's blocked set (SIGUSR1 = bit 9, SIGUSR2 = bit 11, SIGTERM = bit 14: 0x4a00).
+signals_blocked() {
+  local mask
+  mask=$(sed -n 's/^SigBlk:\s*//p' "/proc/$1/status" 2>/dev/null) || return 1
+  [ -n "$mask" ] && [ $((0x$mask & 0x4a00)) = $((0x4a00)) ]
+}
+
+# 4. SIGUSR1 while rank 1 is still waiting for rank 0 (not started yet): rank 1 goes on connecting, and once rank 0
+#    is there both train one step, save and exit 99.
+rm -rf "$work/ck"
+port=$(free_port)
 pids=()
-[ "$code" = 99 ] || fail "SIGTERM: exit $code, want 99"
+start_rank 1 2 "$port" "$work/run4.log" "${common[@]}" --metrics "$work/m4.jsonl"
+wait_for signals_blocked "${pids[0]}" || fail "hpclaunch-train did not block its stop signals"
+sleep 1  # into the connect loop
+kill -USR1 "${pids[0]}"
+sleep 1
+kill -0 "${pids[0]}" || fail "rank 1 died of a SIGUSR1 while connecting"
+start_rank 0 2 "$port" "$work/run4.log" "${common[@]}" --metrics "$work/m4.jsonl"
+wait_ranks
+[ "${codes[*]}" = "99 99" ] || fail "warned while connecting: exit codes ${codes[*]} (rank 1, rank 0), want 99 99"
+grep -q 'stopped by signal at step 1; checkpoint' "$work/run4.log.0" || fail "warned while connecting: no stop at step 1"
+"$HPCLAUNCH_TRAIN" inspect "$work/ck/latest.pt" | grep -q '"global_step":1,' || fail "no checkpoint at step 1"
+
+# 5. A second SIGTERM kills at once (a stuck rank can still be stopped): 128 + 15.
+pids=()
+start_rank 1 2 "$(free_port)" "$work/run5.log" "${common[@]}"
+wait_for signals_blocked "${pids[0]}" || fail "hpclaunch-train did not block its stop signals"
+kill -TERM "${pids[0]}"
+sleep 0.5  # two pending SIGTERMs would merge into one
+kill -TERM "${pids[0]}"
+wait_ranks
+[ "${codes[*]}" = 143 ] || fail "second SIGTERM: exit ${codes[*]}, want 143"
 echo PASS
