@@ -18,6 +18,7 @@
 #include "models.h"
 #include "sampler.h"
 #include "schedule.h"
+#include "metrics_log.h"
 #include "signals.h"
 #include "util/error.h"
 
@@ -302,9 +303,17 @@ void setup(Run& run) {
 }  // namespace
 
 int run_training(const TrainOptions& o, const DistEnv& env) {
-  install_signal_handlers();
+  install_signal_handlers();  // main() did it already; here for callers that are not main()
   Run run{o, env};
   setup(run);
+  const bool resuming = o.resume || !o.resume_from.empty();
+  if (run.rank0() && resuming && !o.metrics_file.empty()) {
+    // Records a killed run wrote after its last checkpoint: those steps are trained again now.
+    const int dropped = truncate_metrics_file(o.metrics_file, run.state.global_step);
+    if (dropped > 0)
+      std::fprintf(stdout, "%s: dropped %d record(s) after step %lld, the checkpoint's\n", o.metrics_file.c_str(),
+                   dropped, static_cast<long long>(run.state.global_step));
+  }
   MetricsFile metrics(run.rank0() ? o.metrics_file : "");
   DistributedSampler sampler(run.data.train->size(), env.world_size, env.rank, o.shuffle, o.seed);
 
@@ -403,12 +412,15 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
     save(run, run.latest_path());
   }
   if (stopped) {
-    run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
-    if (run.rank0())
+    // Said before the barrier: once one rank exits 99, `srun --kill-on-bad-exit` may end the others.
+    if (run.rank0()) {
       std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
                    static_cast<long long>(run.state.global_step),
                    o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : run.latest_path().c_str(),
                    k_exit_requeue);
+      std::fflush(stdout);
+    }
+    run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
     return k_exit_requeue;
   }
   if (!validated_last && run.state.global_step > 0) {

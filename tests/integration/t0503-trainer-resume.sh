@@ -22,6 +22,19 @@ grep -q 'batch: 64 per rank, 64 global' "$work/second.log" || fail "global batch
 "$HPCLAUNCH_TRAIN" compare "$work/straight/latest.pt" "$work/split/latest.pt" --tolerance 1e-6 ||
   fail "resumed run differs from the straight one"
 
+# The metrics file after a kill: a run died after writing steps 5 and 6 (and half a record) but before saving them;
+# on resume those records go, so the file holds every step once, as the checkpoint does.
+"$HPCLAUNCH_TRAIN" "${data[@]}" --threads 1 --no-validation --steps 4 --checkpoint-dir "$work/m" \
+  --metrics "$work/m.jsonl" >/dev/null 2>&1 || fail "metrics run"
+grep '"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":5,/' >>"$work/m.jsonl"
+grep '"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":6,/' >>"$work/m.jsonl"
+printf '{"type":"step","epoch":1,"st' >>"$work/m.jsonl"
+"$HPCLAUNCH_TRAIN" "${data[@]}" --threads 1 --no-validation --steps 7 --checkpoint-dir "$work/m" --resume \
+  --metrics "$work/m.jsonl" >"$work/m.log" 2>&1 || { cat "$work/m.log"; fail "metrics resume"; }
+grep -q 'm.jsonl: dropped 3 record(s) after step 4, the checkpoint' "$work/m.log" || { cat "$work/m.log"; fail "no drop line"; }
+steps=$(grep '"type":"step"' "$work/m.jsonl" | sed 's/.*"step":\([0-9]*\).*/\1/' | xargs)
+[ "$steps" = "1 2 3 4 5 6 7" ] || fail "metrics steps after resume: $steps"
+
 # A different global batch on resume is refused, naming the flag; --resume-from a missing file too.
 set +e
 "$HPCLAUNCH_TRAIN" "${common[@]}" --global-batch-size 32 --steps 9 --resume-from "$work/split/latest.pt" \

@@ -1,0 +1,51 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <unistd.h>
+#include <fstream>
+#include <sstream>
+
+#include "metrics_log.h"
+
+using namespace hpctrain;
+
+namespace {
+std::string step(int n) { return "{\"type\":\"step\",\"epoch\":1,\"step\":" + std::to_string(n) + ",\"loss\":0.5}\n"; }
+std::string val(int n) { return "{\"type\":\"validation\",\"epoch\":1,\"step\":" + std::to_string(n) + ",\"val_loss\":0.4}\n"; }
+}  // namespace
+
+TEST_CASE("metrics past the resumed step go, the rest stays in order") {
+  const std::string text = step(1) + step(2) + val(2) + step(3) + step(4) + val(4) + step(5);
+  CHECK(metrics_up_to(text, 5) == text);
+  CHECK(metrics_up_to(text, 100) == text);
+  CHECK(metrics_up_to(text, 3) == step(1) + step(2) + val(2) + step(3));
+  CHECK(metrics_up_to(text, 2) == step(1) + step(2) + val(2));
+  CHECK(metrics_up_to(text, 0) == "");
+  CHECK(metrics_up_to("", 7) == "");
+}
+
+TEST_CASE("step 10 is not step 1: the whole number counts") {
+  CHECK(metrics_up_to(step(10) + step(11), 1) == "");
+  CHECK(metrics_up_to(step(9) + step(10), 9) == step(9));
+}
+
+TEST_CASE("a record cut off by a kill goes; lines without a step stay") {
+  const std::string cut = step(1) + "{\"type\":\"step\",\"epoch\":1,\"st";
+  CHECK(metrics_up_to(cut, 9) == step(1));
+  CHECK(metrics_up_to(step(1) + "{\"type\":\"note\"}\n" + step(2), 1) == step(1) + "{\"type\":\"note\"}\n");
+}
+
+TEST_CASE("truncate_metrics_file rewrites the file and counts what went") {
+  const auto dir = std::filesystem::temp_directory_path() / ("metrics-log-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "m.jsonl").string();
+  CHECK(truncate_metrics_file(path, 3) == 0);  // no file yet
+  std::ofstream(path) << step(1) + step(2) + step(3) + step(4) + "{\"ty";
+  CHECK(truncate_metrics_file(path, 2) == 3);
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  CHECK(s.str() == step(1) + step(2));
+  CHECK(truncate_metrics_file(path, 2) == 0);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,58 @@
+// Metrics file truncation on resume: see metrics_log.h.
+#include "metrics_log.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "atomic_file.h"
+
+namespace hpctrain {
+namespace {
+
+// The value of the "step" field of one of our JSON records; -1 when there is none.
+int64_t step_of(const std::string& line) {
+  static const std::string key = "\"step\":";
+  const auto at = line.find(key);
+  if (at == std::string::npos) return -1;
+  const char* start = line.c_str() + at + key.size();
+  char* end = nullptr;
+  const long long value = std::strtoll(start, &end, 10);
+  return end == start ? -1 : value;
+}
+
+}  // namespace
+
+std::string metrics_up_to(const std::string& text, int64_t step) {
+  std::string kept;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t newline = text.find('\n', begin);
+    if (newline == std::string::npos) break;  // cut off by a kill: not a record
+    const std::string line = text.substr(begin, newline - begin);
+    if (step_of(line) <= step) kept += line + "\n";
+    begin = newline + 1;
+  }
+  return kept;
+}
+
+int truncate_metrics_file(const std::string& path, int64_t step) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const std::string kept = metrics_up_to(text, step);
+  if (kept.size() == text.size()) return 0;
+  auto lines = [](const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+  };
+  const int dropped = lines(text) - lines(kept) + (text.empty() || text.back() == '\n' ? 0 : 1);
+  write_file_atomically(path, std::vector<char>(kept.begin(), kept.end()));
+  return dropped;
+}
+
+}  // namespace hpctrain
