@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fmt/core.h>
 #include <cstdio>
+#include <optional>
+#include <thread>
 
 #include "util/error.h"
 
@@ -166,6 +169,8 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
   return status_code(status);
 }
 
+constexpr std::chrono::seconds k_kill_grace{10};
+
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
                     int tasks_per_node, int gpus_per_node) {
   if (argv.empty()) throw Error("--", "no command to run", "put the task's command after `--`");
@@ -177,17 +182,37 @@ int run_local_tasks(const std::vector<std::string>& argv, const std::string& job
     pids.push_back(pid);
     add_group(pid);
   }
+  // As `srun --kill-on-bad-exit`: the first task that fails ends the others (SIGTERM, SIGKILL after a grace),
+  // so they do not wait for it forever in a collective.
   int worst = 0;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
   for (size_t left = pids.size(); left > 0;) {
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid = ::waitpid(-1, &status, kill_at ? WNOHANG : 0);
+    if (pid == 0) {  // ending the others: wait for them, and kill them once the grace is over
+      if (std::chrono::steady_clock::now() >= *kill_at) {
+        for (pid_t p : pids) ::kill(-p, SIGKILL);
+        kill_at = std::chrono::steady_clock::time_point::max();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) continue;
-    worst = std::max(worst, status_code(status));
+    auto it = std::find(pids.begin(), pids.end(), pid);
+    if (it == pids.end()) continue;
+    const int code = status_code(status);
+    if (!kill_at) worst = std::max(worst, code);  // the tasks ended for a failure do not hide its code
     --left;
+    if (code != 0 && !kill_at && left > 0) {
+      fmt::print(stderr, "hpclaunch local-srun: task {} exited with {}: ending the other {} task(s)\n",
+                 it - pids.begin(), code, left);
+      for (pid_t p : pids)
+        if (p != pid) ::kill(-p, SIGTERM);
+      kill_at = std::chrono::steady_clock::now() + k_kill_grace;
+    }
   }
   return worst;
 }

@@ -19,7 +19,8 @@ std::string new_local_job_id();
 int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id);
 
 // Starts nodes * tasks_per_node copies of argv, each with local_task_env, waits for all of them and returns
-// the highest exit status (as srun does). Signals are forwarded to every task.
+// the highest exit status (as srun does). Signals are forwarded to every task. As `srun --kill-on-bad-exit=1`,
+// the first task to fail gets the others SIGTERM (SIGKILL 10 s later), and its exit status is the result.
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
                     int tasks_per_node, int gpus_per_node);
 

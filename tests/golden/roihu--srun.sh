@@ -27,7 +27,8 @@ export OMP_NUM_THREADS=72
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 # One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
-# --label prefixes every line with the task's rank (`hpclaunch logs --rank R` reads it).
-srun --label --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=72 \
+# --label prefixes every line with the task's rank (`hpclaunch logs --rank R` reads it); --kill-on-bad-exit
+# ends the step when one rank fails, instead of leaving the others waiting for it until the time limit.
+srun --label --kill-on-bad-exit=1 --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=72 \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 

@@ -28,6 +28,12 @@ for want in '#SBATCH --constraint=gpu' '#SBATCH --qos=regular' '#SBATCH --gpus-p
   assert_contains "$script" "$want" "rendered script"
 done
 
+# srun --kill-on-bad-exit=1: when rank 5 fails, the others (which would wait for it for 10 minutes) are ended and
+# the job fails at once instead of at its time limit.
+id=$(submit "$test_tmp/bad" --nodes 2 --launcher srun --time 30 -- bash -c 'if [ "$RANK" = 5 ]; then exit 7; fi; sleep 600')
+assert_eq FAILED "$(wait_job "$id" 120)" "state of a job with one failed rank"
+assert_contains "$(cat "$test_tmp/bad/slurm-$id.out")" "task 5: Exited with exit code 7" "srun's report"
+
 # mpirun from the batch node: the same geometry, ranks from Open MPI.
 id=$(submit "$test_tmp/mpirun" --nodes 2 --launcher mpirun -- bash -c "$report")
 assert_eq COMPLETED "$(wait_job "$id")" "mpirun job state (output: $(cat "$test_tmp/mpirun/slurm-$id.out" 2>/dev/null))"

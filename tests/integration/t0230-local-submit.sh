@@ -21,8 +21,11 @@ out=$("$HPCLAUNCH" submit --site local --nodes 1 --gpus-per-node 3 --launcher mp
   -- bash -c "$report" 2>"$test_tmp/err") || fail "local mpirun job failed: $(cat "$test_tmp/err")"
 assert_eq "0 1 2" "$(echo "$out" | grep '^task ' | awk '{ print $2 }' | sort -n | xargs)" "local mpirun ranks"
 
+# As `srun --kill-on-bad-exit=1`: one failed task ends the others (here one that would wait for it for 10 min),
+# and the job's exit code is the failure's.
 rc=0
-"$HPCLAUNCH" submit --site local --nodes 2 --launcher srun --job-dir "$test_tmp/fail" -- bash -c 'exit $((RANK + 3))' \
-  >/dev/null 2>"$test_tmp/err" || rc=$?
-assert_eq 4 "$rc" "exit code of a local job whose tasks exit 3 and 4 (the highest, as srun)"
-assert_contains "$(cat "$test_tmp/err")" "exited with 4"
+timeout 120 "$HPCLAUNCH" submit --site local --nodes 2 --launcher srun --job-dir "$test_tmp/kill" -- \
+  bash -c 'if [ "$RANK" = 1 ]; then exit 5; fi; sleep 600' >"$test_tmp/out" 2>"$test_tmp/err" || rc=$?
+assert_eq 5 "$rc" "exit code of a local job whose rank 1 failed with 5 while rank 0 waited"
+assert_contains "$(cat "$test_tmp/out")" "hpclaunch local-srun: task 1 exited with 5: ending the other 1 task(s)"
+grep -q '^hpclaunch: local job local-[0-9-]* exited with 5$' "$test_tmp/err" || fail "no exit line: $(cat "$test_tmp/err")"

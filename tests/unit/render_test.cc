@@ -108,6 +108,23 @@ TEST_CASE("user strings reach the script shell-quoted") {
   CHECK(s.find("exec -- python 'a b' 'it'\\''s' '$HOME' '`id`' 'x;y' 'line1\nline2' '' '*.py' '\"q\"'\n") != std::string::npos);
 }
 
+// One failed rank ends a direct launch (as mpirun does by default); agents handle failures themselves.
+TEST_CASE("direct srun launches end the step when a rank fails, agent launches do not") {
+  int checked = 0;
+  for (const SiteProfile* p : sites().all()) {
+    if (p->scheduler != Scheduler::slurm) continue;
+    CAPTURE(p->name);
+    if (p->allows(LaunchMode::srun)) {
+      CHECK(render_script(plan_for(p->name, LaunchMode::srun), k_ctx).find("srun --label --kill-on-bad-exit=1 ") !=
+            std::string::npos);
+      ++checked;
+    }
+    if (p->allows(LaunchMode::agent))
+      CHECK(render_script(plan_for(p->name, LaunchMode::agent), k_ctx).find("kill-on-bad-exit") == std::string::npos);
+  }
+  CHECK(checked >= 10);
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("a requeueing job traps the warning, passes it on and requeues within its budget") {
