@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "bucket_plan.h"
 #include "util/error.h"
@@ -63,6 +64,14 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const st
   return comm;
 }
 
+void Communicator::wait(const compat::WorkPtr& work) const {
+  if (m_spin.count() > 0) {
+    const auto until = Clock::now() + m_spin;
+    while (!work->isCompleted() && Clock::now() < until) std::this_thread::yield();
+  }
+  work->wait();  // rethrows the collective's error; at once when it is complete
+}
+
 void Communicator::broadcast(const std::vector<torch::Tensor>& tensors) {
   if (m_world == 1 || tensors.empty()) return;
   std::map<std::string, std::vector<torch::Tensor>> by_kind;
@@ -73,7 +82,7 @@ void Communicator::broadcast(const std::vector<torch::Tensor>& tensors) {
     std::vector<torch::Tensor> flat{torch::cat(flat_parts)};
     c10d::BroadcastOptions options;
     options.rootRank = 0;
-    m_group->broadcast(flat, options)->wait();
+    wait(m_group->broadcast(flat, options));
     if (m_rank == 0) continue;
     int64_t offset = 0;
     torch::NoGradGuard no_grad;
@@ -91,12 +100,12 @@ compat::WorkPtr Communicator::allreduce_async(torch::Tensor& tensor) {
 
 void Communicator::allreduce_sum(torch::Tensor& tensor) {
   if (m_world == 1) return;
-  allreduce_async(tensor)->wait();
+  wait(allreduce_async(tensor));
 }
 
 void Communicator::barrier() {
   if (m_world == 1) return;
-  m_group->barrier()->wait();
+  wait(m_group->barrier());
 }
 
 GradientReducer::GradientReducer(std::vector<torch::Tensor> params, Communicator* comm, int64_t cap_bytes,
@@ -193,7 +202,7 @@ void GradientReducer::finish() {
     m_armed = false;
   }
   for (auto& b : m_buckets)
-    if (b.work) b.work->wait();
+    if (b.work) m_comm->wait(b.work);
   m_last_wait = std::chrono::duration<double>(Clock::now() - start).count();
 }
 

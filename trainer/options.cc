@@ -51,6 +51,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--threads", o.threads, "intra-op threads per rank (0: Torch's default)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--bucket-cap-mb", o.bucket_cap_mb, "gradient bucket size")->check(CLI::Range(0.001, 4096.0));
+  app.add_option("--spin-wait-us", o.spin_wait_us,
+                 "gloo: poll a collective this long before blocking on it (0: block at once)")
+      ->check(CLI::Range(int64_t{0}, int64_t{10000000}));
   app.add_flag("!--no-broadcast-buffers", o.broadcast_buffers, "do not broadcast rank 0's buffers every step");
   app.add_flag("--amp", o.amp, "bfloat16 autocast (CUDA only)");
   app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");

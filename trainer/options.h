@@ -47,6 +47,7 @@ struct TrainOptions {
   std::string device = "auto";   // auto | cpu | cuda
   int threads = 0;               // 0: leave Torch's default
   double bucket_cap_mb = 25.0;
+  int64_t spin_wait_us = 5000;  // poll a collective for this long before blocking (0: block at once)
   bool broadcast_buffers = true;
   bool amp = false;
   bool channels_last = false;

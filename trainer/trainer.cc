@@ -194,6 +194,8 @@ void setup(Run& run) {
   const std::string backend = choose_backend(o, run.device);
   run.data = load_data(o);
   run.comm = Communicator::connect(run.env, backend);
+  // Polling only pays where the CPU does the collective (gloo); NCCL's wait just orders the CUDA streams.
+  run.comm->set_spin_wait(std::chrono::microseconds(backend == "gloo" ? o.spin_wait_us : 0));
 
   // Resume: the checkpoint decides the position; flags must describe the same model and global batch.
   std::string resume_path = o.resume_from;

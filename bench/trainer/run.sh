@@ -56,8 +56,10 @@ PY
 }
 
 # name | hpclaunch-train flags | ddp_train.py flags | steps | warm-up steps
+# (autoencoder-block: hpclaunch-train blocking on every allreduce at once, as DDP does, instead of polling first)
 all_configs=(
   "autoencoder|--model autoencoder --batch-size 128|--model autoencoder --batch-size 128|${AE_STEPS:-400}|40"
+  "autoencoder-block|--model autoencoder --batch-size 128 --spin-wait-us 0|--model autoencoder --batch-size 128|${AE_STEPS:-400}|40"
   "resnet18|--model resnet --resnet-depth 18 --batch-size 32|--model resnet --resnet-depth 18 --batch-size 32|60|10"
 )
 configs=()

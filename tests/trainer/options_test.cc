@@ -38,12 +38,13 @@ TEST_CASE("no flags: the auto-encoder on Fashion-MNIST with the seed's batch and
   CHECK(inv.options.lr == doctest::Approx(1e-3));
   CHECK_FALSE(inv.options.synthetic);
   CHECK_FALSE(inv.options.explicit_batch);
+  CHECK(inv.options.spin_wait_us == 5000);
 }
 
 TEST_CASE("flags are read; unet3d implies synthetic data; SGD defaults to lr 0.1") {
   const Invocation inv = parse_command_line({"--model", "unet3d", "--crop", "32", "--global-batch-size", "8",
                                              "--optimizer", "sgd", "--lr-scaling", "sqrt", "--steps", "5",
-                                             "--no-validation", "--threads", "2"});
+                                             "--no-validation", "--threads", "2", "--spin-wait-us", "0"});
   const TrainOptions& o = inv.options;
   CHECK(o.model == "unet3d");
   CHECK(o.synthetic);
@@ -56,6 +57,7 @@ TEST_CASE("flags are read; unet3d implies synthetic data; SGD defaults to lr 0.1
   CHECK(o.max_steps == 5);
   CHECK_FALSE(o.validate);
   CHECK(o.threads == 2);
+  CHECK(o.spin_wait_us == 0);
 }
 
 TEST_CASE("bad input names the flag and what to do") {
@@ -67,6 +69,7 @@ TEST_CASE("bad input names the flag and what to do") {
   CHECK(error_of({"--model", "vgg"}).find("--model") != std::string::npos);
   CHECK(error_of({"--bogus"}).find("--bogus") != std::string::npos);
   CHECK(error_of({"--resnet-depth", "19"}).find("--resnet-depth") != std::string::npos);
+  CHECK(error_of({"--spin-wait-us", "-1"}).find("--spin-wait-us") != std::string::npos);
 }
 
 TEST_CASE("--help and --version are commands, not errors") {
