@@ -262,6 +262,28 @@ TEST_CASE("--requeue asks Slurm for the warning signal and a requeue budget") {
   CHECK(p.warning_seconds == 60);
 }
 
+TEST_CASE("a time limit that leaves a run no time before Slurm's earliest warning is warned about") {
+  JobRequest r = request("perlmutter");
+  r.requeue = true;
+  r.time = "1";
+  r.signal = "USR1@45";
+  LaunchPlan p = plan(r);
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0] ==
+        "--signal: Slurm may send the warning up to 60 s early, so with --time 60 s and the warning 45 s before the end it "
+        "can come 0 s into every run; ask for --time 165 s or more to leave each run time to train");
+  r.time = "4";  // 240 s: the earliest warning 135 s in
+  CHECK(plan(r).warnings.empty());
+  r.time = "0:02:44";  // one second short
+  CHECK(plan(r).warnings.size() == 1);
+  r.time = "0:02:45";
+  CHECK(plan(r).warnings.empty());
+  r.requeue = false;
+  r.signal.clear();
+  r.time = "1";
+  CHECK(plan(r).warnings.empty());
+}
+
 TEST_CASE("bad requeue input names the flag") {
   JobRequest r = request("perlmutter");
   r.requeue = true;

@@ -136,7 +136,9 @@ TEST_CASE("a requeueing job traps the warning, passes it on and requeues within 
   r.command = {"hpclaunch-train", "--resume"};
   std::string s = render_script(make_plan(r, sites().get("perlmutter")), k_ctx);
   CHECK(s.find("#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n#SBATCH --open-mode=append\n") != std::string::npos);
-  CHECK(s.find("trap 'hpclaunch_warned=1;") != std::string::npos);
+  CHECK(s.find("trap hpclaunch_warning USR1\n") != std::string::npos);
+  CHECK(s.find("trap hpclaunch_warning USR1\n") < s.find("export SRUN_CPUS_PER_TASK"));  // before anything slow
+  CHECK(s.find("the job was warned already; ignored") != std::string::npos);                 // passed on once
   CHECK(s.find("kill -USR1 \"$hpclaunch_launch\"") != std::string::npos);
   CHECK(s.find("exec -- hpclaunch-train --resume &\n") != std::string::npos);
   CHECK(s.find("if [ \"${SLURM_RESTART_COUNT:-0}\" -lt 3 ]; then") != std::string::npos);
