@@ -10,15 +10,16 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <thread>
 
 #include "atomic_file.h"
 #include "checkpoint.h"
 #include "data.h"
 #include "ddp.h"
+#include "metrics_log.h"
 #include "models.h"
 #include "sampler.h"
 #include "schedule.h"
-#include "metrics_log.h"
 #include "signals.h"
 #include "util/error.h"
 
@@ -319,6 +320,9 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
   MetricsFile metrics(run.rank0() ? o.metrics_file : "");
   DistributedSampler sampler(run.data.train->size(), env.world_size, env.rank, o.shuffle, o.seed);
 
+  // Test hook: paces the steps so a test's training takes about as long on any machine.
+  const char* sleep_text = std::getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS");
+  const std::chrono::milliseconds step_sleep(sleep_text ? std::atoll(sleep_text) : 0);
   const auto run_start = Clock::now();
   int64_t trained_samples = 0;
   double train_seconds = 0.0;
@@ -406,6 +410,7 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
         stopped = done = true;
         break;
       }
+      if (step_sleep.count() > 0) std::this_thread::sleep_for(step_sleep);
     }
     if (done) break;
     end_epoch();
