@@ -54,6 +54,11 @@ std::string choose_backend(const TrainOptions& o, const torch::Device& device) {
   return backend;
 }
 
+// Seconds since the Unix epoch (TensorBoard's wall_time): `hpclaunch plot` measures wall time from the first record.
+double unix_time() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 // One JSON object per line; rank 0 only.
 class MetricsFile {
  public:
@@ -73,15 +78,16 @@ class MetricsFile {
     if (m_file)
       std::fprintf(m_file,
                    "{\"type\":\"step\",\"epoch\":%lld,\"step\":%lld,\"loss\":%.8g,\"lr\":%.8g,\"samples_per_s\":%.6g,"
-                   "\"step_time_s\":%.6g,\"allreduce_s\":%.6g,\"cpu_s\":%.6g}\n",
+                   "\"step_time_s\":%.6g,\"allreduce_s\":%.6g,\"cpu_s\":%.6g,\"time\":%.3f}\n",
                    static_cast<long long>(epoch), static_cast<long long>(step), loss, lr, samples_per_s, step_s,
-                   allreduce_s, cpu_s);
+                   allreduce_s, cpu_s, unix_time());
     flush();  // a line per step for whoever follows the file (a few microseconds)
   }
   void validation(int64_t epoch, int64_t step, double loss, double seconds) {
     if (m_file) {
-      std::fprintf(m_file, "{\"type\":\"validation\",\"epoch\":%lld,\"step\":%lld,\"val_loss\":%.8g,\"time_s\":%.6g}\n",
-                   static_cast<long long>(epoch), static_cast<long long>(step), loss, seconds);
+      std::fprintf(m_file,
+                   "{\"type\":\"validation\",\"epoch\":%lld,\"step\":%lld,\"val_loss\":%.8g,\"time_s\":%.6g,\"time\":%.3f}\n",
+                   static_cast<long long>(epoch), static_cast<long long>(step), loss, seconds, unix_time());
       std::fflush(m_file);
     }
   }

@@ -1,11 +1,12 @@
 #include "jobs/metrics.h"
-#include "util/file.h"
 
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -70,7 +71,8 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
   if (trim(text).empty()) throw Error(path, "is empty: no metrics were written", k_fix + std::string(" (the run may not have started)"));
   std::vector<std::string> lines = split(text, '\n');
   const bool ends_with_newline = !text.empty() && text.back() == '\n';
-  double clock = 0;  // the sum of step and validation times, for records without "wall_s"
+  double clock = 0;  // the sum of step and validation times, for records without "time" or "wall_s"
+  std::optional<double> first_time;  // the first record's "time" (Unix seconds): wall time counts from it
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = trim(lines[i]);
     if (line.empty()) continue;
@@ -85,8 +87,13 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
       throw Error(where, "not a JSON object: '" + shown + (line.size() > 40 ? "...'" : "'"), k_fix);
     }
     const std::string type = type_of(j);
-    double wall = 0;
-    const bool has_wall = number(j, "wall_s", &wall);
+    double wall = 0, time = 0;
+    bool has_wall = number(j, "wall_s", &wall);
+    if (number(j, "time", &time)) {  // as TensorBoard's relative time: queue waits between requeued runs count
+      if (!first_time) first_time = time;
+      wall = time - *first_time;
+      has_wall = true;
+    }
     if (type == "step") {
       StepRecord s = *to_step(j, where);
       if (!m.steps.empty() && s.step <= m.steps.back().step) drop_from(m, s.step);  // a resumed run

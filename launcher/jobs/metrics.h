@@ -12,7 +12,7 @@ namespace hpclaunch {
 struct StepRecord {
   long long step = 0;
   double loss = 0, lr = 0, samples_per_s = 0;
-  double wall_s = 0;  // seconds since the run started: "wall_s" if the record has it, else the sum of step times
+  double wall_s = 0;  // seconds since the first record's "time" (Unix seconds); else "wall_s"; else the sum of step times
 };
 
 struct ValidationRecord {
@@ -28,7 +28,8 @@ struct Metrics {
 };
 
 // Parses a whole metrics file's text. Records a resumed run repeats (a step not after the previous one) replace
-// the earlier ones from that step on; wall time keeps counting the time both runs spent. Throws Error naming `path:LINE` for a line that is not JSON, a step without
+// the earlier ones from that step on; wall time keeps counting the time both runs spent (with "time" stamps, the
+// wait between them too). Throws Error naming `path:LINE` for a line that is not JSON, a step without
 // "step" or "loss", a last line cut short; and naming `path` when it is empty or holds no step record.
 Metrics parse_metrics(std::string_view text, const std::string& path);
 

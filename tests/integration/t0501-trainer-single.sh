@@ -17,9 +17,14 @@ grep -Eq '^epoch 1 step 20/[0-9]+ loss [0-9.]+ lr [0-9.e+-]+ samples/s [0-9.]+$'
 grep -Eq '^done: 20 steps in .* samples/s, best val loss [0-9.]+$' "$work/out" || fail "no summary"
 [ "$(grep -c '"type":"step"' "$work/m.jsonl")" = 20 ] || fail "want 20 step lines in metrics"
 grep -q '"type":"validation"' "$work/m.jsonl" || fail "no validation line in metrics"
-for key in loss lr samples_per_s step_time_s allreduce_s; do
+for key in loss lr samples_per_s step_time_s allreduce_s cpu_s time; do
   grep -q "\"$key\":" "$work/m.jsonl" || fail "metrics lack $key"
 done
+# "time" is when the record was written (Unix seconds): within this test's run, and not going back.
+now=$(date +%s)
+times=$(sed 's/.*"time":\([0-9.]*\).*/\1/' "$work/m.jsonl")
+echo "$times" | awk -v now="$now" '{ if ($1 < prev || $1 > now + 1 || $1 < now - 600) bad = 1; prev = $1 }
+  END { exit bad }' || fail "metrics times are not this run's, in order: $(echo "$times" | head -3 | xargs)"
 [ -f "$work/ck/latest.pt" ] && [ -f "$work/ck/best.pt" ] || fail "checkpoints missing"
 "$HPCLAUNCH_TRAIN" inspect "$work/ck/latest.pt" | tee "$work/inspect"
 grep -q '"global_step":20' "$work/inspect" || fail "latest.pt is not at step 20"

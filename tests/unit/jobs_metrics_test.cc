@@ -38,6 +38,22 @@ TEST_CASE("a record's own wall_s wins over the sum") {
   CHECK(m.steps[0].wall_s == doctest::Approx(9));
 }
 
+TEST_CASE("with \"time\" stamps wall time counts from the first record, across requeued runs and their wait") {
+  const std::string stamped =
+      "{\"type\":\"step\",\"step\":1,\"loss\":2,\"step_time_s\":0.5,\"time\":1700000000.25}\n"
+      "{\"type\":\"step\",\"step\":2,\"loss\":1.5,\"step_time_s\":0.5,\"time\":1700000000.75}\n"
+      "{\"type\":\"validation\",\"step\":2,\"val_loss\":1.25,\"time_s\":1,\"time\":1700000001.75}\n"
+      // requeued: 2 minutes in the queue, then step 2 again
+      "{\"type\":\"step\",\"step\":2,\"loss\":1.4,\"step_time_s\":0.5,\"time\":1700000121.75}\n"
+      "{\"type\":\"step\",\"step\":3,\"loss\":1.0,\"step_time_s\":0.5,\"time\":1700000122.25}\n";
+  Metrics m = parse_metrics(stamped, "m");
+  REQUIRE(m.steps.size() == 3);
+  CHECK(m.steps[0].wall_s == doctest::Approx(0.0));
+  CHECK(m.steps[1].wall_s == doctest::Approx(121.5));
+  CHECK(m.steps[2].wall_s == doctest::Approx(122.0));
+  CHECK(m.validations.empty());
+}
+
 TEST_CASE("bad metrics files: one error naming file:line") {
   CHECK_THROWS_WITH(parse_metrics("", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
   CHECK_THROWS_WITH(parse_metrics("\n\n", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
