@@ -28,7 +28,7 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 export MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
 
-mpirun -np 16 --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none -mca pml ob1 -mca btl ^openib \
+mpirun -np 16 --tag-output --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x SLURM_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x NCCL_BLOCKING_WAIT -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 

@@ -85,7 +85,9 @@ $(cat "$out" 2>/dev/null || echo '(none)')"
 }
 
 # Lines of FILE that start with PREFIX, prefix removed, sorted.
-lines_with() { grep "^$2" "$1" | sed "s/^$2//" | sort || true; }
+lines_with() { untag <"$1" | grep "^$2" | sed "s/^$2//" | sort || true; }
+# untag: stdin without mpirun --tag-output's "[JOB,RANK]<stdout>:" prefixes.
+untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>://'; }
 
 # wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
 wait_job() {

@@ -37,7 +37,8 @@ assert_contains "$(cat "$test_tmp/bad/slurm-$id.out")" "task 5: Exited with exit
 # mpirun from the batch node: the same geometry, ranks from Open MPI.
 id=$(submit "$test_tmp/mpirun" --nodes 2 --launcher mpirun -- bash -c "$report")
 assert_eq COMPLETED "$(wait_job "$id")" "mpirun job state (output: $(cat "$test_tmp/mpirun/slurm-$id.out" 2>/dev/null))"
-out=$(cat "$test_tmp/mpirun/slurm-$id.out")
+out=$(untag <"$test_tmp/mpirun/slurm-$id.out")
+assert_contains "$(cat "$test_tmp/mpirun/slurm-$id.out")" "]<stdout>:task 0 " "mpirun --tag-output's rank prefix"
 assert_eq "0 1 2 3 4 5 6 7" "$(echo "$out" | awk '$1 == "task" { print $2 }' | sort -n | xargs)" "mpirun ranks"
 assert_eq "8" "$(echo "$out" | awk '$1 == "task" { print $4 }' | sort -u)" "mpirun world size"
 

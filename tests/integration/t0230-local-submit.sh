@@ -19,7 +19,7 @@ assert_contains "$(cat "$test_tmp/srun/job.json")" '"job_id": "local-'
 
 out=$("$HPCLAUNCH" submit --site local --nodes 1 --gpus-per-node 3 --launcher mpirun --job-dir "$test_tmp/mpi" \
   -- bash -c "$report" 2>"$test_tmp/err") || fail "local mpirun job failed: $(cat "$test_tmp/err")"
-assert_eq "0 1 2" "$(echo "$out" | grep '^task ' | awk '{ print $2 }' | sort -n | xargs)" "local mpirun ranks"
+assert_eq "0 1 2" "$(echo "$out" | untag | grep '^task ' | awk '{ print $2 }' | sort -n | xargs)" "local mpirun ranks"
 
 # As `srun --kill-on-bad-exit=1`: one failed task ends the others (here one that would wait for it for 10 min),
 # and the job's exit code is the failure's.

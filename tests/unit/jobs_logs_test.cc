@@ -13,6 +13,11 @@ TEST_CASE("the agent's [host:rank] prefix and srun -l's rank: prefix name the ra
   CHECK(line_rank("0: hello") == 0);
   CHECK(line_rank(" 7: padded by srun --label") == 7);
   CHECK(line_rank("15:") == 15);
+  CHECK(line_rank("[1,0]<stdout>:epoch 1 step 10/100") == 0);  // mpirun --tag-output
+  CHECK(line_rank("[1,13]<stderr>:warning") == 13);
+  CHECK(line_rank("[1,2]<stdout>:") == 2);
+  CHECK_FALSE(line_rank("[1,x]<stdout>:no rank").has_value());
+  CHECK_FALSE(line_rank("[a,1]<stdout>:no job").has_value());
   CHECK_FALSE(line_rank("hpclaunch: agent n1 up").has_value());
   CHECK_FALSE(line_rank("epoch 1: loss 0.5").has_value());
   CHECK_FALSE(line_rank("[n1] no rank").has_value());
