@@ -28,6 +28,7 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 export MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
 
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"  # for -x: mpirun warns about an unset one (the loader ignores it empty)
 mpirun -np 16 --tag-output --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x SLURM_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x NCCL_BLOCKING_WAIT -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2

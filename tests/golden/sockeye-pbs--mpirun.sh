@@ -25,6 +25,7 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 export MASTER_ADDR="$(hostname -s)"
 
 # --oversubscribe: PBS gives mpirun one slot per chunk, fewer than the ranks (the Sockeye seed's rule).
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"  # for -x: mpirun warns about an unset one (the loader ignores it empty)
 mpirun -np 8 --tag-output --hostfile "$PBS_NODEFILE" --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none \
   -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x PBS_JOBID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
