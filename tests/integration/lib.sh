@@ -14,8 +14,15 @@ export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
 # HPCLAUNCH_KEEP_TMP=1, to look at after a failure.
 test_tmp=$(mktemp -d "/tmp/hpclaunch-$test_name.XXXXXX")
 chmod 755 "$test_tmp"
+# Open MPI's session directories (/tmp/ompi.HOST.UID/jf.N/...) for this test alone: mpiruns of tests running side
+# by side shared one, and one's clean-up removed it while another's orted was creating its own in it (CI:
+# "A call to mkdir was unable to create the desired directory"). Short, for the Unix sockets made under it.
+ompi_tmp=$(mktemp -d /tmp/om.XXXXXX)
+chmod 755 "$ompi_tmp"
+export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 _lib_cleanup() {
   local rc=$?
+  rm -rf "$ompi_tmp"
   if [ "${HPCLAUNCH_KEEP_TMP:-0}" = 1 ] || { [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "${HPCLAUNCH_KEEP_TMP:-}" = failed ]; }; then
     echo "$test_name: kept $test_tmp" >&2
   else
