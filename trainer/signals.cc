@@ -7,7 +7,6 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
-#include <initializer_list>
 #include <thread>
 
 namespace hpctrain {
@@ -16,12 +15,12 @@ namespace {
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_save{false};
 
+constexpr int k_signals[] = {SIGUSR1, SIGTERM, SIGUSR2};
+
 sigset_t handled_signals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGUSR1);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGUSR2);
+  for (int signo : k_signals) sigaddset(&set, signo);
   return set;
 }
 
@@ -36,22 +35,14 @@ sigset_t handled_signals() {
   std::_Exit(128 + signo);  // not reached: the default action ends the process
 }
 
+// What the waiting thread does with a signal. Also the handler, for a thread that existed before the signals were
+// blocked (a library's, started before main) and so may be the one the kernel picks: every call in it is
+// async-signal-safe.
 void note(int signo) {
   if (signo == SIGUSR2) {
     g_save = true;
   } else if (g_stop.exchange(true)) {
     die_of(signo);
-  }
-}
-
-// For a thread that existed before the signals were blocked (a library's, started before main): it may still be
-// the one the kernel picks, so the handler does the same as the waiting thread.
-void on_signal(int signo) {
-  if (signo == SIGUSR2) {
-    g_save = true;
-  } else if (g_stop.exchange(true)) {
-    std::signal(signo, SIG_DFL);
-    std::raise(signo);
   }
 }
 
@@ -69,10 +60,10 @@ void install_signal_handlers() {
   if (installed.exchange(true)) return;
   const sigset_t set = handled_signals();
   struct sigaction action {};
-  action.sa_handler = on_signal;
+  action.sa_handler = note;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (int signo : {SIGUSR1, SIGTERM, SIGUSR2}) sigaction(signo, &action, nullptr);
+  for (int signo : k_signals) sigaction(signo, &action, nullptr);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread(wait_for_signals, set).detach();
 }
