@@ -1,12 +1,13 @@
 // Metrics file truncation on resume: see metrics_log.h.
 #include "metrics_log.h"
 
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <vector>
 
 #include "atomic_file.h"
+#include "util/file.h"
 
 namespace hpctrain {
 namespace {
@@ -20,6 +21,12 @@ int64_t step_of(const std::string& line) {
   char* end = nullptr;
   const long long value = std::strtoll(start, &end, 10);
   return end == start ? -1 : value;
+}
+
+// Lines in `text`, an unterminated last one included.
+int line_count(const std::string& text) {
+  const auto newlines = std::count(text.begin(), text.end(), '\n');
+  return static_cast<int>(newlines) + (text.empty() || text.back() == '\n' ? 0 : 1);
 }
 
 }  // namespace
@@ -38,21 +45,12 @@ std::string metrics_up_to(const std::string& text, int64_t step) {
 }
 
 int truncate_metrics_file(const std::string& path, int64_t step) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return 0;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  const std::string kept = metrics_up_to(text, step);
-  if (kept.size() == text.size()) return 0;
-  auto lines = [](const std::string& s) {
-    int n = 0;
-    for (char c : s) n += c == '\n';
-    return n;
-  };
-  const int dropped = lines(text) - lines(kept) + (text.empty() || text.back() == '\n' ? 0 : 1);
+  const std::optional<std::string> text = hpclaunch::read_file(path);
+  if (!text) return 0;
+  const std::string kept = metrics_up_to(*text, step);
+  if (kept.size() == text->size()) return 0;
   write_file_atomically(path, std::vector<char>(kept.begin(), kept.end()));
-  return dropped;
+  return line_count(*text) - line_count(kept);
 }
 
 }  // namespace hpctrain
