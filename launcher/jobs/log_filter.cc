@@ -21,18 +21,17 @@ std::optional<int> parse_rank(std::string_view digits) {
 }  // namespace
 
 std::optional<int> line_rank(std::string_view line) {
-  // mpirun --tag-output: "[JOB,RANK]<stdout>:text" (or <stderr>).
   if (!line.empty() && line[0] == '[') {
-    const size_t close = line.find(']');
-    const std::string_view after = close == std::string_view::npos ? "" : line.substr(close + 1);
+    // mpirun --tag-output: "[JOB,RANK]<stdout>:text" (or <stderr>).
+    const size_t tag_end = line.find(']');
+    const std::string_view after = tag_end == std::string_view::npos ? "" : line.substr(tag_end + 1);
     if (after.rfind("<stdout>:", 0) == 0 || after.rfind("<stderr>:", 0) == 0) {
-      const std::string_view inside = line.substr(1, close - 1);
+      const std::string_view inside = line.substr(1, tag_end - 1);
       const size_t comma = inside.find(',');
       if (comma == std::string_view::npos || !parse_rank(inside.substr(0, comma))) return std::nullopt;
       return parse_rank(inside.substr(comma + 1));
     }
-  }
-  if (!line.empty() && line[0] == '[') {
+    // The agent's "[host:rank] text".
     size_t close = line.find("] ");
     if (close == std::string_view::npos) close = line.find(']');
     if (close == std::string_view::npos) return std::nullopt;

@@ -16,6 +16,8 @@ namespace hpclaunch {
 
 namespace {
 
+// Slurm checks limits every 30 s and may send the warning up to this much early (sbatch(1) --signal).
+constexpr long k_slurm_warning_early_s = 60;
 // The least time a run with a warning signal should have for training before the earliest warning.
 constexpr long k_min_training_s = 60;
 
@@ -211,12 +213,13 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
                 fmt::format("use --signal {}@{} or less, or a longer --time", name, std::max<long>(1, p->time_s / 2)));
   p->warning_signal = name;
   p->warning_seconds = seconds;
-  // Slurm checks limits every 30 s and may send the warning up to 60 s early (sbatch(1) --signal).
-  if (p->time_s < seconds + 60 + k_min_training_s)
+  const long earliest_s = p->time_s - seconds - k_slurm_warning_early_s;  // into a run
+  if (earliest_s < k_min_training_s)
     p->warnings.push_back(fmt::format(
-        "--signal: Slurm may send the warning up to 60 s early, so with --time {} s and the warning {} s before the "
+        "--signal: Slurm may send the warning up to {} s early, so with --time {} s and the warning {} s before the "
         "end it can come {} s into every run; ask for --time {} s or more to leave each run time to train",
-        p->time_s, seconds, std::max<long>(0, p->time_s - seconds - 60), seconds + 60 + k_min_training_s));
+        k_slurm_warning_early_s, p->time_s, seconds, std::max<long>(0, earliest_s),
+        seconds + k_slurm_warning_early_s + k_min_training_s));
 }
 
 }  // namespace

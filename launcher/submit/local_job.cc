@@ -26,6 +26,8 @@ namespace hpclaunch {
 namespace {
 
 constexpr int k_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+// How long the other tasks get after one failed, between SIGTERM and SIGKILL.
+constexpr std::chrono::seconds k_kill_grace{10};
 
 // Process groups that forwarded signals go to; written before the handler is installed.
 constexpr int k_max_groups = 1024;
@@ -168,8 +170,6 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
   write_local_state(job_dir, pid, status_code(status));
   return status_code(status);
 }
-
-constexpr std::chrono::seconds k_kill_grace{10};
 
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
                     int tasks_per_node, int gpus_per_node) {
