@@ -27,14 +27,7 @@ if [ "${BLAS:-}" = openblas ]; then
   export OPENBLAS_NUM_THREADS=$threads
 fi
 
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
-  done
-  return 1
-}
+source "$root/tests/integration/lib-port.sh"
 # two_ranks CMD...: rank 0 and rank 1 on loopback; rank 0's stdout to $work/out.
 two_ranks() {
   local port

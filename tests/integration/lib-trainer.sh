@@ -2,15 +2,7 @@
 # hpclaunch-train was not built, clears launcher variables, and starts ranks on loopback.
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
 unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
-# free_port: an unused TCP port on this machine.
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    ss -ltn | grep -q ":$p " || { echo "$p"; return 0; }
-  done
-  return 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib-port.sh"
 # run_ranks N LOGPREFIX ARGS...: N ranks on loopback; fails unless every rank exits 0.
 run_ranks() {
   local n=$1 log=$2 port pids=() r code=0

@@ -9,6 +9,7 @@ test_name=$(basename "$0" .sh)
 : "${HPCLAUNCH:=$HPCLAUNCH_BUILD_DIR/launcher/hpclaunch}"
 : "${HPCLAUNCH_CLUSTER_DIR:=$HPCLAUNCH_BUILD_DIR/test-cluster}"
 export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
+source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
 
 # The test's own directory: under /tmp so that every emulated node (and every job) sees it. Kept when
 # HPCLAUNCH_KEEP_TMP=1, to look at after a failure.

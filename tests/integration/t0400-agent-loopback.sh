@@ -5,7 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 export HPCLAUNCH_RDZV_SECRET=0123456789abcdef
 port=$(free_port)
 # The environment `hpclaunch local-srun` gives the task of emulated node $1 (docs/CONTRACTS.md).

@@ -7,7 +7,6 @@
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 export HPCLAUNCH_RDZV_SECRET=feedfacefeedface
 node_env() {
   echo HPCLAUNCH_LOCAL_JOB=1 HPCLAUNCH_JOB_ID=local-t0410 "HPCLAUNCH_NODELIST=node[0-1]" HPCLAUNCH_NNODES=2 \
@@ -43,6 +42,10 @@ no_leftovers() {
   [ -z "$left" ] || fail "$1: processes of the job left: $left"
 }
 new_case() { port=$(free_port); rm -rf "$test_tmp/w"; mkdir -p "$test_tmp/w"; }
+# start_both ARGS...: the agents of node 0 and node 1, with the same arguments.
+start_both() { start_agent 0 "$@"; start_agent 1 "$@"; }
+# all_started: until the four workers of the first attempt run.
+all_started() { for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done; }
 
 # The worker: marks itself started, then does what its rank is told in $test_tmp/w/do.RANK (on the first
 # attempt only), else sleeps until told to finish (file w/finish) or a bounded while.
@@ -72,8 +75,7 @@ chmod +x "$test_tmp/grandchild.sh"
 # 1. Worker exits 1, one restart left: everyone restarts and the job finishes.
 new_case
 echo exit1 >"$test_tmp/w/do.3"
-start_agent 0 --max-restarts 1 -- "$test_tmp/worker.sh"
-start_agent 1 --max-restarts 1 -- "$test_tmp/worker.sh"
+start_both --max-restarts 1 -- "$test_tmp/worker.sh"
 for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.1"; done
 touch "$test_tmp/w/finish"
 wait_agents
@@ -85,8 +87,7 @@ no_leftovers "restart"
 # 2. Worker exits 1, no restarts: every agent exits 1 with the root cause and the error file's message.
 new_case
 echo exit1 >"$test_tmp/w/do.2"
-start_agent 0 -- "$test_tmp/worker.sh"
-start_agent 1 -- "$test_tmp/worker.sh"
+start_both -- "$test_tmp/worker.sh"
 wait_agents
 assert_eq "1 1" "$(rc_of 0) $(rc_of 1)" "exit codes after a failure"
 for i in 0 1; do
@@ -98,8 +99,7 @@ no_leftovers "exit 1"
 # 3. Worker killed with SIGKILL: the summary names the signal.
 new_case
 echo kill9 >"$test_tmp/w/do.1"
-start_agent 0 -- "$test_tmp/worker.sh"
-start_agent 1 -- "$test_tmp/worker.sh"
+start_both -- "$test_tmp/worker.sh"
 wait_agents
 assert_eq "1 1" "$(rc_of 0) $(rc_of 1)" "exit codes after kill -9 of a worker"
 assert_contains "$(out_of 1)" "root cause: rank 1 (local rank 1) on node0 was killed by SIGKILL"
@@ -107,9 +107,8 @@ no_leftovers "worker kill -9"
 
 # 4. Agent of node 1 killed with SIGKILL: its workers die with it, node 0 notices, stops its own, exits 1.
 new_case
-start_agent 0 -- "$test_tmp/worker.sh"
-start_agent 1 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+start_both -- "$test_tmp/worker.sh"
+all_started
 kill -9 "$(agent_pid 1)"
 wait_agents
 assert_eq "1 137" "$(rc_of 0) $(rc_of 1)" "exit codes after kill -9 of node 1's agent"
@@ -118,9 +117,8 @@ no_leftovers "agent kill -9"
 
 # 5. Node 0's agent (the store) killed with SIGKILL: node 1 exits non-zero, never hangs.
 new_case
-start_agent 0 --max-restarts 3 -- "$test_tmp/worker.sh"
-start_agent 1 --max-restarts 3 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+start_both --max-restarts 3 -- "$test_tmp/worker.sh"
+all_started
 kill -9 "$(agent_pid 0)"
 wait_agents
 assert_eq "137 1" "$(rc_of 0) $(rc_of 1)" "exit codes after kill -9 of node 0's agent"
@@ -129,9 +127,8 @@ no_leftovers "node-0 agent kill -9"
 
 # 6. SIGTERM to both agents (what scancel does): forwarded to the workers, no restart, exit 128+15.
 new_case
-start_agent 0 --max-restarts 3 -- "$test_tmp/worker.sh"
-start_agent 1 --max-restarts 3 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+start_both --max-restarts 3 -- "$test_tmp/worker.sh"
+all_started
 pids="$(agent_pid 0) $(agent_pid 1)"
 kill -TERM $pids 2>/dev/null || true  # node 1 may be gone already: node 0's stop reached it first
 wait_agents
@@ -156,7 +153,7 @@ assert_eq 1 "$rc" "exit code of the agent with the wrong secret ($bad)"
 assert_contains "$bad" "is HPCLAUNCH_RDZV_SECRET the same on every node?"
 [ -e "$test_tmp/w/started.2.0" ] && fail "a worker started for the agent with the wrong secret"
 start_agent 1 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+all_started
 touch "$test_tmp/w/finish"
 wait_agents
 assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes after the refused peer"
@@ -167,9 +164,8 @@ no_leftovers "wrong secret"
 # 8. A frozen agent (SIGSTOP: connection open, no heartbeats, as on a hung node) is noticed by its heartbeat
 #    timeout: node 0 stops its workers and exits 1; the frozen agent's workers die with it once it is killed.
 new_case
-start_agent 0 --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
-start_agent 1 --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+start_both --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
+all_started
 frozen=$(agent_pid 1)
 kill -STOP "$frozen"
 for _ in $(seq 1 600); do [ -e "$test_tmp/a0.rc" ] && break; sleep 0.05; done
@@ -183,8 +179,7 @@ no_leftovers "frozen agent"
 # 9. Elastic: --nnodes 1:2, node 1's agent killed: node 0 is still at least MIN, so it re-forms the job alone
 #    (world size 2, no restart used) and finishes with exit 0.
 new_case
-start_agent 0 --nnodes 1:2 -- "$test_tmp/worker.sh"
-start_agent 1 --nnodes 1:2 -- "$test_tmp/worker.sh"
+start_both --nnodes 1:2 -- "$test_tmp/worker.sh"
 for r in 0 1 2 3; do wait_for "$test_tmp/w/world.4.$r"; done
 kill -9 "$(agent_pid 1)"
 wait_for "$test_tmp/w/world.2.0"
@@ -197,9 +192,8 @@ no_leftovers "elastic"
 
 # 10. SIGUSR1 (a checkpoint notice, Slurm's --signal) is forwarded to every worker, which keep running: exit 0.
 new_case
-start_agent 0 -- "$test_tmp/worker.sh"
-start_agent 1 -- "$test_tmp/worker.sh"
-for r in 0 1 2 3; do wait_for "$test_tmp/w/started.$r.0"; done
+start_both -- "$test_tmp/worker.sh"
+all_started
 kill -USR1 "$(agent_pid 0)" "$(agent_pid 1)"
 for r in 0 1 2 3; do wait_for "$test_tmp/w/usr1.$r"; done
 touch "$test_tmp/w/finish"

@@ -10,7 +10,6 @@ need_hpclaunch
 py=/usr/bin/python3
 $py -c 'import torch.distributed.run' 2>/dev/null || fail "$py has no torch; run scripts/install-deps.sh (python3-torch)"
 
-free_port() { $py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cat >"$test_tmp/dump.py" <<'EOF2'
 import json, os, sys
 with open(os.path.join(sys.argv[1], os.environ["RANK"] + ".json"), "w") as f:
