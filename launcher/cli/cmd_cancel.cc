@@ -2,8 +2,8 @@
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
-#include "jobs/job_state.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/process.h"
 
@@ -15,8 +15,8 @@ int cmd_cancel(const Args& args) {
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
-  cancel_job(job, run_capture);
-  fmt::print(stderr, "hpclaunch: asked {} to cancel job {}\n", job.scheduler, job.job_id);
+  backend_for(job.scheduler).cancel(job, run_capture);
+  fmt::print(stderr, "hpclaunch: asked {} to cancel job {}\n", to_string(job.scheduler), job.job_id);
   return 0;
 }
 

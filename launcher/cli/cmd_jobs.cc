@@ -5,8 +5,8 @@
 #include <set>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
-#include "jobs/job_state.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/error.h"
 #include "util/process.h"
@@ -37,7 +37,7 @@ int cmd_jobs(const Args& args) {
   }
   fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
   int rc = 0;
-  std::set<std::string> unreachable;  // schedulers that failed once are not asked again: one error each
+  std::set<Scheduler> unreachable;  // schedulers that failed once are not asked again: one error each
   for (const auto& dir : index) {
     JobRecord job;
     std::string state;
@@ -47,10 +47,10 @@ int cmd_jobs(const Args& args) {
       else if (!job.submitted) state = "(never submitted)";
       else if (no_state) state = "-";
       else if (unreachable.count(job.scheduler)) state = "? (see below)";
-      else state = describe(query_state(job, run_capture));
+      else state = describe(backend_for(job.scheduler).query(job, run_capture));
     } catch (const Error& e) {
       state = "? (see below)";
-      if (job.scheduler != "local") unreachable.insert(job.scheduler);
+      if (job.scheduler != Scheduler::local) unreachable.insert(job.scheduler);
       fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
       rc = k_exit_failure;
     }

@@ -2,7 +2,7 @@
 #include <cstdlib>
 
 #include "cli/cli_util.h"
-#include "submit/local_job.h"
+#include "scheduler/local_job.h"
 #include "util/error.h"
 
 namespace hpclaunch {

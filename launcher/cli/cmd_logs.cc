@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
-#include "jobs/job_state.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "jobs/log_filter.h"
 #include "submit/job_index.h"
 #include "util/error.h"
@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 std::string existing_output(const JobRecord& job) {
   std::error_code ec;
-  for (const auto& c : output_candidates(job))
+  for (const auto& c : backend_for(job.scheduler).output_files(job))
     if (fs::exists(c, ec)) return c;
   return {};
 }
@@ -77,7 +77,7 @@ int cmd_logs(const Args& args) {
   if (!follow) {
     std::string path = existing_output(job);
     if (path.empty()) {
-      std::string state = job.submitted ? describe(query_state(job, run_capture)) : "never submitted";
+      std::string state = job.submitted ? describe(backend_for(job.scheduler).query(job, run_capture)) : "never submitted";
       throw failure(job.dir, "no output yet (job " + job.job_id + " is " + state + ")",
                     "try again once it runs, or use `hpclaunch logs --follow`");
     }
@@ -94,7 +94,7 @@ int cmd_logs(const Args& args) {
     if (!path.empty()) print_new(path, &offset, lines, rank);
     if (Clock::now() - last_check >= state_every) {
       last_check = Clock::now();
-      JobState state = query_state(job, run_capture);
+      JobState state = backend_for(job.scheduler).query(job, run_capture);
       if (state.finished()) {
         // The scheduler may report the end a moment before the last bytes are visible: one more look.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));

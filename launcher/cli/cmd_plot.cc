@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
+#include "jobs/metrics_location.h"
+#include "record/job_record.h"
 #include "jobs/metrics.h"
 #include "plot/panels.h"
 #include "plot/plot.h"

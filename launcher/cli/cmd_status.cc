@@ -2,8 +2,8 @@
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
-#include "jobs/job_state.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/process.h"
 
@@ -15,7 +15,7 @@ int cmd_status(const Args& args) {
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
-  JobState state = query_state(job, run_capture);
+  JobState state = backend_for(job.scheduler).query(job, run_capture);
   fmt::print("{} {}\n", job.job_id, describe(state));
   return 0;
 }

@@ -10,10 +10,10 @@
 #include "plan/plan.h"
 #include "render/render.h"
 #include "site/registry.h"
+#include "plan/local_shape.h"
+#include "scheduler/backend.h"
 #include "submit/job_dir.h"
-#include "submit/job_index.h"
-#include "submit/local_job.h"
-#include "submit/scheduler.h"
+#include "submit/submit_job.h"
 #include "util/error.h"
 #include "util/process.h"
 
@@ -79,15 +79,8 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
 
 LaunchPlan plan_for(const SubmitOptions& o) {
   SiteRegistry sites = load_sites(o.site_files);
-  SiteProfile site = sites.get(o.request.site);
-  if (site.scheduler == Scheduler::local) {
-    // An emulated node has the worker slots asked for (up to the profile's) and this machine's cores,
-    // shared by all emulated nodes: oversubscribing is fine here.
-    int slots = o.request.gpus_per_node.value_or(1);
-    if (slots >= 1 && slots <= site.node.gpus) site.node.gpus = slots;
-    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / std::max(1, o.request.nodes);
-    site.node.cores = std::max({cores, site.node.gpus, 1});
-  }
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  SiteProfile site = with_machine_shape(sites.get(o.request.site), o.request, cores);
   LaunchPlan plan = make_plan(o.request, site);
   for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
   return plan;
@@ -112,41 +105,19 @@ int run_submit(const Args& args, bool dry_run_only) {
     fmt::print("{}", script);
     return 0;
   }
-  nlohmann::json plan_json = plan_to_json(plan);
-  write_job_dir(dir, script, plan_json);
-  std::string script_path = dir + "/job.sh";
-  Scheduler scheduler = plan.site.scheduler;
-  nlohmann::json record = {{"site", plan.site.name}, {"scheduler", to_string(scheduler)}, {"job_dir", dir},
-                           {"submitted_at", timestamp_now()}, {"nodes", plan.nodes}};
-  auto index = [&] {
-    std::string err;
-    if (!add_to_job_index(dir, &err))
-      fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
-  };
-  if (scheduler == Scheduler::local) {
-    std::string job_id = new_local_job_id();
-    record["job_id"] = job_id;
-    record_submission(dir, record);
-    index();
-    fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", job_id,
+  const SchedulerBackend& backend = backend_for(plan.site.scheduler);
+  SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, [&](const JobRecord& r) {
+    if (backend.kind() != Scheduler::local) return;
+    fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", r.job_id,
                plan.nodes, dir);
     std::fflush(stderr);
-    int rc = run_local_job(script_path, dir, job_id);
-    if (rc != 0) fmt::print(stderr, "hpclaunch: local job {} exited with {}\n", job_id, rc);
-    return rc;
+  });
+  if (job.exit_code) {
+    if (*job.exit_code != 0) fmt::print(stderr, "hpclaunch: local job {} exited with {}\n", job.record.job_id, *job.exit_code);
+    return *job.exit_code;
   }
-  std::string job_id;
-  try {
-    job_id = submit_to_scheduler(scheduler, script_path, run_capture);
-  } catch (...) {
-    remove_job_dir(dir);  // the scheduler has nothing: leave nothing behind either
-    throw;
-  }
-  record["job_id"] = job_id;
-  record_submission(dir, record);
-  index();
-  fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job_id, plan.site.name, dir);
-  fmt::print("{}\n", job_id);
+  fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job.record.job_id, plan.site.name, dir);
+  fmt::print("{}\n", job.record.job_id);
   return 0;
 }
 

@@ -10,8 +10,9 @@
 #include <thread>
 
 #include "cli/cli_util.h"
-#include "jobs/job_record.h"
-#include "jobs/job_state.h"
+#include "jobs/metrics_location.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "jobs/progress.h"
 #include "submit/job_index.h"
 #include "util/error.h"
@@ -57,7 +58,7 @@ int cmd_wait(const Args& args) {
   JobState state;
   for (;;) {
     try {
-      state = query_state(job, run_capture);
+      state = backend_for(job.scheduler).query(job, run_capture);
       answered = true;
       failures = 0;
     } catch (const Error&) {

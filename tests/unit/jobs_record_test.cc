@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jobs/job_record.h"
+#include "jobs/metrics_location.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -23,12 +25,12 @@ TEST_CASE("output files per scheduler") {
   JobRecord j;
   j.dir = "/j";
   j.job_id = "42";
-  j.scheduler = "slurm";
-  CHECK(output_candidates(j) == std::vector<std::string>{"/j/slurm-42.out", "/j/output.log"});
-  j.scheduler = "pbs";
+  j.scheduler = Scheduler::slurm;
+  CHECK(backend_for(j.scheduler).output_files(j) == std::vector<std::string>{"/j/slurm-42.out", "/j/output.log"});
+  j.scheduler = Scheduler::pbs;
   j.job_id = "7.pbshost";
   j.job_name = "train";
-  CHECK(output_candidates(j) == std::vector<std::string>{"/j/7.pbshost.OU", "/j/train.o7", "/j/output.log"});
+  CHECK(backend_for(j.scheduler).output_files(j) == std::vector<std::string>{"/j/7.pbshost.OU", "/j/train.o7", "/j/output.log"});
 }
 
 TEST_CASE("a job directory, its id in the index, a vanished directory, and neither") {

@@ -1,48 +1,91 @@
+// Submitting through each backend: the exact command lines, the parsing of every answer (recorded from the test
+// cluster's Slurm 22.05 and from OpenPBS's documented qsub output), test-only validation, arrays, dependencies.
 #include <doctest/doctest.h>
 
-#include "submit/scheduler.h"
+#include "scheduler/pbs.h"
+#include "scheduler/slurm.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("scheduler");
 
-TEST_CASE("submit commands") {
-  CHECK(submit_command(Scheduler::slurm, "/j/job.sh") == std::vector<std::string>{"sbatch", "--parsable", "/j/job.sh"});
-  CHECK(submit_command(Scheduler::pbs, "/j/job.sh") == std::vector<std::string>{"qsub", "/j/job.sh"});
+namespace {
+
+// Runs `backend.submit` against a fake that answers `answer` and records the command line.
+std::string submit_with(const SchedulerBackend& backend, ProcessResult answer, std::vector<std::string>* seen) {
+  return backend.submit("/j/job.sh", [&](const std::vector<std::string>& argv) {
+    *seen = argv;
+    return answer;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("each backend submits with its own command and reads the id from its answer") {
+  std::vector<std::string> seen;
+  CHECK(submit_with(backend_for(Scheduler::slurm), {0, "4242\n", ""}, &seen) == "4242");
+  CHECK(seen == std::vector<std::string>{"sbatch", "--parsable", "/j/job.sh"});
+  CHECK(submit_with(backend_for(Scheduler::pbs), {0, "0.pbshost\n", ""}, &seen) == "0.pbshost");
+  CHECK(seen == std::vector<std::string>{"qsub", "/j/job.sh"});
+  CHECK(backend_for(Scheduler::local).kind() == Scheduler::local);
+  CHECK(backend_for(Scheduler::local).submit("/j/job.sh", nullptr).rfind("local-", 0) == 0);
 }
 
 TEST_CASE("job ids are read from each scheduler's answer") {
-  CHECK(parse_submit_answer(Scheduler::slurm, {0, "4242\n", ""}) == "4242");
-  CHECK(parse_submit_answer(Scheduler::slurm, {0, "4242;perlmutter\n", ""}) == "4242");
-  CHECK(parse_submit_answer(Scheduler::pbs, {0, "0.pbshost\n", ""}) == "0.pbshost");
-  CHECK(parse_submit_answer(Scheduler::pbs, {0, "123[].pbs01\n", ""}) == "123[].pbs01");
+  CHECK(parse_sbatch_answer({0, "4242\n", ""}) == "4242");
+  CHECK(parse_sbatch_answer({0, "4242;perlmutter\n", ""}) == "4242");
+  CHECK(parse_qsub_answer({0, "0.pbshost\n", ""}) == "0.pbshost");
+  CHECK(parse_qsub_answer({0, "123[].pbs01\n", ""}) == "123[].pbs01");
 }
 
 TEST_CASE("a refusal or a garbled answer is an error quoting the scheduler") {
-  CHECK_THROWS_WITH(parse_submit_answer(Scheduler::slurm, {1, "", "sbatch: error: Invalid account or account/partition combination specified\n"}),
+  CHECK_THROWS_WITH(parse_sbatch_answer({1, "", "sbatch: error: Invalid account or account/partition combination specified\n"}),
                     "sbatch: refused the job (exit 1): sbatch: error: Invalid account or account/partition combination specified; fix what the scheduler names; nothing was submitted");
-  CHECK_THROWS_WITH(parse_submit_answer(Scheduler::pbs, {2, "", "qsub: Unknown resource: foo\n"}),
+  CHECK_THROWS_WITH(parse_qsub_answer({2, "", "qsub: Unknown resource: foo\n"}),
                     "qsub: refused the job (exit 2): qsub: Unknown resource: foo; fix what the scheduler names; nothing was submitted");
-  CHECK_THROWS_WITH(parse_submit_answer(Scheduler::slurm, {0, "Submitted batch job\n", ""}),
+  CHECK_THROWS_WITH(parse_sbatch_answer({0, "Submitted batch job\n", ""}),
                     "sbatch: answered 'Submitted batch job', which holds no job id; check the scheduler's state with squeue/qstat");
-  CHECK_THROWS_WITH(parse_submit_answer(Scheduler::slurm, {127, "", "sbatch: command not found"}),
+  CHECK_THROWS_WITH(parse_sbatch_answer({127, "", "sbatch: command not found"}),
                     "sbatch: not found on this machine (sbatch: command not found); run hpclaunch on the cluster's login node, or use --dry-run to only render");
   try {
-    parse_submit_answer(Scheduler::slurm, {1, "", "x"});
+    parse_sbatch_answer({1, "", "x"});
+    FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.exit_code() == k_exit_failure);
   }
 }
 
-TEST_CASE("submit_to_scheduler runs the command it shows") {
+TEST_CASE("sbatch --test-only: an acceptance and a refusal, in sbatch's words") {
   std::vector<std::string> seen;
-  auto fake = [&](const std::vector<std::string>& argv) {
+  auto accepted = backend_for(Scheduler::slurm).test_only("/j/job.sh", [&](const std::vector<std::string>& argv) {
     seen = argv;
-    return ProcessResult{0, "77\n", ""};
-  };
-  CHECK(submit_to_scheduler(Scheduler::slurm, "/j/job.sh", fake) == "77");
-  CHECK(seen == submit_command(Scheduler::slurm, "/j/job.sh"));
+    return ProcessResult{0, "", "sbatch: Job 7 to start at 2026-11-22T16:40:00 using 2 processors on nodes n[1-2] in partition debug\n"};
+  });
+  CHECK(seen == std::vector<std::string>{"sbatch", "--test-only", "/j/job.sh"});
+  REQUIRE(accepted);
+  CHECK(accepted->accepted);
+  CHECK(accepted->message.find("to start at") != std::string::npos);
+  TestVerdict refused = parse_sbatch_test_only(
+      {1, "", "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"});
+  CHECK_FALSE(refused.accepted);
+  CHECK(refused.message == "sbatch: error: Batch job submission failed: Requested node configuration is not available");
+  CHECK_THROWS_WITH(parse_sbatch_test_only({127, "", "sbatch: not found"}), doctest::Contains("not found on this machine"));
+  CHECK_FALSE(backend_for(Scheduler::pbs).test_only("/j/job.sh", nullptr).has_value());
+}
+
+TEST_CASE("arrays and dependencies in each scheduler's syntax") {
+  const auto& slurm = backend_for(Scheduler::slurm);
+  const auto& pbs = backend_for(Scheduler::pbs);
+  CHECK(slurm.array_options(4, 0) == std::vector<std::string>{"--array=0-3"});
+  CHECK(slurm.array_options(4, 2) == std::vector<std::string>{"--array=0-3%2"});
+  CHECK(pbs.array_options(4, 0) == std::vector<std::string>{"-J 0-3"});
+  CHECK(pbs.array_options(4, 2) == std::vector<std::string>{"-J 0-3", "-W max_run_subjobs=2"});
+  std::vector<Dependency> after = {{"11", DependencyKind::ok}, {"12", DependencyKind::any}, {"13", DependencyKind::ok}};
+  CHECK(slurm.dependency_options(after) == std::vector<std::string>{"--dependency=afterok:11:13,afterany:12"});
+  CHECK(pbs.dependency_options({{"5.pbs", DependencyKind::notok}}) == std::vector<std::string>{"-W depend=afternotok:5.pbs"});
+  CHECK(slurm.dependency_options({}).empty());
+  CHECK(backend_for(Scheduler::local).array_options(3, 1).empty());
 }
 
 TEST_SUITE_END();

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jobs/job_state.h"
+#include "scheduler/local.h"
+#include "scheduler/pbs.h"
+#include "scheduler/slurm.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -70,13 +72,17 @@ JobRecord slurm_job(const std::string& dir = "/nonexistent/job") {
   j.dir = dir;
   j.submitted = true;
   j.job_id = "1000";
-  j.scheduler = "slurm";
+  j.scheduler = Scheduler::slurm;
   return j;
 }
 
+// What `status` and `cancel` do: ask the job's own backend.
+JobState query_state(const JobRecord& job, const CommandRunner& run) { return backend_for(job.scheduler).query(job, run); }
+void cancel_job(const JobRecord& job, const CommandRunner& run) { backend_for(job.scheduler).cancel(job, run); }
+
 }  // namespace
 
-TEST_SUITE_BEGIN("jobs_state");
+TEST_SUITE_BEGIN("scheduler_backend");
 
 TEST_CASE("every Slurm state word maps to a phase, and unknown words to none") {
   CHECK(slurm_phase("PENDING") == Phase::pending);
@@ -152,11 +158,12 @@ TEST_CASE("the local runner's state.json") {
 }
 
 TEST_CASE("unknown job ids are told apart from unreachable schedulers") {
-  CHECK(is_unknown_job_answer(unknown_id()));
-  CHECK(is_unknown_job_answer({153, "", "qstat: Unknown Job Id 12.pbshost\n"}));
-  CHECK(is_unknown_job_answer({35, "", "qstat: 12.pbshost Job has finished, use -x or -H to obtain historical job information\n"}));
-  CHECK_FALSE(is_unknown_job_answer({1, "", "slurm_load_jobs error: Zero Bytes were transmitted or received\n"}));
-  CHECK_FALSE(is_unknown_job_answer({127, "", "squeue: command not found"}));
+  CHECK(slurm_unknown_job(unknown_id()));
+  CHECK(pbs_unknown_job({153, "", "qstat: Unknown Job Id 12.pbshost\n"}));
+  CHECK(pbs_unknown_job({35, "", "qstat: 12.pbshost Job has finished, use -x or -H to obtain historical job information\n"}));
+  CHECK_FALSE(slurm_unknown_job({1, "", "slurm_load_jobs error: Zero Bytes were transmitted or received\n"}));
+  CHECK_FALSE(slurm_unknown_job({127, "", "squeue: command not found"}));
+  CHECK_FALSE(pbs_unknown_job(unknown_id()));
 }
 
 TEST_CASE("Slurm: squeue's word, detailed by scontrol") {
@@ -203,7 +210,7 @@ TEST_CASE("Slurm: an unreachable controller is one error naming the command, nev
 
 TEST_CASE("PBS: qstat -f, then qstat -x -f for a finished job") {
   JobRecord j = slurm_job();
-  j.scheduler = "pbs";
+  j.scheduler = Scheduler::pbs;
   j.job_id = "1002.pbshost";
   std::vector<std::vector<std::string>> calls;
   auto run = [&](const std::vector<std::string>& argv) {

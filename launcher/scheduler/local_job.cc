@@ -1,4 +1,4 @@
-#include "submit/local_job.h"
+#include "scheduler/local_job.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -17,6 +17,7 @@
 #include <optional>
 #include <thread>
 
+#include "record/job_record.h"
 #include "util/error.h"
 
 extern char** environ;
@@ -103,12 +104,13 @@ void add_group(pid_t pid) {
   }
 }
 
-// JOB_DIR/state.json for `hpclaunch status|wait|cancel` (jobs/job_state.cc): {"pid", "state": "running"} while
-// the job runs, then {"state": "exited", "exit_code"}. Written by rename, so a reader never sees half of it.
+// JOB_DIR/state.json (record/job_record.h's LocalStateFile) for `hpclaunch status|wait|cancel`. Written by
+// rename, so a reader never sees half of it.
 void write_local_state(const std::string& job_dir, pid_t pid, int exit_code) {
   std::string path = job_dir + "/state.json", tmp = job_dir + "/.state.json.tmp";
-  std::string text = exit_code < 0 ? fmt::format("{{\"pid\": {}, \"state\": \"running\"}}\n", pid)
-                                   : fmt::format("{{\"pid\": {}, \"state\": \"exited\", \"exit_code\": {}}}\n", pid, exit_code);
+  LocalStateFile state{pid, exit_code < 0 ? "running" : "exited", std::nullopt};
+  if (exit_code >= 0) state.exit_code = exit_code;
+  std::string text = nlohmann::json(state).dump() + "\n";
   if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
     bool ok = std::fputs(text.c_str(), f) >= 0;
     ok = (std::fclose(f) == 0) && ok;

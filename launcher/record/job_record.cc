@@ -1,0 +1,92 @@
+#include "record/job_record.h"
+
+#include <filesystem>
+
+#include "util/error.h"
+#include "util/file.h"
+
+namespace hpclaunch {
+
+namespace fs = std::filesystem;
+
+void to_json(nlohmann::json& j, const LocalStateFile& s) {
+  j = {{"pid", s.pid}, {"state", s.state}};
+  if (s.exit_code) j["exit_code"] = *s.exit_code;
+}
+
+void from_json(const nlohmann::json& j, LocalStateFile& s) {
+  s.pid = j.value("pid", 0LL);
+  s.state = j.at("state").get<std::string>();
+  if (auto it = j.find("exit_code"); it != j.end() && !it->is_null()) s.exit_code = it->get<int>();
+}
+
+namespace {
+
+// The struct in JSON file `path`, or nullopt when the file is absent. Throws Error naming the file when it is
+// not JSON or not what T expects.
+template <class T>
+std::optional<T> read_json_file(const fs::path& path) {
+  auto text = read_file(path.string());
+  if (!text) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  const char* fix = "the job directory was changed by hand; resubmit or fix the file";
+  if (j.is_discarded() || !j.is_object()) throw failure(path.string(), "is not a JSON object", fix);
+  try {
+    return j.get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw failure(path.string(), std::string("has an unexpected field: ") + e.what(), fix);
+  }
+}
+
+}  // namespace
+
+JobRecord read_job_record(const std::string& dir) {
+  JobRecord r;
+  std::error_code ec;
+  r.dir = fs::absolute(dir, ec).lexically_normal().string();
+  if (r.dir.size() > 1 && r.dir.back() == '/') r.dir.pop_back();
+  if (!fs::is_directory(r.dir, ec)) {
+    r.dir_exists = false;
+    return r;
+  }
+  if (auto plan = read_json_file<PlanSummary>(fs::path(r.dir) / "plan.json")) {
+    r.site = plan->site;
+    r.scheduler = plan->scheduler;
+    r.job_name = plan->job_name;
+    r.nodes = plan->nodes;
+    r.command = plan->command;
+  }
+  if (auto job = read_json_file<SubmissionFile>(fs::path(r.dir) / "job.json")) {
+    r.submitted = true;
+    r.job_id = job->job_id;
+    r.scheduler = job->scheduler;
+    if (!job->site.empty()) r.site = job->site;
+    r.submitted_at = job->submitted_at;
+    if (job->nodes > 0) r.nodes = job->nodes;
+  }
+  return r;
+}
+
+JobRecord resolve_job(const std::string& ref, const std::vector<std::string>& index) {
+  std::error_code ec;
+  if (ref.empty()) throw Error("JOB", "is empty", "give a job id from `hpclaunch jobs` or a job directory");
+  if (fs::is_directory(ref, ec)) {
+    JobRecord r = read_job_record(ref);
+    if (!r.submitted && !fs::exists(fs::path(r.dir) / "plan.json"))
+      throw Error(ref, "is a directory but not a job directory (no job.json or plan.json)",
+                  "give a directory written by `hpclaunch submit`, or a job id from `hpclaunch jobs`");
+    return r;
+  }
+  // Newest first: a job id reused by a recreated test cluster means the latest job.
+  for (auto it = index.rbegin(); it != index.rend(); ++it) {
+    if (*it == ref || fs::path(*it).filename() == ref) return read_job_record(*it);
+  }
+  for (auto it = index.rbegin(); it != index.rend(); ++it) {
+    JobRecord r = read_job_record(*it);
+    if (r.dir_exists && r.job_id == ref) return r;
+  }
+  throw Error(ref, "is neither a job directory nor a job id listed by `hpclaunch jobs`",
+              "run `hpclaunch jobs` for the list, or give the job directory's path");
+}
+
+}  // namespace hpclaunch

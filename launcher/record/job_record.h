@@ -1,0 +1,70 @@
+// What a job directory says about its job, and which job a JOB argument names. The files a job directory holds
+// each have one struct, written and read through nlohmann-json by the same code: job.json (SubmissionFile,
+// written once the scheduler accepted the job) and state.json (LocalStateFile, the local runner's). plan.json is
+// the LaunchPlan (plan/plan.h); JobRecord reads the few fields of it that `jobs`, `logs` and `plot` need.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "site/profile.h"
+
+namespace hpclaunch {
+
+NLOHMANN_JSON_SERIALIZE_ENUM(Scheduler, {{Scheduler::slurm, "slurm"}, {Scheduler::pbs, "pbs"}, {Scheduler::local, "local"}})
+
+// JOBDIR/job.json.
+struct SubmissionFile {
+  std::string job_id;        // "1234", "56.pbshost", "local-1732189200-4242"
+  Scheduler scheduler = Scheduler::slurm;
+  std::string site;
+  std::string job_dir;
+  std::string submitted_at;  // "20261121-104500"
+  int nodes = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, scheduler, site, job_dir, submitted_at, nodes)
+
+// JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
+// {"pid", "state": "exited", "exit_code"}.
+struct LocalStateFile {
+  long long pid = 0;
+  std::string state;  // "running" | "exited"
+  std::optional<int> exit_code;
+};
+void to_json(nlohmann::json& j, const LocalStateFile& s);
+void from_json(const nlohmann::json& j, LocalStateFile& s);
+
+// The fields of JOBDIR/plan.json (plan_to_json) that a job record needs.
+struct PlanSummary {
+  std::string site;
+  Scheduler scheduler = Scheduler::slurm;
+  std::string job_name;
+  int nodes = 0;
+  std::vector<std::string> command;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanSummary, site, scheduler, job_name, nodes, command)
+
+struct JobRecord {
+  std::string dir;              // absolute job directory
+  bool dir_exists = true;       // false: listed in the index but removed since
+  bool submitted = false;       // job.json present (the scheduler accepted the job)
+  std::string job_id;
+  Scheduler scheduler = Scheduler::slurm;
+  std::string site;
+  std::string submitted_at;
+  int nodes = 0;
+  std::string job_name;         // plan.json's job_name (PBS names its output file after it)
+  std::vector<std::string> command;  // plan.json's command, as typed
+};
+
+// Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file
+// that is there but not what it should be throws Error naming it.
+JobRecord read_job_record(const std::string& dir);
+
+// The job `ref` names: an existing directory, or a job id (or directory) listed in `index`. Throws Error
+// naming `ref` with the fix when it is neither.
+JobRecord resolve_job(const std::string& ref, const std::vector<std::string>& index);
+
+}  // namespace hpclaunch

@@ -1,0 +1,32 @@
+// A job's state in the scheduler-neutral words `jobs`, `status` and `wait` show. Each backend
+// (scheduler/slurm.cc, pbs.cc, local.cc) maps its scheduler's answers onto it.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace hpclaunch {
+
+enum class Phase {
+  pending,           // queued, held, waiting for resources
+  running,           // running, completing, suspended
+  completed,         // ended with exit 0
+  failed,            // ended otherwise: non-zero exit, node failure, out of memory
+  cancelled,         // cancelled by a user or an admin
+  timeout,           // hit its time limit
+  finished_unknown,  // the scheduler has forgotten it (MinJobAge, no history); it ran and is not running
+};
+const char* to_string(Phase p);
+
+struct JobState {
+  Phase phase = Phase::pending;
+  std::string raw;     // the scheduler's own word: "PENDING", "R", "exited"
+  std::string reason;  // "Resources", "NonZeroExitCode", ... when the scheduler gives one
+  std::optional<int> exit_code;
+  bool finished() const { return phase != Phase::pending && phase != Phase::running; }
+  bool succeeded() const { return phase == Phase::completed; }
+};
+
+// "RUNNING", "PENDING (Resources)", "FAILED (exit 3)", "finished (state unknown to scheduler)".
+std::string describe(const JobState& s);
+
+}  // namespace hpclaunch

@@ -1,0 +1,27 @@
+// The local site's backend: no scheduler; the job runs here in the foreground (scheduler/local_job.cc) and its
+// state is JOBDIR/state.json.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "scheduler/backend.h"
+
+namespace hpclaunch {
+
+class LocalBackend final : public SchedulerBackend {
+ public:
+  Scheduler kind() const override { return Scheduler::local; }
+  std::string submit(const std::string& script, const CommandRunner& run) const override;
+  std::optional<int> run_in_foreground(const std::string& script, const std::string& job_dir,
+                                       const std::string& job_id) const override;
+  JobState query(const JobRecord& job, const CommandRunner& run) const override;
+  void cancel(const JobRecord& job, const CommandRunner& run) const override;
+  std::vector<std::string> output_files(const JobRecord& job) const override;
+  std::vector<std::string> array_options(int, int) const override { return {}; }
+  std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
+};
+
+// JOBDIR/state.json of a local job; `alive` says whether its recorded pid still runs.
+JobState parse_local_state(std::string_view json, bool alive, const std::string& path);
+
+}  // namespace hpclaunch

@@ -1,0 +1,159 @@
+#include "scheduler/slurm.h"
+
+#include <filesystem>
+#include <regex>
+
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* k_fix = "the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it (`scontrol ping`)";
+
+// The value of `key=` in scontrol's `key=value key=value` lines.
+std::optional<std::string> scontrol_field(std::string_view out, const std::string& key) {
+  std::regex re("(^|\\s)" + key + "=(\\S*)");
+  std::string text(out);
+  std::smatch m;
+  if (!std::regex_search(text, m, re)) return std::nullopt;
+  return m[2].str();
+}
+}  // namespace
+
+std::string parse_sbatch_answer(const ProcessResult& answer) {
+  throw_if_refused("sbatch", answer);
+  std::string out(trim(answer.out));
+  static const std::regex k_id("([0-9]+)(;[A-Za-z0-9_.-]+)?");
+  std::smatch m;
+  if (std::regex_match(out, m, k_id)) return m[1].str();
+  throw failure("sbatch", "answered '" + out + "', which holds no job id", "check the scheduler's state with squeue/qstat");
+}
+
+TestVerdict parse_sbatch_test_only(const ProcessResult& answer) {
+  if (answer.exit_code == 127) command_failed({"sbatch", "--test-only"}, answer, "run hpclaunch on the cluster's login node");
+  TestVerdict v;
+  v.accepted = answer.exit_code == 0;
+  v.message = first_line(answer);
+  return v;
+}
+
+std::optional<Phase> slurm_phase(std::string_view state) {
+  std::string s(trim(state));
+  if (size_t sp = s.find(' '); sp != std::string::npos) s = s.substr(0, sp);  // "CANCELLED by 0"
+  static const std::pair<const char*, Phase> k_states[] = {
+      {"PENDING", Phase::pending},       {"REQUEUED", Phase::pending},     {"REQUEUE_HOLD", Phase::pending},
+      {"REQUEUE_FED", Phase::pending},   {"RESV_DEL_HOLD", Phase::pending}, {"CONFIGURING", Phase::pending},
+      {"RUNNING", Phase::running},       {"COMPLETING", Phase::running},   {"SUSPENDED", Phase::running},
+      {"STOPPED", Phase::running},       {"SIGNALING", Phase::running},    {"STAGE_OUT", Phase::running},
+      {"RESIZING", Phase::running},      {"COMPLETED", Phase::completed},  {"CANCELLED", Phase::cancelled},
+      {"TIMEOUT", Phase::timeout},       {"DEADLINE", Phase::timeout},     {"FAILED", Phase::failed},
+      {"NODE_FAIL", Phase::failed},      {"BOOT_FAIL", Phase::failed},     {"OUT_OF_MEMORY", Phase::failed},
+      {"PREEMPTED", Phase::failed},      {"SPECIAL_EXIT", Phase::failed},  {"REVOKED", Phase::failed},
+  };
+  for (const auto& [word, phase] : k_states)
+    if (s == word) return phase;
+  return std::nullopt;
+}
+
+std::optional<JobState> parse_squeue(std::string_view out) {
+  for (const auto& line : split(out, '\n')) {
+    std::string word(trim(line));
+    if (word.empty()) continue;
+    auto phase = slurm_phase(word);
+    if (!phase) return std::nullopt;
+    JobState s;
+    s.phase = *phase;
+    s.raw = word;
+    return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<JobState> parse_scontrol_job(std::string_view out) {
+  auto state = scontrol_field(out, "JobState");
+  if (!state) return std::nullopt;
+  auto phase = slurm_phase(*state);
+  if (!phase) return std::nullopt;
+  JobState s;
+  s.phase = *phase;
+  s.raw = *state;
+  if (auto reason = scontrol_field(out, "Reason"); reason && *reason != "None") s.reason = *reason;
+  if (auto code = scontrol_field(out, "ExitCode"); code && s.finished()) {
+    long long v = 0;
+    if (parse_int(code->substr(0, code->find(':')), &v)) s.exit_code = static_cast<int>(v);
+  }
+  return s;
+}
+
+bool slurm_unknown_job(const ProcessResult& r) {
+  if (r.exit_code == 0 || r.exit_code == 127) return false;
+  return (r.err + r.out).find("Invalid job id") != std::string::npos;
+}
+
+std::string SlurmBackend::submit(const std::string& script, const CommandRunner& run) const {
+  return parse_sbatch_answer(run({"sbatch", "--parsable", script}));
+}
+
+JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
+  require_submitted(job);
+  std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", job.job_id, "-o", "%T"};
+  std::vector<std::string> scontrol = {"scontrol", "show", "job", job.job_id};
+  ProcessResult r = run(squeue);
+  if (r.exit_code == 0) {
+    if (auto s = parse_squeue(r.out)) {
+      // squeue has the word; scontrol adds the reason and the exit code while it still knows the job.
+      ProcessResult c = run(scontrol);
+      if (c.exit_code == 0)
+        if (auto detailed = parse_scontrol_job(c.out)) return *detailed;
+      return *s;
+    }
+  } else if (!slurm_unknown_job(r)) {
+    command_failed(squeue, r, k_fix);
+  }
+  ProcessResult c = run(scontrol);
+  if (c.exit_code == 0) {
+    if (auto s = parse_scontrol_job(c.out)) return *s;
+  } else if (!slurm_unknown_job(c)) {
+    command_failed(scontrol, c, k_fix);
+  }
+  return forgotten_job(output_files(job));
+}
+
+void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
+  require_submitted(job);
+  std::vector<std::string> argv = {"scancel", job.job_id};
+  ProcessResult r = run(argv);
+  if (r.exit_code == 0) return;
+  if (slurm_unknown_job(r))
+    throw failure("scancel", "job " + job.job_id + " is unknown to the scheduler (it has finished)", "nothing to cancel");
+  command_failed(argv, r, k_fix);
+}
+
+std::vector<std::string> SlurmBackend::output_files(const JobRecord& job) const {
+  fs::path d(job.dir);
+  std::vector<std::string> out;
+  if (!job.job_id.empty()) out.push_back((d / ("slurm-" + job.job_id + ".out")).string());
+  out.push_back((d / "output.log").string());
+  return out;
+}
+
+std::optional<TestVerdict> SlurmBackend::test_only(const std::string& script, const CommandRunner& run) const {
+  return parse_sbatch_test_only(run({"sbatch", "--test-only", script}));
+}
+
+std::vector<std::string> SlurmBackend::array_options(int count, int max_concurrent) const {
+  std::string spec = "--array=0-" + std::to_string(count - 1);
+  if (max_concurrent > 0) spec += "%" + std::to_string(max_concurrent);
+  return {spec};
+}
+
+std::vector<std::string> SlurmBackend::dependency_options(const std::vector<Dependency>& after) const {
+  if (after.empty()) return {};
+  return {"--dependency=" + dependency_list(after)};
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,147 @@
+// submit_job: the one path of every submission, against a fake backend (no scheduler, no process), in a temporary
+// directory with a temporary XDG_STATE_HOME (the user's job index is never touched). Also the job-directory files'
+// structs and the local site's machine shape.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "plan/local_shape.h"
+#include "record/job_record.h"
+#include "site/registry.h"
+#include "submit/job_index.h"
+#include "submit/submit_job.h"
+#include "util/error.h"
+#include "util/file.h"
+
+using namespace hpclaunch;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scheduler that takes or refuses every job and, if `runs_here`, runs it with exit status 3.
+class FakeBackend final : public SchedulerBackend {
+ public:
+  bool refuse = false;
+  bool runs_here = false;
+  mutable std::vector<std::string> seen;
+  Scheduler kind() const override { return runs_here ? Scheduler::local : Scheduler::slurm; }
+  std::string submit(const std::string& script, const CommandRunner&) const override {
+    seen.push_back("submit " + script);
+    if (refuse) throw failure("sbatch", "refused the job (exit 1): no");
+    return "4242";
+  }
+  std::optional<int> run_in_foreground(const std::string&, const std::string&, const std::string& id) const override {
+    seen.push_back("run " + id);
+    return runs_here ? std::optional<int>(3) : std::nullopt;
+  }
+  JobState query(const JobRecord&, const CommandRunner&) const override { return {}; }
+  void cancel(const JobRecord&, const CommandRunner&) const override {}
+  std::vector<std::string> output_files(const JobRecord&) const override { return {}; }
+  std::vector<std::string> array_options(int, int) const override { return {}; }
+  std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
+};
+
+struct TempState {
+  fs::path base = fs::temp_directory_path() / ("hpclaunch-submit-job-test-" + std::to_string(::getpid()));
+  std::string old_state;
+  TempState() {
+    fs::remove_all(base);
+    fs::create_directories(base);
+    if (const char* s = std::getenv("XDG_STATE_HOME")) old_state = s;
+    ::setenv("XDG_STATE_HOME", (base / "state").c_str(), 1);
+  }
+  ~TempState() {
+    if (old_state.empty()) ::unsetenv("XDG_STATE_HOME");
+    else ::setenv("XDG_STATE_HOME", old_state.c_str(), 1);
+    fs::remove_all(base);
+  }
+};
+
+LaunchPlan local_plan() {
+  JobRequest r;
+  r.site = "local";
+  r.nodes = 2;
+  r.command = {"true"};
+  return make_plan(r, builtin_sites().get("local"));
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("submit_job");
+
+TEST_CASE("an accepted job gets job.json, an index entry and a record that reads back") {
+  TempState t;
+  FakeBackend backend;
+  std::string dir = (t.base / "job").string();
+  std::vector<std::string> told;
+  SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\ntrue\n", dir, backend, nullptr,
+                                [&](const JobRecord& r) { told.push_back(r.job_id); });
+  CHECK(job.record.job_id == "4242");
+  CHECK(job.record.scheduler == Scheduler::slurm);
+  CHECK(job.record.nodes == 2);
+  CHECK(job.record.site == "local");
+  CHECK_FALSE(job.exit_code.has_value());
+  CHECK(told == std::vector<std::string>{"4242"});
+  CHECK(backend.seen == std::vector<std::string>{"submit " + dir + "/job.sh", "run 4242"});
+  CHECK(read_job_index() == std::vector<std::string>{dir});
+  auto text = read_file(dir + "/job.json");
+  REQUIRE(text);
+  SubmissionFile sub = nlohmann::json::parse(*text).get<SubmissionFile>();
+  CHECK(sub.job_dir == dir);
+  CHECK(nlohmann::json::parse(*text)["scheduler"] == "slurm");
+}
+
+TEST_CASE("a job the backend runs here reports its exit status") {
+  TempState t;
+  FakeBackend backend;
+  backend.runs_here = true;
+  SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\n", (t.base / "job").string(), backend, nullptr);
+  CHECK(job.exit_code == 3);
+  CHECK(job.record.scheduler == Scheduler::local);
+}
+
+TEST_CASE("a refused job leaves no directory and no index entry") {
+  TempState t;
+  FakeBackend backend;
+  backend.refuse = true;
+  std::string dir = (t.base / "job").string();
+  CHECK_THROWS_WITH(submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr), doctest::Contains("refused the job"));
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(read_job_index().empty());
+}
+
+TEST_CASE("job files: the structs write what the readers read, and plan.json's summary comes from the plan") {
+  SubmissionFile sub{"12.pbs", Scheduler::pbs, "polaris", "/j", "20261122-100000", 4};
+  nlohmann::json j = sub;
+  CHECK(j["scheduler"] == "pbs");
+  SubmissionFile back = j.get<SubmissionFile>();
+  CHECK(back.job_id == "12.pbs");
+  CHECK(back.scheduler == Scheduler::pbs);
+  CHECK(back.nodes == 4);
+  LocalStateFile running{77, "running", std::nullopt};
+  CHECK(nlohmann::json(running).dump() == R"({"pid":77,"state":"running"})");
+  LocalStateFile exited = nlohmann::json::parse(R"({"pid":77,"state":"exited","exit_code":143})").get<LocalStateFile>();
+  CHECK(exited.exit_code == 143);
+  PlanSummary summary = plan_to_json(local_plan()).get<PlanSummary>();
+  CHECK(summary.scheduler == Scheduler::local);
+  CHECK(summary.nodes == 2);
+  CHECK(summary.command == std::vector<std::string>{"true"});
+}
+
+TEST_CASE("the local site's nodes take this machine's cores and the slots asked for; other sites keep theirs") {
+  SiteRegistry reg = builtin_sites();
+  JobRequest r;
+  r.nodes = 2;
+  r.gpus_per_node = 2;
+  SiteProfile local = with_machine_shape(reg.get("local"), r, 8);
+  CHECK(local.node.gpus == 2);
+  CHECK(local.node.cores == 4);
+  r.nodes = 16;  // fewer cores than nodes: each emulated node still has a core per worker
+  CHECK(with_machine_shape(reg.get("local"), r, 2).node.cores == 2);
+  SiteProfile pm = reg.get("perlmutter");
+  CHECK(with_machine_shape(pm, r, 2).node.cores == pm.node.cores);
+}
+
+TEST_SUITE_END();
