@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git ca-certificates
   libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
-  libkainjow-mustache-dev nlohmann-json3-dev libspdlog-dev doctest-dev
+  libkainjow-mustache-dev nlohmann-json3-dev doctest-dev
   libtorch-dev libgloo-dev python3-torch
   openmpi-bin libopenmpi-dev
   slurm-wlm

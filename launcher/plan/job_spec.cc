@@ -1,6 +1,6 @@
 #include "plan/job_spec.h"
 
-#include "site/yaml_reader.h"
+#include "util/yaml_reader.h"
 
 namespace hpclaunch {
 

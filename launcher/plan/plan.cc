@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "plan/requeue.h"
-#include "plan/time_limit.h"
+#include "util/warning_signal.h"
+#include "util/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
 #include "util/strings.h"

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <kainjow/mustache.hpp>
 
-#include "plan/time_limit.h"
+#include "util/time_limit.h"
 #include "util/embedded.h"
 #include "util/error.h"
 #include "util/shell.h"

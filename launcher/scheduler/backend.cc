@@ -78,6 +78,15 @@ std::string dependency_list(const std::vector<Dependency>& after) {
   return join(groups, ",");
 }
 
+void run_cancel(const std::vector<std::string>& argv, const std::string& job_id,
+                bool (*unknown_job)(const ProcessResult&), const std::string& fix, const CommandRunner& run) {
+  ProcessResult r = run(argv);
+  if (r.exit_code == 0) return;
+  if (unknown_job(r))
+    throw failure(argv[0], "job " + job_id + " is unknown to the scheduler (it has finished)", "nothing to cancel");
+  command_failed(argv, r, fix);
+}
+
 void throw_if_refused(const char* tool, const ProcessResult& answer) {
   if (answer.exit_code == 127)
     throw failure(tool, "not found on this machine (" + std::string(trim(answer.err)) + ")",

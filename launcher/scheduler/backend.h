@@ -72,6 +72,11 @@ JobState forgotten_job(const std::vector<std::string>& outputs);
 // first line of its complaint", with `fix`.
 [[noreturn]] void command_failed(const std::vector<std::string>& argv, const ProcessResult& r, const std::string& fix);
 
+// Runs a cancel command (scancel, qdel). One that fails because the scheduler no longer knows the job says so
+// ("nothing to cancel"); any other failure is command_failed with `fix`.
+void run_cancel(const std::vector<std::string>& argv, const std::string& job_id,
+                bool (*unknown_job)(const ProcessResult&), const std::string& fix, const CommandRunner& run);
+
 // Throws the Error for a submit command (sbatch, qsub) that was not found or refused the job, in its own words.
 void throw_if_refused(const char* tool, const ProcessResult& answer);
 

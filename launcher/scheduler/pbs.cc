@@ -107,12 +107,7 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
 
 void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
-  std::vector<std::string> argv = {"qdel", job.job_id};
-  ProcessResult r = run(argv);
-  if (r.exit_code == 0) return;
-  if (pbs_unknown_job(r))
-    throw failure("qdel", "job " + job.job_id + " is unknown to the scheduler (it has finished)", "nothing to cancel");
-  command_failed(argv, r, k_fix);
+  run_cancel({"qdel", job.job_id}, job.job_id, pbs_unknown_job, k_fix, run);
 }
 
 std::vector<std::string> PbsBackend::output_files(const JobRecord& job) const {

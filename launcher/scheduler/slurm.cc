@@ -125,12 +125,7 @@ JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) con
 
 void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
-  std::vector<std::string> argv = {"scancel", job.job_id};
-  ProcessResult r = run(argv);
-  if (r.exit_code == 0) return;
-  if (slurm_unknown_job(r))
-    throw failure("scancel", "job " + job.job_id + " is unknown to the scheduler (it has finished)", "nothing to cancel");
-  command_failed(argv, r, k_fix);
+  run_cancel({"scancel", job.job_id}, job.job_id, slurm_unknown_job, k_fix, run);
 }
 
 std::vector<std::string> SlurmBackend::output_files(const JobRecord& job) const {

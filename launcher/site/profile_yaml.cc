@@ -6,11 +6,11 @@
 #include <map>
 #include <regex>
 
-#include "plan/requeue.h"
-#include "plan/time_limit.h"
+#include "util/warning_signal.h"
+#include "util/time_limit.h"
 #include "util/error.h"
 #include "util/strings.h"
-#include "site/yaml_reader.h"
+#include "util/yaml_reader.h"
 
 namespace hpclaunch {
 

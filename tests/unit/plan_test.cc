@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.h"
-#include "plan/requeue.h"
+#include "util/warning_signal.h"
 #include "site/registry.h"
 #include "util/error.h"
 

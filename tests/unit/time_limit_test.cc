@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "plan/time_limit.h"
+#include "util/time_limit.h"
 
 using namespace hpclaunch;
 

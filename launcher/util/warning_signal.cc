@@ -1,4 +1,4 @@
-#include "plan/requeue.h"
+#include "util/warning_signal.h"
 
 #include <csignal>
 #include <cstring>

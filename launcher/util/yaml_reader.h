@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "plan/time_limit.h"
+#include "util/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
 #include "util/strings.h"

@@ -1,4 +1,4 @@
-#include "plan/time_limit.h"
+#include "util/time_limit.h"
 
 #include <fmt/core.h>
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The layer check (cmake/CheckLayers.cmake, run before every launcher library is built) passes on the tree and
+# refuses an include from a lower layer to a higher one, naming file:line and the rule.
+source "$(dirname "$0")/lib.sh"
+
+layers="util|runtime util|agent runtime|site util|plan site|render plan"
+check() { cmake -DROOT="$1" "-DLAYERS=$2" -P "$HPCLAUNCH_SOURCE_DIR/cmake/CheckLayers.cmake" 2>&1; }
+
+# The real tree with the real table (read from launcher/CMakeLists.txt, so the two cannot drift).
+table=$(sed -n '/^set(hpclaunch_layers/,/)$/p' "$HPCLAUNCH_SOURCE_DIR/launcher/CMakeLists.txt" | grep -o '"[a-z_ ]*"' | tr -d '"' | paste -sd'|')
+[ -n "$table" ] || fail "no layer table found in launcher/CMakeLists.txt"
+out=$(check "$HPCLAUNCH_SOURCE_DIR/launcher" "$table") || fail "the tree fails its own layer check: $out"
+
+# A copy where site/ includes plan/ (the include issue 11 removed) is refused.
+mkdir -p "$test_tmp/launcher/site" "$test_tmp/launcher/plan" "$test_tmp/launcher/util"
+printf '#include "util/strings.h"\n#include "site/profile.h"\n' >"$test_tmp/launcher/site/ok.cc"
+printf '// a comment\n#include "plan/time_limit.h"\n' >"$test_tmp/launcher/site/profile_yaml.cc"
+printf '#include "site/profile.h"\n' >"$test_tmp/launcher/plan/plan.cc"
+if out=$(check "$test_tmp/launcher" "$layers"); then fail "an upward include passed the check"; fi
+assert_contains "$out" "launcher/site/profile_yaml.cc:2: site/ may not include plan/ (a higher layer)"
+case "$out" in *ok.cc*|*plan.cc*) fail "a permitted include was reported: $out" ;; esac
+
+# A table that names a layer before it is defined is an error in the table itself.
+if out=$(check "$test_tmp/launcher" "util|plan site|site util"); then fail "a misordered table passed"; fi
+assert_contains "$out" "layer 'plan' uses 'site', which is not below it"
+echo "ok"
