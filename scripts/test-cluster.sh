@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # A real two-node Slurm cluster on loopback for the integration tests (see /work/shared/TEST-CLUSTER.md):
-# one slurmctld and two slurmd (-N n1, -N n2), auth/none, no database, four fake GPUs per node.
+# one slurmctld and two slurmd (-N n1, -N n2), auth/none, no database, four fake GPUs per node. It has a site's
+# shape: typed GRES (gpu:a100:4), node features (gpu, a100, nvme), partitions with time and node limits. No
+# accounting: slurmdbd needs a MySQL/MariaDB server, more than a test fixture should start, so `sacctmgr`
+# answers that accounting is off and `sites check` reports accounts and QOS as unknown.
 #
 #   scripts/test-cluster.sh start  DIR   start it (idempotent), wait until both nodes are idle, write DIR/env.sh
 #   scripts/test-cluster.sh stop   DIR   cancel its jobs, stop its daemons, check none is left (idempotent)
@@ -93,7 +96,7 @@ write_conf() {
     fi
   done
   cat >"$dir/gres.conf" <<EOF
-NodeName=n[1-2] Name=gpu File=$dir/fakegpu[0-3]
+NodeName=n[1-2] Name=gpu Type=a100 File=$dir/fakegpu[0-3]
 EOF
   cat >"$conf" <<EOF
 # Written by scripts/test-cluster.sh: two emulated nodes on loopback, no munge, no accounting database.
@@ -119,6 +122,8 @@ MpiDefault=none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
+# As most sites: a job over a partition's limits is refused at submission instead of pending forever.
+EnforcePartLimits=ALL
 ReturnToService=2
 GresTypes=gpu
 SlurmdParameters=config_overrides
@@ -127,7 +132,7 @@ KillWait=5
 MinJobAge=30
 # Job ids (and so the MASTER_PORTs derived from them) differ between clusters running side by side.
 FirstJobId=$((1000 * (block + 1)))
-NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:4 Features=gpu State=UNKNOWN
+NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:a100:4 Features=gpu,a100,nvme State=UNKNOWN
 # debug is the default; the others carry real sites' partition names (Perlmutter selects with -q, not -p).
 PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=regular Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
@@ -135,6 +140,9 @@ PartitionName=booster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=develbooster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=gpu Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=gputest Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+# A site's shape for `sites check`/`sites learn` (t0260): limits a profile can get right or wrong.
+PartitionName=shaped Nodes=n[1-2] MaxTime=04:00:00 MaxNodes=2 State=UP OverSubscribe=YES
+PartitionName=single Nodes=n1 MaxTime=00:30:00 MaxNodes=1 State=UP OverSubscribe=YES
 EOF
   cat >"$dir/env.sh" <<EOF
 # Written by scripts/test-cluster.sh: source it to use the test cluster in $dir.

@@ -1,7 +1,9 @@
-// `hpclaunch sites` (one line per profile) and `hpclaunch sites show NAME` (the resolved profile as YAML).
+// `hpclaunch sites` (one line per profile), `sites show NAME` (the resolved profile as YAML), and against the
+// live scheduler `sites check NAME` and `sites learn NAME` (cli/cmd_sites_survey.cc).
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
+#include "cli/sites_survey.h"
 #include "site/registry.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -13,7 +15,11 @@ int cmd_sites(const Args& args) {
   std::vector<std::string> site_files;
   std::vector<std::string> words;
   app.add_option("--site-file", site_files, "extra site profile YAML (repeatable)")->take_last();
-  app.add_option("words", words, "show NAME");
+  bool json = false;
+  std::string output;
+  app.add_option("words", words, "show NAME | check NAME | learn NAME");
+  app.add_flag("--json", json, "check: print the comparison as JSON");
+  app.add_option("--output,-o", output, "learn: write the profile to this file instead of stdout");
   if (!parse_or_throw(app, args)) return 0;
   SiteRegistry sites = load_sites(site_files);
   if (words.empty()) {
@@ -29,8 +35,11 @@ int cmd_sites(const Args& args) {
     }
     return 0;
   }
+  if (words.size() == 2 && words[0] == "check") return sites_check(sites, words[1], json);
+  if (words.size() == 2 && words[0] == "learn") return sites_learn(words[1], output);
   if (words[0] != "show" || words.size() != 2)
-    throw Error("sites", "expected `sites` or `sites show NAME`", "run `hpclaunch sites show perlmutter`");
+    throw Error("sites", "expected `sites`, `sites show NAME`, `sites check NAME` or `sites learn NAME`",
+                "run `hpclaunch sites show perlmutter`");
   const SiteProfile& p = sites.get(words[1], "sites show");
   fmt::print("# {}\n{}", p.file, profile_to_yaml(p));
   return 0;

@@ -27,7 +27,15 @@ struct SubmitOptions {
   std::vector<std::string> site_files;
   std::string job_dir;
   bool dry_run = false;
+  std::optional<bool> check;  // --check / --no-check; unset: the profile's submit_check
 };
+
+// --NAME / --no-NAME into an optional that stays unset when neither is given, so a profile's default can apply
+// (CLI11's add_flag sets an optional<bool> to false when the flag is absent).
+void add_switch(CLI::App& app, const std::string& name, std::optional<bool>* value, const std::string& help) {
+  app.add_flag_callback("--" + name, [value] { *value = true; }, help);
+  app.add_flag_callback("--no-" + name, [value] { *value = false; }, "not --" + name);
+}
 
 void add_job_options(CLI::App& app, SubmitOptions* o) {
   JobRequest& r = o->request;
@@ -45,7 +53,7 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--container", r.container, "container image, run with the site's runtime");
   app.add_option("--module", r.modules, "module to load (repeatable)")->take_last();
   app.add_option("--env", r.env, "NAME=VALUE exported in the job (repeatable)")->take_last();
-  app.add_flag("--requeue,!--no-requeue", r.requeue, "Slurm: requeue on the warning signal (default: the profile's)");
+  add_switch(app, "requeue", &r.requeue, "Slurm: requeue on the warning signal (default: the profile's)");
   app.add_option("--signal", r.signal, "Slurm: warning signal before the limit, SIG@SECONDS (default USR1@120)");
   app.add_option("--max-requeues", r.max_requeues, "Slurm: requeue at most this many times (default 3)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
@@ -95,7 +103,11 @@ int run_submit(const Args& args, bool dry_run_only) {
   CLI::App app(dry_run_only ? "Print the batch script submit would write." : "Render a batch script and submit it.",
                dry_run_only ? "render" : "submit");
   add_job_options(app, &o);
-  if (!dry_run_only) app.add_flag("--dry-run", o.dry_run, "print the script and plan; write and submit nothing");
+  if (!dry_run_only) {
+    app.add_flag("--dry-run", o.dry_run, "print the script and plan; write and submit nothing");
+    add_switch(app, "check", &o.check,
+               "ask the scheduler to validate the script first (sbatch --test-only); default: the profile's submit_check");
+  }
   if (!parse_request(app, args, &o)) return 0;
 
   LaunchPlan plan = plan_for(o);
@@ -106,12 +118,18 @@ int run_submit(const Args& args, bool dry_run_only) {
     return 0;
   }
   const SchedulerBackend& backend = backend_for(plan.site.scheduler);
-  SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, [&](const JobRecord& r) {
+  SubmitSteps steps;
+  steps.validate = o.check.value_or(plan.site.submit_check);
+  if (steps.validate && !backend.has_test_only() && o.check)
+    fmt::print(stderr, "hpclaunch: note: {} has no test-only validation; --check is skipped\n", to_string(backend.kind()));
+  steps.on_verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
+  steps.on_submitted = [&](const JobRecord& r) {
     if (backend.kind() != Scheduler::local) return;
     fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", r.job_id,
                plan.nodes, dir);
     std::fflush(stderr);
-  });
+  };
+  SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, steps);
   if (job.exit_code) {
     if (*job.exit_code != 0) fmt::print(stderr, "hpclaunch: local job {} exited with {}\n", job.record.job_id, *job.exit_code);
     return *job.exit_code;

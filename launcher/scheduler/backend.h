@@ -52,6 +52,8 @@ class SchedulerBackend {
 
   // Asks the scheduler whether it would take the script (nothing is queued); nullopt when it cannot tell.
   virtual std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner& run) const;
+  // Whether test_only can tell at all.
+  virtual bool has_test_only() const { return false; }
 
   // The directive options asking for tasks 0..count-1 with at most max_concurrent at once (0: no limit), and
   // those holding a job until `after` are done; empty when the scheduler has none.

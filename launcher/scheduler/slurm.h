@@ -16,6 +16,7 @@ class SlurmBackend final : public SchedulerBackend {
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
   std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner& run) const override;
+  bool has_test_only() const override { return true; }
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
 };

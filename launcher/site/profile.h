@@ -78,6 +78,12 @@ struct RequeuePolicy {
   int max_requeues = 3;
 };
 
+// Where a profile written by `hpclaunch sites learn` came from: the day and the scheduler commands it read.
+struct Learned {
+  std::string date;
+  std::vector<std::string> commands;
+};
+
 struct SiteProfile {
   std::string name;
   std::string title;
@@ -101,6 +107,8 @@ struct SiteProfile {
   std::vector<std::string> scratch;     // names of scratch variables the site sets
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
   std::vector<std::string> sources;     // where the facts come from
+  std::optional<Learned> learned;       // set on profiles written by `sites learn`
+  bool submit_check = false;            // `submit` asks the scheduler to validate the script first (--check)
   std::string file;                     // the file it was read from (for messages)
 
   bool retired() const { return status == "retired"; }

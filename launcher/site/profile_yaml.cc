@@ -37,7 +37,7 @@ const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "requeue", "scratch", "directives", "sources", "variants"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "variants"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -163,6 +163,15 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["scratch"]) p->scratch = r.strings(root["scratch"], "scratch");
   if (root["directives"]) p->directives = r.strings(root["directives"], "directives");
   if (root["sources"]) p->sources = r.strings(root["sources"], "sources");
+  if (root["learned"]) {
+    const YAML::Node& n = root["learned"];
+    r.check_keys(n, "learned", {"date", "commands"});
+    Learned l;
+    if (n["date"]) l.date = r.scalar(n["date"], "learned.date");
+    if (n["commands"]) l.commands = r.strings(n["commands"], "learned.commands");
+    p->learned = l;
+  }
+  if (root["submit_check"]) p->submit_check = r.boolean(root["submit_check"], "submit_check");
 }
 
 // A profile that extends nothing must say everything a plan needs.
@@ -329,6 +338,13 @@ std::string profile_to_yaml(const SiteProfile& p) {
   if (!p.scratch.empty()) e << YAML::Key << "scratch" << YAML::Value << YAML::Flow << p.scratch;
   if (!p.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.directives;
   if (!p.sources.empty()) e << YAML::Key << "sources" << YAML::Value << p.sources;
+  if (p.submit_check) e << YAML::Key << "submit_check" << YAML::Value << true;
+  if (p.learned) {
+    e << YAML::Key << "learned" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "date" << YAML::Value << p.learned->date;
+    e << YAML::Key << "commands" << YAML::Value << p.learned->commands;
+    e << YAML::EndMap;
+  }
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

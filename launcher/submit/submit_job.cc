@@ -4,16 +4,23 @@
 
 #include "submit/job_dir.h"
 #include "submit/job_index.h"
+#include "util/error.h"
 
 namespace hpclaunch {
 
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
-                        const SchedulerBackend& backend, const CommandRunner& run,
-                        const std::function<void(const JobRecord&)>& on_submitted) {
+                        const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
   write_job_dir(dir, script, plan_to_json(plan));
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
   try {
+    if (steps.validate)
+      if (auto verdict = backend.test_only(script_path, run)) {
+        if (steps.on_verdict) steps.on_verdict(*verdict);
+        if (!verdict->accepted)
+          throw failure("--check", "the scheduler would refuse the job: " + verdict->message,
+                        "fix what the scheduler names; nothing was submitted");
+      }
     sub.job_id = backend.submit(script_path, run);
   } catch (...) {
     remove_job_dir(dir);  // the scheduler has nothing: leave nothing behind either
@@ -29,7 +36,7 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
   if (!add_to_job_index(dir, &err))
     fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
   SubmittedJob out{read_job_record(dir), std::nullopt};
-  if (on_submitted) on_submitted(out.record);
+  if (steps.on_submitted) steps.on_submitted(out.record);
   out.exit_code = backend.run_in_foreground(script_path, dir, sub.job_id);
   return out;
 }

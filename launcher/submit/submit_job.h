@@ -15,11 +15,18 @@ struct SubmittedJob {
   std::optional<int> exit_code;  // the job's exit status when the backend ran it here (local site)
 };
 
+struct SubmitSteps {
+  // Ask the scheduler to validate the written script first (sbatch --test-only); a refusal stops the submission.
+  bool validate = false;
+  // Runs once the job has an id, before a local job starts running (to tell the user where it is).
+  std::function<void(const JobRecord&)> on_submitted;
+  // Gets the scheduler's verdict on the validation, accepted or not.
+  std::function<void(const TestVerdict&)> on_verdict;
+};
+
 // Writes `dir` (job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index
-// entry. A refused submission removes the directory again and rethrows the scheduler's words. `on_submitted`
-// runs once the job has an id, before a local job starts running (to tell the user where it is).
+// entry. A refused validation or submission removes the directory again and throws the scheduler's words.
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
-                        const SchedulerBackend& backend, const CommandRunner& run,
-                        const std::function<void(const JobRecord&)>& on_submitted = {});
+                        const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps = {});
 
 }  // namespace hpclaunch

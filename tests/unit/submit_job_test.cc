@@ -25,6 +25,7 @@ class FakeBackend final : public SchedulerBackend {
  public:
   bool refuse = false;
   bool runs_here = false;
+  std::optional<TestVerdict> verdict;
   mutable std::vector<std::string> seen;
   Scheduler kind() const override { return runs_here ? Scheduler::local : Scheduler::slurm; }
   std::string submit(const std::string& script, const CommandRunner&) const override {
@@ -35,6 +36,10 @@ class FakeBackend final : public SchedulerBackend {
   std::optional<int> run_in_foreground(const std::string&, const std::string&, const std::string& id) const override {
     seen.push_back("run " + id);
     return runs_here ? std::optional<int>(3) : std::nullopt;
+  }
+  std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner&) const override {
+    seen.push_back("test " + script);
+    return verdict;
   }
   JobState query(const JobRecord&, const CommandRunner&) const override { return {}; }
   void cancel(const JobRecord&, const CommandRunner&) const override {}
@@ -76,8 +81,9 @@ TEST_CASE("an accepted job gets job.json, an index entry and a record that reads
   FakeBackend backend;
   std::string dir = (t.base / "job").string();
   std::vector<std::string> told;
-  SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\ntrue\n", dir, backend, nullptr,
-                                [&](const JobRecord& r) { told.push_back(r.job_id); });
+  SubmitSteps steps;
+  steps.on_submitted = [&](const JobRecord& r) { told.push_back(r.job_id); };
+  SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\ntrue\n", dir, backend, nullptr, steps);
   CHECK(job.record.job_id == "4242");
   CHECK(job.record.scheduler == Scheduler::slurm);
   CHECK(job.record.nodes == 2);
@@ -110,6 +116,32 @@ TEST_CASE("a refused job leaves no directory and no index entry") {
   CHECK_THROWS_WITH(submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr), doctest::Contains("refused the job"));
   CHECK_FALSE(fs::exists(dir));
   CHECK(read_job_index().empty());
+}
+
+TEST_CASE("--check: a refused validation submits nothing and leaves nothing; an accepted one goes on") {
+  TempState t;
+  FakeBackend backend;
+  backend.verdict = TestVerdict{false, "sbatch: error: Batch job submission failed: Node count specification invalid"};
+  std::string dir = (t.base / "job").string();
+  SubmitSteps steps;
+  steps.validate = true;
+  std::vector<std::string> heard;
+  steps.on_verdict = [&](const TestVerdict& v) { heard.push_back(v.message); };
+  CHECK_THROWS_WITH(submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr, steps),
+                    "--check: the scheduler would refuse the job: sbatch: error: Batch job submission failed: Node count "
+                    "specification invalid; fix what the scheduler names; nothing was submitted");
+  CHECK(backend.seen == std::vector<std::string>{"test " + dir + "/job.sh"});
+  CHECK(heard.size() == 1);
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(read_job_index().empty());
+  backend.verdict = TestVerdict{true, "sbatch: Job 7 to start at now"};
+  backend.seen.clear();
+  CHECK(submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr, steps).record.job_id == "4242");
+  CHECK(backend.seen.at(1) == "submit " + dir + "/job.sh");
+  steps.validate = false;  // without --check the scheduler is not asked to validate
+  backend.seen.clear();
+  submit_job(local_plan(), "#!/bin/bash\n", (t.base / "job2").string(), backend, nullptr, steps);
+  CHECK(backend.seen.front().rfind("submit", 0) == 0);
 }
 
 TEST_CASE("job files: the structs write what the readers read, and plan.json's summary comes from the plan") {

@@ -1,0 +1,214 @@
+#include "survey/site_check.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "util/strings.h"
+#include "util/time_limit.h"
+
+namespace hpclaunch {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "ok";
+    case Verdict::mismatch: return "mismatch";
+    case Verdict::unknown: return "unknown";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string time_text(long s) { return s ? format_slurm_time(s) : "unlimited"; }
+std::string count_text(int n) { return n ? std::to_string(n) : "unlimited"; }
+
+// A limit the profile plans with against the scheduler's. Planning past the scheduler's limit gets jobs
+// refused (fatal); planning below it only wastes what the site allows.
+CheckRow compare_limit(const std::string& item, long profile, long cluster, const std::string& profile_text,
+                       const std::string& cluster_text, const std::string& field) {
+  CheckRow row{item, profile_text, cluster_text, Verdict::ok, false, ""};
+  if (profile == cluster) return row;
+  row.verdict = Verdict::mismatch;
+  if (cluster == 0) {
+    row.fix = "the scheduler allows more: raise " + field + " or drop it";
+  } else if (profile == 0 || profile > cluster) {
+    row.fatal = true;
+    row.fix = "set " + field + " to " + cluster_text + ": longer or larger jobs are refused";
+  } else {
+    row.fix = "the scheduler allows " + cluster_text + ": raise " + field + " to match";
+  }
+  return row;
+}
+
+std::vector<const NodeInfo*> gpu_nodes(const SiteProfile& profile, const ClusterInfo& cluster) {
+  // The nodes a job of this profile lands on: those of its default partition, else every node with GPUs.
+  if (const Queue* q = profile.default_queue(); q && q->kind != QueueKind::qos)
+    if (const PartitionInfo* p = cluster.find_partition(q->name)) return cluster.nodes_of(*p);
+  std::vector<const NodeInfo*> out;
+  for (const auto& n : cluster.nodes)
+    if (profile.node.gpus == 0 || n.gpus() > 0) out.push_back(&n);
+  return out;
+}
+
+// The smallest value of `field` over `nodes`, and the distinct values as text ("64" or "48..64").
+std::pair<long, std::string> least(const std::vector<const NodeInfo*>& nodes, long (*field)(const NodeInfo&)) {
+  std::set<long> values;
+  for (const auto* n : nodes) values.insert(field(*n));
+  if (values.empty()) return {0, "?"};
+  std::string text = std::to_string(*values.begin());
+  if (values.size() > 1) text += ".." + std::to_string(*values.rbegin());
+  return {*values.begin(), text};
+}
+
+void check_queues(const SiteProfile& profile, const ClusterInfo& cluster, std::vector<CheckRow>* rows) {
+  std::vector<std::string> names;
+  for (const auto& p : cluster.partitions) names.push_back(p.name);
+  const char* field_kind = cluster.scheduler == Scheduler::pbs ? "queue" : "partition";
+  for (const auto& q : profile.queues) {
+    if (q.kind == QueueKind::qos) {
+      std::string item = "qos " + q.name;
+      if (!cluster.qos) {
+        rows->push_back({item, "exists", "?", Verdict::unknown, false, "accounting did not answer (sacctmgr): ask the site"});
+      } else if (std::find(cluster.qos->begin(), cluster.qos->end(), q.name) == cluster.qos->end()) {
+        rows->push_back({item, "exists", "not among yours: " + join(*cluster.qos, ", "), Verdict::mismatch, true,
+                         "drop the QOS from the profile or ask the site for access"});
+      } else {
+        rows->push_back({item, "exists", "yours", Verdict::ok, false, ""});
+      }
+      continue;
+    }
+    if (q.kind == QueueKind::automatic) continue;
+    std::string item = std::string(field_kind) + " " + q.name;
+    const PartitionInfo* p = cluster.find_partition(q.name);
+    if (!p) {
+      rows->push_back({item, "exists", "absent (there: " + join(names, ", ") + ")", Verdict::mismatch, true,
+                       "rename or remove the queue in the profile" + did_you_mean(q.name, names)});
+      continue;
+    }
+    rows->push_back({item, "exists", "exists", Verdict::ok, false, ""});
+    rows->push_back(compare_limit(item + " max_time", q.max_time_s, p->max_time_s, time_text(q.max_time_s),
+                                  time_text(p->max_time_s), "max_time of queue " + q.name));
+    rows->push_back(compare_limit(item + " max_nodes", q.max_nodes, p->max_nodes, count_text(q.max_nodes),
+                                  count_text(p->max_nodes), "max_nodes of queue " + q.name));
+  }
+}
+
+// A node field the profile plans with: asking more than the nodes have fails, asking less only wastes.
+void check_node_field(const std::string& item, long profile, std::pair<long, std::string> cluster, const std::string& fix_field,
+                      std::vector<CheckRow>* rows) {
+  CheckRow row{item, std::to_string(profile), cluster.second, Verdict::ok, false, ""};
+  if (profile > cluster.first) {
+    row.verdict = Verdict::mismatch;
+    row.fatal = true;
+    row.fix = "set " + fix_field + " to " + std::to_string(cluster.first) + ": jobs asking more are refused";
+  } else if (profile < cluster.first) {
+    row.verdict = Verdict::mismatch;
+    row.fix = "the nodes have " + cluster.second + ": set " + fix_field + " to use them";
+  }
+  rows->push_back(row);
+}
+
+void check_nodes(const SiteProfile& profile, const ClusterInfo& cluster, std::vector<CheckRow>* rows) {
+  std::vector<const NodeInfo*> nodes = gpu_nodes(profile, cluster);
+  if (nodes.empty()) {
+    rows->push_back({"nodes", "GPU nodes", "none found", Verdict::mismatch, true,
+                     "check the profile's default queue; `hpclaunch sites learn` writes one from what is there"});
+    return;
+  }
+  check_node_field("node.gpus", profile.node.gpus, least(nodes, [](const NodeInfo& n) { return long(n.gpus()); }),
+                   "node.gpus", rows);
+  check_node_field("node.cores", profile.node.cores, least(nodes, [](const NodeInfo& n) { return long(n.cores()); }),
+                   "node.cores", rows);
+  check_node_field("node.threads_per_core", profile.node.threads_per_core,
+                   least(nodes, [](const NodeInfo& n) { return long(n.threads_per_core); }), "node.threads_per_core", rows);
+  if (profile.node.memory_gb > 0) {
+    auto mem = least(nodes, [](const NodeInfo& n) { return n.memory_mb / 1024; });
+    CheckRow row{"node.memory_gb", std::to_string(profile.node.memory_gb), mem.second, Verdict::ok, false, ""};
+    if (profile.node.memory_gb > mem.first) {
+      row.verdict = Verdict::mismatch;
+      row.fatal = true;
+      row.fix = "set node.memory_gb to at most " + std::to_string(mem.first) + " (the scheduler's RealMemory)";
+    }
+    rows->push_back(row);
+  }
+  if (profile.gpu.style == GpuStyle::gres && !profile.gpu.type.empty()) {
+    std::set<std::string> types;
+    for (const auto* n : nodes)
+      for (const auto& g : n->gres)
+        if (g.name == "gpu" && !g.type.empty()) types.insert(g.type);
+    std::vector<std::string> listed(types.begin(), types.end());
+    bool found = types.count(profile.gpu.type) > 0;
+    rows->push_back({"gpu_request.type", profile.gpu.type, listed.empty() ? "untyped" : join(listed, ", "),
+                     found ? Verdict::ok : Verdict::mismatch, !found,
+                     found ? "" : "set gpu_request.type to one the nodes have" + did_you_mean(profile.gpu.type, listed)});
+  }
+  if (!profile.gpu.constraint.empty()) {
+    std::set<std::string> features;
+    for (const auto* n : nodes) features.insert(n->features.begin(), n->features.end());
+    std::vector<std::string> listed(features.begin(), features.end());
+    std::string constraint = profile.gpu.constraint;
+    for (char& c : constraint)
+      if (c == '&' || c == '|' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')') c = ' ';
+    for (const auto& word : split(constraint, ' ')) {
+      if (word.empty()) continue;
+      std::string name = word.substr(0, word.find('*'));
+      bool found = features.count(name) > 0;
+      rows->push_back({"feature " + name, "in gpu_request.constraint", found ? "on the nodes" : "absent: " + join(listed, ", "),
+                       found ? Verdict::ok : Verdict::mismatch, !found,
+                       found ? "" : "fix gpu_request.constraint" + did_you_mean(name, listed)});
+    }
+  }
+}
+
+void check_accounts(const SiteProfile& profile, const ClusterInfo& cluster, std::vector<CheckRow>* rows) {
+  if (cluster.scheduler != Scheduler::slurm) return;
+  if (!cluster.accounts) {
+    rows->push_back({"accounts", profile.account.required ? "required" : "optional", "?", Verdict::unknown, false,
+                     "accounting did not answer (sacctmgr): the site's docs say which account to use"});
+    return;
+  }
+  std::string yours = cluster.accounts->empty() ? "none" : join(*cluster.accounts, ", ");
+  bool bad = profile.account.required && cluster.accounts->empty();
+  rows->push_back({"accounts", profile.account.required ? "required" : "optional", "yours: " + yours,
+                   bad ? Verdict::mismatch : Verdict::ok, bad, bad ? "ask the site for an account; jobs without one are refused" : ""});
+}
+
+}  // namespace
+
+std::vector<CheckRow> check_profile(const SiteProfile& profile, const ClusterInfo& cluster) {
+  std::vector<CheckRow> rows;
+  if (profile.scheduler != cluster.scheduler) {
+    rows.push_back({"scheduler", to_string(profile.scheduler), to_string(cluster.scheduler), Verdict::mismatch, true,
+                    "this is not the profile's cluster, or its `scheduler:` is wrong"});
+    return rows;
+  }
+  check_queues(profile, cluster, &rows);
+  check_nodes(profile, cluster, &rows);
+  check_accounts(profile, cluster, &rows);
+  return rows;
+}
+
+bool has_fatal(const std::vector<CheckRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const CheckRow& r) { return r.fatal; });
+}
+
+std::string format_check(const std::vector<CheckRow>& rows) {
+  std::string out = fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", "CHECK", "PROFILE", "SCHEDULER", "VERDICT", "FIX");
+  for (const auto& r : rows)
+    out += fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", r.item, r.profile, r.cluster,
+                       r.fatal ? "FAIL" : to_string(r.verdict), r.fix);
+  return out;
+}
+
+nlohmann::json check_to_json(const std::string& site, const std::vector<CheckRow>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : rows)
+    list.push_back({{"item", r.item}, {"profile", r.profile}, {"scheduler", r.cluster}, {"verdict", to_string(r.verdict)},
+                    {"fatal", r.fatal}, {"fix", r.fix}});
+  return {{"site", site}, {"ok", !has_fatal(rows)}, {"checks", list}};
+}
+
+}  // namespace hpclaunch
