@@ -1,5 +1,6 @@
 #include "agent/job_environment.h"
 
+#include "runtime/ranks.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -42,23 +43,24 @@ int count_device_list(const std::string& list) {
 }
 
 JobEnvironment read_job_environment(const EnvMap& env, const RuntimeRules& rules) {
+  // Which job this is, and its id, by the runtime's reading (runtime/ranks.h): the same for `exec` and `agent`.
   JobEnvironment job;
-  if (get(env, "HPCLAUNCH_LOCAL_JOB")) {
+  job.job_id = job_id(env);
+  if (is_local_job(env)) {
     job.source = "local";
     job.nnodes = get_int(env, "HPCLAUNCH_NNODES");
     job.node_rank = get_int(env, "HPCLAUNCH_NODE_RANK");
-    if (auto s = get(env, "HPCLAUNCH_JOB_ID")) job.job_id = *s;
     if (auto s = get(env, "HPCLAUNCH_NODENAME")) job.node_name = *s;
     if (auto s = get(env, "HPCLAUNCH_GPUS")) job.gpus = count_device_list(*s);
-  } else if (get(env, "SLURM_JOB_ID")) {
+  } else if (get(env, "SLURM_JOB_ID") || get(env, "SLURM_JOBID")) {
     job.source = "slurm";
     job.nnodes = get_int(env, "SLURM_NNODES");
     if (!job.nnodes) job.nnodes = get_int(env, "SLURM_JOB_NUM_NODES");
     job.node_rank = get_int(env, "SLURM_NODEID");
-    job.job_id = *get(env, "SLURM_JOB_ID");
     if (auto s = get(env, "SLURMD_NODENAME")) job.node_name = *s;
     job.gpus = slurm_gpus(env);
   } else {
+    job.job_id.clear();
     return job;
   }
   if (rules.master_addr) job.master_addr = rules.master_addr(env);
