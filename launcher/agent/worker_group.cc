@@ -12,7 +12,7 @@
 #include <boost/process/extend.hpp>
 #include <filesystem>
 
-#include "agent/line_splitter.h"
+#include "util/line_splitter.h"
 #include "util/error.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC

@@ -4,15 +4,17 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "cli/cli_util.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "jobs/log_filter.h"
+#include "jobs/watch.h"
 #include "submit/job_index.h"
 #include "util/error.h"
+#include "util/file.h"
+#include "util/line_splitter.h"
 #include "util/process.h"
 
 namespace hpclaunch {
@@ -29,27 +31,13 @@ std::string existing_output(const JobRecord& job) {
   return {};
 }
 
-// Reads what `path` has past `*offset` and prints the whole lines `rank` keeps. A file that shrank (a requeued
-// job starting its output anew) is read from its start again.
-void print_new(const std::string& path, std::uintmax_t* offset, LineBuffer& lines, std::optional<int> rank) {
-  std::error_code ec;
-  std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) return;
-  if (size < *offset) *offset = 0;
-  if (size == *offset) return;
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(*offset));
-  std::string bytes(size - *offset, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  *offset += bytes.size();
-  for (const auto& line : lines.add(bytes))
+// Prints the whole lines of `bytes` that `rank` keeps; `last` also prints a partial last line.
+void print_lines(LineSplitter& lines, std::string_view bytes, std::optional<int> rank, bool last = false) {
+  auto emit = [&](std::string_view line) {
     if (keep_line(line, rank)) fmt::print("{}\n", line);
-  std::fflush(stdout);
-}
-
-void print_rest(LineBuffer& lines, std::optional<int> rank) {
-  if (auto last = lines.flush(); last && keep_line(*last, rank)) fmt::print("{}\n", *last);
+  };
+  lines.feed(bytes, emit);
+  if (last) lines.finish(emit);
   std::fflush(stdout);
 }
 
@@ -72,8 +60,7 @@ int cmd_logs(const Args& args) {
   if (!job.dir_exists)
     throw failure(job.dir, "the job directory no longer exists", "its output went with it; `hpclaunch jobs` lists the others");
 
-  LineBuffer lines;
-  std::uintmax_t offset = 0;
+  LineSplitter lines;
   if (!follow) {
     std::string path = existing_output(job);
     if (path.empty()) {
@@ -81,27 +68,31 @@ int cmd_logs(const Args& args) {
       throw failure(job.dir, "no output yet (job " + job.job_id + " is " + state + ")",
                     "try again once it runs, or use `hpclaunch logs --follow`");
     }
-    print_new(path, &offset, lines, rank);
-    print_rest(lines, rank);
+    print_lines(lines, FileFollower(path).read_new(), rank, true);
     return 0;
   }
 
+  // The output file may appear only once the job runs; the state is asked every 2 s, with wait's tolerance for a
+  // scheduler that hiccups (jobs/watch.h).
   const auto state_every = std::chrono::seconds(2);
   auto last_check = Clock::now() - state_every;
-  std::string path;
+  std::optional<FileFollower> output;
+  StateWatch watch(job, run_capture);
+  auto read_output = [&](bool last) {
+    if (!output)
+      if (std::string path = existing_output(job); !path.empty()) output.emplace(path);
+    print_lines(lines, output ? output->read_new() : std::string(), rank, last);
+  };
   for (;;) {
-    if (path.empty()) path = existing_output(job);
-    if (!path.empty()) print_new(path, &offset, lines, rank);
+    read_output(false);
     if (Clock::now() - last_check >= state_every) {
       last_check = Clock::now();
-      JobState state = backend_for(job.scheduler).query(job, run_capture);
-      if (state.finished()) {
+      std::optional<JobState> state = watch.look();
+      if (state && state->finished()) {
         // The scheduler may report the end a moment before the last bytes are visible: one more look.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        if (path.empty()) path = existing_output(job);
-        if (!path.empty()) print_new(path, &offset, lines, rank);
-        print_rest(lines, rank);
-        fmt::print(stderr, "hpclaunch: job {} {}\n", job.job_id, describe(state));
+        read_output(true);
+        fmt::print(stderr, "hpclaunch: job {} {}\n", job.job_id, describe(*state));
         return 0;
       }
     }

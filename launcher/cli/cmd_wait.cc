@@ -14,6 +14,7 @@
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "jobs/progress.h"
+#include "jobs/watch.h"
 #include "submit/job_index.h"
 #include "util/error.h"
 #include "util/process.h"
@@ -25,8 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int k_exit_state_unknown = 3;
 constexpr int k_exit_timeout = 124;
-// A scheduler that answered once may hiccup (slurmctld busy); give up after this many failed looks in a row.
-constexpr int k_tolerated_failures = 5;
 
 size_t terminal_width() {
   struct winsize ws {};
@@ -53,19 +52,14 @@ int cmd_wait(const Args& args) {
   const auto start = Clock::now();
   std::string previous;
   size_t previous_length = 0;
-  int failures = 0;
-  bool answered = false;
+  StateWatch watch(job, run_capture);
   JobState state;
   for (;;) {
     try {
-      state = backend_for(job.scheduler).query(job, run_capture);
-      answered = true;
-      failures = 0;
+      if (auto now = watch.look()) state = *now;
     } catch (const Error&) {
-      if (!answered || ++failures >= k_tolerated_failures) {
-        if (tty && previous_length) fmt::print("\n");
-        throw;
-      }
+      if (tty && previous_length) fmt::print("\n");
+      throw;
     }
     Progress p;
     p.job_id = job.job_id;

@@ -57,21 +57,4 @@ bool keep_line(std::string_view line, std::optional<int> rank) {
   return r && *r == *rank;
 }
 
-std::vector<std::string> LineBuffer::add(std::string_view bytes) {
-  std::vector<std::string> lines;
-  m_pending.append(bytes);
-  size_t start = 0;
-  for (size_t nl; (nl = m_pending.find('\n', start)) != std::string::npos; start = nl + 1)
-    lines.push_back(m_pending.substr(start, nl - start));
-  m_pending.erase(0, start);
-  return lines;
-}
-
-std::optional<std::string> LineBuffer::flush() {
-  if (m_pending.empty()) return std::nullopt;
-  std::string out;
-  out.swap(m_pending);
-  return out;
-}
-
 }  // namespace hpclaunch

@@ -1,5 +1,5 @@
-// Picking one rank's lines out of a job's output, and cutting a growing file into whole lines for `logs --follow`.
-// Pure: no files, no clock.
+// Picking one rank's lines out of a job's output. Pure: no files, no clock. (Cutting a growing file into lines:
+// util/line_splitter.h.)
 #pragma once
 #include <optional>
 #include <string>
@@ -14,16 +14,5 @@ std::optional<int> line_rank(std::string_view line);
 
 // Whether `logs --rank` keeps the line: every line without a rank filter, else only that rank's.
 bool keep_line(std::string_view line, std::optional<int> rank);
-
-// Collects bytes as they arrive and hands back whole lines (without the newline); a partial last line waits for
-// the rest, or for flush() at the end.
-class LineBuffer {
- public:
-  std::vector<std::string> add(std::string_view bytes);
-  std::optional<std::string> flush();
-
- private:
-  std::string m_pending;
-};
 
 }  // namespace hpclaunch

@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,21 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string FileFollower::read_new() {
+  std::error_code ec;
+  std::uintmax_t size = std::filesystem::file_size(m_path, ec);
+  if (ec) return {};
+  if (size < m_offset) m_offset = 0;
+  if (size == m_offset) return {};
+  std::ifstream in(m_path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(m_offset));
+  std::string bytes(size - m_offset, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  m_offset += bytes.size();
+  return bytes;
 }
 
 }  // namespace hpclaunch

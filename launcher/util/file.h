@@ -1,5 +1,7 @@
-// Reading a whole file: the one place that does it; callers decide what a missing file means.
+// Reading files: a whole file (the one place that does it; callers decide what a missing file means), and what a
+// growing file has gained since the last look.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -7,5 +9,18 @@ namespace hpclaunch {
 
 // The file's bytes, or nullopt when it cannot be opened (errno says why).
 std::optional<std::string> read_file(const std::string& path);
+
+// Follows a file that grows (a job's output): each read_new() returns the bytes added since the last one ("" while
+// the file is absent or unchanged). A file that shrank (rewritten: a requeued job's output) is read from its start.
+class FileFollower {
+ public:
+  explicit FileFollower(std::string path) : m_path(std::move(path)) {}
+  std::string read_new();
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+  std::uintmax_t m_offset = 0;
+};
 
 }  // namespace hpclaunch

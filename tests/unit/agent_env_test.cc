@@ -3,7 +3,7 @@
 #include "agent/agent_options.h"
 #include "agent/failure.h"
 #include "agent/job_environment.h"
-#include "agent/line_splitter.h"
+#include "util/line_splitter.h"
 #include "agent/protocol.h"
 #include "agent/worker_env.h"
 #include "util/error.h"

@@ -33,14 +33,3 @@ TEST_CASE("without --rank every line is kept; with it only that rank's") {
   CHECK_FALSE(keep_line("batch script line", 0));
   CHECK(keep_line("1: y", 1));
 }
-
-TEST_CASE("LineBuffer hands out whole lines and keeps a partial one for later") {
-  LineBuffer b;
-  CHECK(b.add("a\nb").size() == 1);
-  auto more = b.add("c\n\nd");
-  REQUIRE(more.size() == 2);
-  CHECK(more[0] == "bc");
-  CHECK(more[1] == "");
-  CHECK(b.flush() == std::optional<std::string>("d"));
-  CHECK_FALSE(b.flush().has_value());
-}

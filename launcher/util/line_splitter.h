@@ -1,5 +1,6 @@
-// Cuts a worker's output stream into whole lines, so that a prefixed line is never two ranks mixed. A line
-// longer than the limit is passed on in pieces of the limit; a last line without newline at the end of input.
+// Cuts a stream (a worker's output, a growing log file) into whole lines, so that a prefixed line is never two
+// ranks mixed. A line longer than the limit is passed on in pieces of the limit; a last line without newline at
+// the end of input.
 #pragma once
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "agent/line_splitter.h"
+#include "util/line_splitter.h"
 
 namespace hpclaunch {
 

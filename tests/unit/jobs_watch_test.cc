@@ -1,0 +1,82 @@
+// Watching a job (`wait`, `logs --follow`): the scheduler's hiccups tolerated alike, and a growing output file
+// followed through a rewrite (a requeued job starts its output anew).
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "jobs/watch.h"
+#include "util/error.h"
+#include "util/file.h"
+#include "util/line_splitter.h"
+
+using namespace hpclaunch;
+namespace fs = std::filesystem;
+
+namespace {
+
+JobRecord slurm_job() {
+  JobRecord j;
+  j.dir = "/nonexistent/job";
+  j.submitted = true;
+  j.job_id = "1000";
+  j.scheduler = Scheduler::slurm;
+  return j;
+}
+
+// A scheduler whose answers are given in order: "R" running, "C" completed, "x" a failure.
+CommandRunner scripted(std::string answers, size_t* asked) {
+  return [answers, asked](const std::vector<std::string>& argv) {
+    if (argv[0] != "squeue") return ProcessResult{1, "", "scontrol: no\n"};  // squeue's word is enough
+    char a = (*asked)++ < answers.size() ? answers[*asked - 1] : 'C';
+    if (a == 'x') return ProcessResult{1, "", "slurm_load_jobs error: Socket timed out on send/recv operation\n"};
+    return ProcessResult{0, a == 'R' ? "RUNNING\n" : "COMPLETED\n", ""};
+  };
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("jobs_watch");
+
+TEST_CASE("a scheduler that never answered is an error at once") {
+  size_t asked = 0;
+  StateWatch watch(slurm_job(), scripted("x", &asked));
+  CHECK_THROWS_WITH(watch.look(), doctest::Contains("Socket timed out"));
+}
+
+TEST_CASE("after an answer, failed looks are tolerated until the limit in a row") {
+  size_t asked = 0;
+  StateWatch watch(slurm_job(), scripted("RxxxxRxxxxx", &asked));
+  CHECK(watch.look()->phase == Phase::running);
+  for (int i = 0; i < StateWatch::k_tolerated_failures - 1; ++i) CHECK_FALSE(watch.look().has_value());
+  CHECK(watch.look()->phase == Phase::running);  // an answer resets the count
+  for (int i = 0; i < StateWatch::k_tolerated_failures - 1; ++i) CHECK_FALSE(watch.look().has_value());
+  CHECK_THROWS_WITH(watch.look(), doctest::Contains("squeue -h -t all -j 1000 -o %T: failed"));
+}
+
+TEST_CASE("a followed file gives what it gained, and starts over when it was rewritten shorter") {
+  fs::path path = fs::temp_directory_path() / ("hpclaunch-follow-" + std::to_string(::getpid()));
+  fs::remove(path);
+  FileFollower f(path.string());
+  CHECK(f.read_new().empty());  // not there yet
+  std::ofstream(path) << "[n1:0] a\n[n1:1] b";
+  CHECK(f.read_new() == "[n1:0] a\n[n1:1] b");
+  CHECK(f.read_new().empty());
+  std::ofstream(path, std::ios::app) << "c\n";
+  CHECK(f.read_new() == "c\n");
+  std::ofstream(path) << "new\n";  // a requeued run's output
+  CHECK(f.read_new() == "new\n");
+  fs::remove(path);
+
+  std::vector<std::string> lines;
+  LineSplitter split;
+  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
+  split.feed("[n1:0] a\n[n1:1] b", emit);
+  split.feed("c\n\nd", emit);
+  split.finish(emit);
+  CHECK(lines == std::vector<std::string>{"[n1:0] a", "[n1:1] bc", "", "d"});
+}
+
+TEST_SUITE_END();
