@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "test_util.h"
+
 #include "runtime/ranks.h"
 #include "util/error.h"
 
@@ -17,12 +19,7 @@ FileReader files(std::map<std::string, std::string> contents) {
 const FileReader k_no_files = files({});
 
 std::string error_of(const Env& env, const FileReader& read = k_no_files) {
-  try {
-    detect_task_ranks(env, read);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::error_of_call([&] { detect_task_ranks(env, read); });
 }
 
 // Task 2 of `srun -N2 -n3` in a job of `-N2 --ntasks-per-node=2` on the test cluster, as printed there.

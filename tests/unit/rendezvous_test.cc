@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "test_util.h"
+
 #include "runtime/rendezvous.h"
 #include "util/error.h"
 
@@ -18,14 +20,7 @@ const Resolver k_jsc = table({{"jwb0001", "10.1.0.1"}, {"jwb0001i", "10.2.0.1"},
 const std::vector<std::string> k_step = {"jwb0001", "jwb0002"};
 const std::vector<std::string> k_job = {"jwb0005", "jwb0001", "jwb0002"};
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::function<void()>& f) { return test::error_of_call(f); }
 
 }  // namespace
 
