@@ -18,6 +18,8 @@ const std::vector<Command>& commands() {
       {"logs", "print a job's output; --follow until it ends, --rank R for one rank's lines", cmd_logs},
       {"wait", "wait for a job to end with a live line of its state, step and loss; exit 0 if it completed", cmd_wait},
       {"plot", "plot loss, validation loss, learning rate and samples/s of runs (PNG/SVG)", cmd_plot},
+      {"check", "preflight on every rank of a job: GPUs per node, slow nodes, allreduce busbw (exit 1 naming bad nodes)",
+       cmd_check},
   };
   return table;
 }

@@ -28,5 +28,6 @@ int cmd_cancel(const Args& args);
 int cmd_logs(const Args& args);
 int cmd_wait(const Args& args);
 int cmd_plot(const Args& args);
+int cmd_check(const Args& args);
 
 }  // namespace hpclaunch

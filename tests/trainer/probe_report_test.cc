@@ -1,0 +1,59 @@
+// The preflight probe's arithmetic and verdict (trainer/probe_report.h): nccl-tests' bus bandwidth, the nodes
+// with too few GPUs or a slow workload, the report.
+#include <doctest/doctest.h>
+
+#include "probe_report.h"
+
+using namespace hpctrain;
+
+TEST_SUITE_BEGIN("probe_report");
+
+TEST_CASE("sizes double from the smallest to the largest, both included") {
+  CHECK(probe_sizes(8, 64) == std::vector<std::size_t>{8, 16, 32, 64});
+  CHECK(probe_sizes(8, 100) == std::vector<std::size_t>{8, 16, 32, 64, 100});
+  CHECK(probe_sizes(8, 256u << 20).size() == 26);
+  CHECK(probe_sizes(64, 8).empty());
+}
+
+TEST_CASE("busbw is algbw * 2(n-1)/n, as nccl-tests defines it") {
+  BandwidthRow r = bandwidth(1000000000, 0.5, 4);
+  CHECK(r.algbw_gbs == doctest::Approx(2.0));
+  CHECK(r.busbw_gbs == doctest::Approx(3.0));
+  CHECK(bandwidth(1000, 1e-6, 2).busbw_gbs == doctest::Approx(1.0));
+  CHECK(bandwidth(1000, 1e-6, 1).busbw_gbs == 0.0);  // nothing crosses a link in a world of one
+  CHECK(bandwidth(1000, 0, 2).algbw_gbs == 0.0);
+}
+
+TEST_CASE("a node with too few GPUs, and a node slower than the rest, are named") {
+  std::vector<RankReport> ranks = {{0, "n1", 4, 0.010}, {1, "n1", 4, 0.011}, {2, "n2", 3, 0.012},
+                                   {3, "n2", 4, 0.010}, {4, "n3", 4, 0.050}, {5, "n3", 4, 0.011}};
+  auto nodes = judge_nodes(ranks, 4, 2.0);
+  REQUIRE(nodes.size() == 3);
+  CHECK(nodes[0].problems.empty());
+  CHECK(nodes[1].gpus == 3);
+  REQUIRE(nodes[1].problems.size() == 1);
+  CHECK(nodes[1].problems[0] == "3 GPU(s), expected 4");
+  REQUIRE(nodes[2].problems.size() == 1);
+  CHECK(nodes[2].problems[0].find("slower than the median node") != std::string::npos);
+  CHECK(bad_nodes(nodes) == std::vector<std::string>{"n2", "n3"});
+  CHECK(bad_nodes(judge_nodes(ranks, 0, 10.0)).empty());  // no GPU check, a lenient factor
+}
+
+TEST_CASE("of two nodes, the slow one is found") {
+  auto nodes = judge_nodes({{0, "n1", 4, 0.01}, {1, "n2", 4, 0.51}}, 4, 2.0);
+  CHECK(bad_nodes(nodes) == std::vector<std::string>{"n2"});
+}
+
+TEST_CASE("the report names the bad nodes and is JSON") {
+  auto nodes = judge_nodes({{0, "n1", 4, 0.01}, {1, "n2", 2, 0.01}}, 4, 2.0);
+  std::vector<BandwidthRow> rows = {bandwidth(8, 1e-5, 2), bandwidth(1 << 20, 1e-3, 2)};
+  nlohmann::json j = probe_json(rows, nodes, "gloo", 2, 4, 2.0);
+  CHECK(j["ok"] == false);
+  CHECK(j["bad_nodes"] == nlohmann::json::array({"n2"}));
+  CHECK(j["allreduce"].size() == 2);
+  std::string table = format_probe(rows, nodes, "gloo", 2);
+  CHECK(table.find("busbw(GB/s)") != std::string::npos);
+  CHECK(table.find("BAD: 2 GPU(s), expected 4") != std::string::npos);
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,206 @@
+// hpclaunch-probe: the preflight check every rank of a job runs (`hpclaunch check`): each node reports its GPUs, the
+// ranks take turns at the same small local workload (a node slower than the rest shows), then all ranks allreduce
+// messages from --min-bytes to --max-bytes (gloo on CPU, NCCL on GPU) and rank 0 prints algbw and busbw as
+// nccl-tests does. Rank 0 writes the JSON report (--json, or $HPCLAUNCH_JOB_DIR/preflight.json); every rank exits 1
+// when a node is bad, naming it.
+// Test hooks (no real fault can be put on one emulated node of this machine; documented in docs/preflight.md):
+// HPCLAUNCH_PROBE_TEST_SLOW_NODE=NODE adds 0.5 s to NODE's workload, HPCLAUNCH_PROBE_TEST_GPUS=NODE=N makes NODE
+// report N GPUs.
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "ddp.h"
+#include "options.h"
+#include "probe_report.h"
+#include "util/error.h"
+
+namespace {
+
+using namespace hpctrain;
+using Clock = std::chrono::steady_clock;
+
+constexpr int k_name_slots = 64;
+
+struct ProbeOptions {
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = 256u << 20;
+  int expect_gpus = 0;
+  double slow_factor = 2.0;
+  std::string json;
+  std::string backend = "auto";
+};
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string node_name() {
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  return env_or("HPCLAUNCH_NODENAME", env_or("SLURMD_NODENAME", host)).substr(0, k_name_slots);
+}
+
+int visible_gpus(const std::string& node) {
+  // Test hook first: "n2=3,n5=0".
+  std::string hook = env_or("HPCLAUNCH_PROBE_TEST_GPUS", "");
+  for (size_t start = 0; start < hook.size();) {
+    size_t end = hook.find(',', start);
+    std::string item = hook.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    size_t eq = item.find('=');
+    if (eq != std::string::npos && item.substr(0, eq) == node) return std::stoi(item.substr(eq + 1));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (torch::cuda::is_available()) return static_cast<int>(torch::cuda::device_count());
+  std::string list = env_or("CUDA_VISIBLE_DEVICES", "");  // CPU build: what the scheduler gave this node
+  int n = 0;
+  for (size_t start = 0; start <= list.size() && !list.empty();) {
+    size_t end = list.find(',', start);
+    std::string id = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!id.empty() && id != "NoDevFiles") ++n;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return n;
+}
+
+// The same small workload on every rank: the best of three runs of 30 128x128 matrix products on one thread.
+double local_probe(const torch::Device& device, const std::string& node) {
+  torch::NoGradGuard no_grad;
+  auto a = torch::rand({128, 128}, torch::TensorOptions().device(device));
+  double best = 1e9;
+  for (int run = 0; run < 3; ++run) {
+    auto start = Clock::now();
+    auto c = a;
+    for (int i = 0; i < 30; ++i) c = torch::mm(c, a).clamp(-1, 1);
+    (void)c.sum().item<float>();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  if (env_or("HPCLAUNCH_PROBE_TEST_SLOW_NODE", "") == node) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    best += 0.5;
+  }
+  return best;
+}
+
+double time_allreduce(Communicator& comm, torch::Tensor& t, int iters) {
+  comm.allreduce_sum(t);  // warm-up
+  comm.barrier();
+  auto start = Clock::now();
+  for (int i = 0; i < iters; ++i) comm.allreduce_sum(t);
+  if (t.is_cuda()) torch::cuda::synchronize();
+  return std::chrono::duration<double>(Clock::now() - start).count() / iters;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out) throw hpclaunch::failure(path, "cannot write the preflight report", "check the job directory");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw hpclaunch::failure(path, "cannot write the preflight report", "check the job directory");
+}
+
+int run(const ProbeOptions& o) {
+  at::set_num_threads(1);
+  const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
+  bool cuda = torch::cuda::is_available() && o.backend != "gloo";
+  std::string backend = o.backend == "auto" ? (cuda && compat::k_have_nccl ? "nccl" : "gloo") : o.backend;
+  torch::Device device = backend == "nccl" ? torch::Device(torch::kCUDA, env.local_rank) : torch::Device(torch::kCPU);
+  auto comm = Communicator::connect(env, backend);
+  comm->set_spin_wait(std::chrono::milliseconds(5));  // as hpclaunch-train: gloo wakes a blocked waiter late here
+  const int world = comm->world_size(), rank = comm->rank();
+  const std::string node = node_name();
+
+  // Each rank takes its turn at the workload, so ranks sharing cores do not slow each other down.
+  double probe = 0;
+  for (int turn = 0; turn < world; ++turn) {
+    if (turn == rank) probe = local_probe(device, node);
+    comm->barrier();
+  }
+  // Everyone learns everyone's report: rank r fills row r, a sum gathers them.
+  auto reports = torch::zeros({world, k_name_slots + 2}, torch::kDouble);
+  for (size_t i = 0; i < node.size(); ++i) reports[rank][static_cast<int64_t>(i)] = static_cast<double>(static_cast<unsigned char>(node[i]));
+  reports[rank][k_name_slots] = visible_gpus(node);
+  reports[rank][k_name_slots + 1] = probe;
+  auto gathered = reports.to(device);
+  comm->allreduce_sum(gathered);
+  reports = gathered.cpu();
+  std::vector<RankReport> ranks;
+  for (int r = 0; r < world; ++r) {
+    RankReport rep;
+    rep.rank = r;
+    for (int i = 0; i < k_name_slots; ++i)
+      if (auto c = static_cast<char>(reports[r][i].item<double>())) rep.node += c;
+    rep.gpus = static_cast<int>(reports[r][k_name_slots].item<double>());
+    rep.probe_seconds = reports[r][k_name_slots + 1].item<double>();
+    ranks.push_back(rep);
+  }
+
+  std::vector<BandwidthRow> rows;
+  for (std::size_t bytes : probe_sizes(o.min_bytes, o.max_bytes)) {
+    auto t = torch::ones({static_cast<int64_t>(std::max<std::size_t>(bytes / 4, 1))},
+                         torch::TensorOptions().dtype(torch::kFloat).device(device));
+    int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
+    rows.push_back(bandwidth(bytes, time_allreduce(*comm, t, iters), world));
+  }
+  std::vector<NodeVerdict> nodes = judge_nodes(ranks, o.expect_gpus, o.slow_factor);
+  std::vector<std::string> bad = bad_nodes(nodes);
+  if (rank == 0) {
+    std::fputs(format_probe(rows, nodes, backend, world).c_str(), stdout);
+    std::string path = o.json.empty() && std::getenv("HPCLAUNCH_JOB_DIR") ? env_or("HPCLAUNCH_JOB_DIR", "") + "/preflight.json" : o.json;
+    if (!path.empty()) write_json(path, probe_json(rows, nodes, backend, world, o.expect_gpus, o.slow_factor));
+    std::fflush(stdout);
+  }
+  comm->barrier();  // rank 0 may hold the store: leave together
+  if (bad.empty()) return 0;
+  if (rank == 0) {
+    std::string list;
+    for (const auto& n : bad) list += (list.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "hpclaunch-probe: bad node(s): %s; exclude them (sbatch --exclude=%s) or tell the site\n",
+                 list.c_str(), list.c_str());
+  }
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ProbeOptions o;
+  CLI::App app("Preflight: GPUs per node, a per-node speed probe and an allreduce bandwidth sweep.", "hpclaunch-probe");
+  app.add_option("--min-bytes", o.min_bytes, "smallest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
+  app.add_option("--max-bytes", o.max_bytes, "largest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
+  app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
+  app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
+      ->capture_default_str()->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
+  app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  try {
+    app.parse(argc, argv);
+    if (o.min_bytes > o.max_bytes) throw hpclaunch::Error("--min-bytes", "is above --max-bytes", "swap them");
+    return run(o);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
+    return 2;
+  } catch (const hpclaunch::Error& e) {
+    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
+    return 1;
+  }
+}

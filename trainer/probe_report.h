@@ -1,0 +1,51 @@
+// The preflight probe's arithmetic and verdict (hpclaunch-probe, `hpclaunch check`): allreduce bandwidth as
+// nccl-tests defines it, the nodes that report too few GPUs or run slower than the rest, the table and the JSON
+// report. Pure: no Torch, no clock.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hpctrain {
+
+// Message sizes from min_bytes to max_bytes, doubling (nccl-tests' -f 2), both ends included.
+std::vector<std::size_t> probe_sizes(std::size_t min_bytes, std::size_t max_bytes);
+
+struct BandwidthRow {
+  std::size_t bytes = 0;
+  double seconds = 0;     // one allreduce, averaged
+  double algbw_gbs = 0;   // bytes / seconds, in GB/s (1e9)
+  double busbw_gbs = 0;   // algbw * 2(n-1)/n: what each link carried, comparable across world sizes
+};
+BandwidthRow bandwidth(std::size_t bytes, double seconds, int world_size);
+
+// What one rank found on its node.
+struct RankReport {
+  int rank = 0;
+  std::string node;
+  int gpus = 0;              // GPUs this rank's node shows
+  double probe_seconds = 0;  // the same local workload on every rank
+};
+
+struct NodeVerdict {
+  std::string node;
+  std::vector<int> ranks;
+  int gpus = 0;
+  double probe_seconds = 0;  // the slowest of its ranks
+  std::vector<std::string> problems;  // empty: healthy
+};
+
+// One row per node (in order of first rank). A node is bad if it shows fewer than `expected_gpus` (0: not
+// checked) or its probe took more than `slow_factor` times the median node's.
+std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor);
+std::vector<std::string> bad_nodes(const std::vector<NodeVerdict>& nodes);
+
+// The nccl-tests-like table and the summary lines.
+std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
+                         const std::string& backend, int world_size);
+nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
+                          const std::string& backend, int world_size, int expected_gpus, double slow_factor);
+
+}  // namespace hpctrain
