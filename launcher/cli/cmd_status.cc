@@ -6,6 +6,7 @@
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/process.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -17,6 +18,7 @@ int cmd_status(const Args& args) {
   JobRecord job = resolve_job(ref, read_job_index());
   JobState state = backend_for(job.scheduler).query(job, run_capture);
   fmt::print("{} {}\n", job.job_id, describe(state));
+  if (!job.after.empty()) fmt::print("  after: {}\n", join(job.after, ", "));
   return 0;
 }
 

@@ -16,6 +16,9 @@
 #include "submit/submit_job.h"
 #include "util/error.h"
 #include "util/process.h"
+#include "util/strings.h"
+#include "record/job_record.h"
+#include "submit/job_index.h"
 
 namespace hpclaunch {
 
@@ -28,6 +31,7 @@ struct SubmitOptions {
   std::string job_dir;
   bool dry_run = false;
   std::optional<bool> check;  // --check / --no-check; unset: the profile's submit_check
+  std::vector<std::string> after;  // --after JOB[:ok|any|notok]
 };
 
 // --NAME / --no-NAME into an optional that stays unset when neither is given, so a profile's default can apply
@@ -58,6 +62,8 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--max-requeues", r.max_requeues, "Slurm: requeue at most this many times (default 3)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
+  app.add_option("--after", o->after, "start once JOB has ended: JOB[:ok|any|notok] (default ok; repeatable); JOB is a "
+                 "scheduler job id or a job from `hpclaunch jobs`")->take_all();
 }
 
 std::string read_spec_file(const std::string& path) {
@@ -94,6 +100,22 @@ LaunchPlan plan_for(const SubmitOptions& o) {
   return plan;
 }
 
+// The --after values as the scheduler's dependencies: a JOB listed by `hpclaunch jobs` (id or directory) is its
+// scheduler job id; anything else is passed on as a job id, for the scheduler to judge.
+std::vector<Dependency> dependencies(const std::vector<std::string>& after) {
+  std::vector<Dependency> out;
+  std::vector<std::string> index = after.empty() ? std::vector<std::string>() : read_job_index();
+  for (const auto& text : after) {
+    Dependency d = parse_dependency(text);
+    try {
+      if (JobRecord r = resolve_job(d.job_id, index); r.submitted && !r.job_id.empty()) d.job_id = r.job_id;
+    } catch (const Error&) {
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
 RenderContext context_for(const std::string& job_dir) {
   return {self_executable(), std::filesystem::current_path().string(), job_dir};
 }
@@ -113,12 +135,16 @@ int run_submit(const Args& args, bool dry_run_only) {
   LaunchPlan plan = plan_for(o);
   std::string dir = choose_job_dir(o.job_dir, plan.job_name, timestamp_now());
   std::string script = render_script(plan, context_for(dir));
+  const SchedulerBackend& backend = backend_for(plan.site.scheduler);
+  std::vector<Dependency> after = dependencies(o.after);
   if (dry_run_only || o.dry_run) {
     fmt::print("{}", script);
+    if (auto options = backend.dependency_options(after); !options.empty())
+      fmt::print(stderr, "hpclaunch: submit adds to the {} command line: {}\n", to_string(backend.kind()), join(options, " "));
     return 0;
   }
-  const SchedulerBackend& backend = backend_for(plan.site.scheduler);
   SubmitSteps steps;
+  steps.after = after;
   steps.validate = o.check.value_or(plan.site.submit_check);
   if (steps.validate && !backend.has_test_only() && o.check)
     fmt::print(stderr, "hpclaunch: note: {} has no test-only validation; --check is skipped\n", to_string(backend.kind()));

@@ -63,6 +63,7 @@ JobRecord read_job_record(const std::string& dir) {
     if (!job->site.empty()) r.site = job->site;
     r.submitted_at = job->submitted_at;
     if (job->nodes > 0) r.nodes = job->nodes;
+    r.after = job->after;
   }
   return r;
 }

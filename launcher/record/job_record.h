@@ -23,8 +23,10 @@ struct SubmissionFile {
   std::string job_dir;
   std::string submitted_at;  // "20261121-104500"
   int nodes = 0;
+  std::vector<std::string> after;  // what it waits for: "afterok:123", ...
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, scheduler, site, job_dir, submitted_at, nodes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, scheduler, site, job_dir, submitted_at, nodes,
+                                                after)
 
 // JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
 // {"pid", "state": "exited", "exit_code"}.
@@ -57,6 +59,7 @@ struct JobRecord {
   int nodes = 0;
   std::string job_name;         // plan.json's job_name (PBS names its output file after it)
   std::vector<std::string> command;  // plan.json's command, as typed
+  std::vector<std::string> after;    // job.json's dependencies: "afterok:123", ...
 };
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file

@@ -17,8 +17,30 @@ std::optional<int> SchedulerBackend::run_in_foreground(const std::string&, const
   return std::nullopt;
 }
 
-std::optional<TestVerdict> SchedulerBackend::test_only(const std::string&, const CommandRunner&) const {
+std::optional<TestVerdict> SchedulerBackend::test_only(const std::string&, const std::vector<std::string>&,
+                                                       const CommandRunner&) const {
   return std::nullopt;
+}
+
+Dependency parse_dependency(const std::string& text) {
+  Dependency d;
+  size_t colon = text.rfind(':');
+  std::string kind = colon == std::string::npos ? "ok" : text.substr(colon + 1);
+  d.job_id = colon == std::string::npos ? text : text.substr(0, colon);
+  static const std::pair<const char*, DependencyKind> k_kinds[] = {
+      {"ok", DependencyKind::ok}, {"any", DependencyKind::any}, {"notok", DependencyKind::notok}};
+  bool known = false;
+  for (const auto& [word, k] : k_kinds)
+    if (kind == word) d.kind = k, known = true;
+  if (!known || d.job_id.empty())
+    throw Error("--after", "'" + text + "' is not JOB[:ok|any|notok]",
+                "e.g. --after 1234 (start once 1234 succeeded), --after 1234:any, --after 1234:notok");
+  return d;
+}
+
+std::string to_string(const Dependency& d) {
+  const char* word = d.kind == DependencyKind::ok ? "afterok" : d.kind == DependencyKind::any ? "afterany" : "afternotok";
+  return std::string(word) + ":" + d.job_id;
 }
 
 const SchedulerBackend& backend_for(Scheduler scheduler) {
@@ -68,12 +90,11 @@ void command_failed(const std::vector<std::string>& argv, const ProcessResult& r
 
 std::string dependency_list(const std::vector<Dependency>& after) {
   std::vector<std::string> groups;
-  for (auto [kind, word] : {std::pair{DependencyKind::ok, "afterok"}, std::pair{DependencyKind::any, "afterany"},
-                            std::pair{DependencyKind::notok, "afternotok"}}) {
-    std::string group = word;
+  for (DependencyKind kind : {DependencyKind::ok, DependencyKind::any, DependencyKind::notok}) {
+    std::string group;
     for (const auto& d : after)
-      if (d.kind == kind) group += ":" + d.job_id;
-    if (group != word) groups.push_back(group);
+      if (d.kind == kind) group += group.empty() ? to_string(d) : ":" + d.job_id;
+    if (!group.empty()) groups.push_back(group);
   }
   return join(groups, ",");
 }

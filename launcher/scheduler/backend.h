@@ -35,9 +35,11 @@ class SchedulerBackend {
   virtual ~SchedulerBackend() = default;
   virtual Scheduler kind() const = 0;
 
-  // Hands the written script (JOBDIR/job.sh) to the scheduler and returns the job id. Throws Error quoting the
-  // scheduler when it refuses. The local backend only makes an id: run_in_foreground runs the job.
-  virtual std::string submit(const std::string& script, const CommandRunner& run) const = 0;
+  // Hands the written script (JOBDIR/job.sh) to the scheduler, with `options` (dependency_options, ...) on the
+  // submit command line, and returns the job id. Throws Error quoting the scheduler when it refuses. The local
+  // backend only makes an id (run_in_foreground runs the job) and refuses options.
+  virtual std::string submit(const std::string& script, const std::vector<std::string>& options,
+                             const CommandRunner& run) const = 0;
   // Runs a submitted job here and returns its exit status (local site); nullopt for a batch scheduler.
   virtual std::optional<int> run_in_foreground(const std::string& script, const std::string& job_dir,
                                                const std::string& job_id) const;
@@ -51,7 +53,8 @@ class SchedulerBackend {
   virtual std::vector<std::string> output_files(const JobRecord& job) const = 0;
 
   // Asks the scheduler whether it would take the script (nothing is queued); nullopt when it cannot tell.
-  virtual std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner& run) const;
+  virtual std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
+                                              const CommandRunner& run) const;
   // Whether test_only can tell at all.
   virtual bool has_test_only() const { return false; }
 
@@ -60,6 +63,10 @@ class SchedulerBackend {
   virtual std::vector<std::string> array_options(int count, int max_concurrent) const = 0;
   virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const = 0;
 };
+
+// `--after` values: "JOB", "JOB:ok", "JOB:any", "JOB:notok". Throws Error naming --after otherwise.
+Dependency parse_dependency(const std::string& text);
+std::string to_string(const Dependency& d);  // "afterok:123"
 
 // The backend of `scheduler`.
 const SchedulerBackend& backend_for(Scheduler scheduler);

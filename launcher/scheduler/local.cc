@@ -61,7 +61,12 @@ JobState parse_local_state(std::string_view json, bool alive, const std::string&
   throw failure(path, "has an unknown state '" + file.state + "'", "the job directory was changed by hand");
 }
 
-std::string LocalBackend::submit(const std::string&, const CommandRunner&) const { return new_local_job_id(); }
+std::string LocalBackend::submit(const std::string&, const std::vector<std::string>& options, const CommandRunner&) const {
+  if (!options.empty())
+    throw Error("--after", "the local site runs each job in the foreground as it is submitted: there is nothing to wait for",
+                "submit the jobs one after another");
+  return new_local_job_id();
+}
 
 std::optional<int> LocalBackend::run_in_foreground(const std::string& script, const std::string& job_dir,
                                                    const std::string& job_id) const {

@@ -11,7 +11,8 @@ namespace hpclaunch {
 class LocalBackend final : public SchedulerBackend {
  public:
   Scheduler kind() const override { return Scheduler::local; }
-  std::string submit(const std::string& script, const CommandRunner& run) const override;
+  std::string submit(const std::string& script, const std::vector<std::string>& options,
+                     const CommandRunner& run) const override;
   std::optional<int> run_in_foreground(const std::string& script, const std::string& job_dir,
                                        const std::string& job_id) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;

@@ -81,8 +81,17 @@ bool pbs_unknown_job(const ProcessResult& r) {
   return text.find("Unknown Job Id") != std::string::npos || text.find("Job has finished") != std::string::npos;
 }
 
-std::string PbsBackend::submit(const std::string& script, const CommandRunner& run) const {
-  return parse_qsub_answer(run({"qsub", script}));
+std::string PbsBackend::submit(const std::string& script, const std::vector<std::string>& options,
+                               const CommandRunner& run) const {
+  // Each option is "-W depend=..." or "-J 0-3": qsub takes the flag and its value as two words.
+  std::vector<std::string> argv = {"qsub"};
+  for (const auto& o : options) {
+    size_t sp = o.find(' ');
+    argv.push_back(o.substr(0, sp));
+    if (sp != std::string::npos) argv.push_back(o.substr(sp + 1));
+  }
+  argv.push_back(script);
+  return parse_qsub_answer(run(argv));
 }
 
 JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const {

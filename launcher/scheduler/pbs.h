@@ -11,7 +11,8 @@ namespace hpclaunch {
 class PbsBackend final : public SchedulerBackend {
  public:
   Scheduler kind() const override { return Scheduler::pbs; }
-  std::string submit(const std::string& script, const CommandRunner& run) const override;
+  std::string submit(const std::string& script, const std::vector<std::string>& options,
+                     const CommandRunner& run) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;

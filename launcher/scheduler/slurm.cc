@@ -94,8 +94,12 @@ bool slurm_unknown_job(const ProcessResult& r) {
   return (r.err + r.out).find("Invalid job id") != std::string::npos;
 }
 
-std::string SlurmBackend::submit(const std::string& script, const CommandRunner& run) const {
-  return parse_sbatch_answer(run({"sbatch", "--parsable", script}));
+std::string SlurmBackend::submit(const std::string& script, const std::vector<std::string>& options,
+                                 const CommandRunner& run) const {
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(script);
+  return parse_sbatch_answer(run(argv));
 }
 
 JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
@@ -136,8 +140,12 @@ std::vector<std::string> SlurmBackend::output_files(const JobRecord& job) const 
   return out;
 }
 
-std::optional<TestVerdict> SlurmBackend::test_only(const std::string& script, const CommandRunner& run) const {
-  return parse_sbatch_test_only(run({"sbatch", "--test-only", script}));
+std::optional<TestVerdict> SlurmBackend::test_only(const std::string& script, const std::vector<std::string>& options,
+                                                   const CommandRunner& run) const {
+  std::vector<std::string> argv = {"sbatch", "--test-only"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(script);
+  return parse_sbatch_test_only(run(argv));
 }
 
 std::vector<std::string> SlurmBackend::array_options(int count, int max_concurrent) const {

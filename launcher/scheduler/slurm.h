@@ -11,11 +11,13 @@ namespace hpclaunch {
 class SlurmBackend final : public SchedulerBackend {
  public:
   Scheduler kind() const override { return Scheduler::slurm; }
-  std::string submit(const std::string& script, const CommandRunner& run) const override;
+  std::string submit(const std::string& script, const std::vector<std::string>& options,
+                     const CommandRunner& run) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
-  std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner& run) const override;
+  std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
+                                      const CommandRunner& run) const override;
   bool has_test_only() const override { return true; }
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;

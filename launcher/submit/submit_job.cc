@@ -13,15 +13,17 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
   write_job_dir(dir, script, plan_to_json(plan));
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
+  const std::vector<std::string> options = backend.dependency_options(steps.after);
+  for (const auto& d : steps.after) sub.after.push_back(to_string(d));
   try {
     if (steps.validate)
-      if (auto verdict = backend.test_only(script_path, run)) {
+      if (auto verdict = backend.test_only(script_path, options, run)) {
         if (steps.on_verdict) steps.on_verdict(*verdict);
         if (!verdict->accepted)
           throw failure("--check", "the scheduler would refuse the job: " + verdict->message,
                         "fix what the scheduler names; nothing was submitted");
       }
-    sub.job_id = backend.submit(script_path, run);
+    sub.job_id = backend.submit(script_path, options, run);
   } catch (...) {
     remove_job_dir(dir);  // the scheduler has nothing: leave nothing behind either
     throw;

@@ -22,6 +22,8 @@ struct SubmitSteps {
   std::function<void(const JobRecord&)> on_submitted;
   // Gets the scheduler's verdict on the validation, accepted or not.
   std::function<void(const TestVerdict&)> on_verdict;
+  // Start only once these jobs have ended so (--after); given to the scheduler on its submit command line.
+  std::vector<Dependency> after;
 };
 
 // Writes `dir` (job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index

@@ -14,7 +14,7 @@ namespace {
 
 // Runs `backend.submit` against a fake that answers `answer` and records the command line.
 std::string submit_with(const SchedulerBackend& backend, ProcessResult answer, std::vector<std::string>* seen) {
-  return backend.submit("/j/job.sh", [&](const std::vector<std::string>& argv) {
+  return backend.submit("/j/job.sh", {}, [&](const std::vector<std::string>& argv) {
     *seen = argv;
     return answer;
   });
@@ -29,7 +29,7 @@ TEST_CASE("each backend submits with its own command and reads the id from its a
   CHECK(submit_with(backend_for(Scheduler::pbs), {0, "0.pbshost\n", ""}, &seen) == "0.pbshost");
   CHECK(seen == std::vector<std::string>{"qsub", "/j/job.sh"});
   CHECK(backend_for(Scheduler::local).kind() == Scheduler::local);
-  CHECK(backend_for(Scheduler::local).submit("/j/job.sh", nullptr).rfind("local-", 0) == 0);
+  CHECK(backend_for(Scheduler::local).submit("/j/job.sh", {}, nullptr).rfind("local-", 0) == 0);
 }
 
 TEST_CASE("job ids are read from each scheduler's answer") {
@@ -58,7 +58,7 @@ TEST_CASE("a refusal or a garbled answer is an error quoting the scheduler") {
 
 TEST_CASE("sbatch --test-only: an acceptance and a refusal, in sbatch's words") {
   std::vector<std::string> seen;
-  auto accepted = backend_for(Scheduler::slurm).test_only("/j/job.sh", [&](const std::vector<std::string>& argv) {
+  auto accepted = backend_for(Scheduler::slurm).test_only("/j/job.sh", {}, [&](const std::vector<std::string>& argv) {
     seen = argv;
     return ProcessResult{0, "", "sbatch: Job 7 to start at 2026-11-22T16:40:00 using 2 processors on nodes n[1-2] in partition debug\n"};
   });
@@ -71,7 +71,7 @@ TEST_CASE("sbatch --test-only: an acceptance and a refusal, in sbatch's words") 
   CHECK_FALSE(refused.accepted);
   CHECK(refused.message == "sbatch: error: Batch job submission failed: Requested node configuration is not available");
   CHECK_THROWS_WITH(parse_sbatch_test_only({127, "", "sbatch: not found"}), doctest::Contains("not found on this machine"));
-  CHECK_FALSE(backend_for(Scheduler::pbs).test_only("/j/job.sh", nullptr).has_value());
+  CHECK_FALSE(backend_for(Scheduler::pbs).test_only("/j/job.sh", {}, nullptr).has_value());
 }
 
 TEST_CASE("arrays and dependencies in each scheduler's syntax") {
@@ -86,6 +86,33 @@ TEST_CASE("arrays and dependencies in each scheduler's syntax") {
   CHECK(pbs.dependency_options({{"5.pbs", DependencyKind::notok}}) == std::vector<std::string>{"-W depend=afternotok:5.pbs"});
   CHECK(slurm.dependency_options({}).empty());
   CHECK(backend_for(Scheduler::local).array_options(3, 1).empty());
+}
+
+TEST_CASE("--after: its forms, and the dependency on each scheduler's submit command line") {
+  CHECK(to_string(parse_dependency("123")) == "afterok:123");
+  CHECK(to_string(parse_dependency("123:any")) == "afterany:123");
+  CHECK(to_string(parse_dependency("7.pbshost:notok")) == "afternotok:7.pbshost");
+  CHECK_THROWS_WITH(parse_dependency("123:maybe"), doctest::Contains("--after: '123:maybe' is not JOB[:ok|any|notok]"));
+  CHECK_THROWS_WITH(parse_dependency(":ok"), doctest::Contains("is not JOB"));
+  std::vector<std::string> seen;
+  auto record = [&](const std::vector<std::string>& argv) {
+    seen = argv;
+    return ProcessResult{0, "9\n", ""};
+  };
+  const auto& slurm = backend_for(Scheduler::slurm);
+  slurm.submit("/j/job.sh", slurm.dependency_options({parse_dependency("5"), parse_dependency("6:any")}), record);
+  CHECK(seen == std::vector<std::string>{"sbatch", "--parsable", "--dependency=afterok:5,afterany:6", "/j/job.sh"});
+  const auto& pbs = backend_for(Scheduler::pbs);
+  pbs.submit("/j/job.sh", pbs.dependency_options({parse_dependency("5.s:notok")}), record);
+  CHECK(seen == std::vector<std::string>{"qsub", "-W", "depend=afternotok:5.s", "/j/job.sh"});
+  CHECK_THROWS_WITH(backend_for(Scheduler::local).submit("/j/job.sh", {"--dependency=afterok:5"}, record),
+                    doctest::Contains("--after: the local site runs each job in the foreground"));
+  // A dependency the scheduler refuses is reported in its words.
+  auto refuse = [](const std::vector<std::string>&) {
+    return ProcessResult{1, "", "sbatch: error: Batch job submission failed: Job dependency problem\n"};
+  };
+  CHECK_THROWS_WITH(slurm.submit("/j/job.sh", {"--dependency=afterok:999"}, refuse),
+                    doctest::Contains("sbatch: refused the job (exit 1): sbatch: error: Batch job submission failed: Job dependency problem"));
 }
 
 TEST_SUITE_END();

@@ -28,7 +28,7 @@ class FakeBackend final : public SchedulerBackend {
   std::optional<TestVerdict> verdict;
   mutable std::vector<std::string> seen;
   Scheduler kind() const override { return runs_here ? Scheduler::local : Scheduler::slurm; }
-  std::string submit(const std::string& script, const CommandRunner&) const override {
+  std::string submit(const std::string& script, const std::vector<std::string>&, const CommandRunner&) const override {
     seen.push_back("submit " + script);
     if (refuse) throw failure("sbatch", "refused the job (exit 1): no");
     return "4242";
@@ -37,7 +37,8 @@ class FakeBackend final : public SchedulerBackend {
     seen.push_back("run " + id);
     return runs_here ? std::optional<int>(3) : std::nullopt;
   }
-  std::optional<TestVerdict> test_only(const std::string& script, const CommandRunner&) const override {
+  std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>&,
+                                      const CommandRunner&) const override {
     seen.push_back("test " + script);
     return verdict;
   }
