@@ -1,6 +1,7 @@
 // `hpclaunch submit` and `hpclaunch render`: request -> plan -> script -> job directory -> scheduler.
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -91,11 +92,23 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   return true;
 }
 
+// The user's default account, as Slurm's accounting says; "" when it does not answer (no accounting, no sacctmgr).
+std::string default_account() {
+  const char* user = std::getenv("USER");
+  if (!user || !*user) return {};
+  ProcessResult r = run_capture({"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"});
+  if (r.exit_code != 0) return {};
+  std::string account(trim(r.out));
+  return account.find_first_of(" \n|") == std::string::npos ? account : std::string();
+}
+
 LaunchPlan plan_for(const SubmitOptions& o) {
   SiteRegistry sites = load_sites(o.site_files);
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SiteProfile site = with_machine_shape(sites.get(o.request.site), o.request, cores);
-  LaunchPlan plan = make_plan(o.request, site);
+  JobRequest request = o.request;
+  if (request.account.empty() && site.scheduler == Scheduler::slurm) request.default_account = default_account();
+  LaunchPlan plan = make_plan(request, site);
   for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
   return plan;
 }
@@ -143,6 +156,7 @@ int run_submit(const Args& args, bool dry_run_only) {
       fmt::print(stderr, "hpclaunch: submit adds to the {} command line: {}\n", to_string(backend.kind()), join(options, " "));
     return 0;
   }
+  check_submittable(plan);  // a retired site: refused before anything is written
   SubmitSteps steps;
   steps.after = after;
   steps.validate = o.check.value_or(plan.site.submit_check);

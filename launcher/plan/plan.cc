@@ -68,6 +68,13 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
   return *mode;
 }
 
+std::string queue_flag(const Queue& q);
+
+// Whether `q`'s limits allow `nodes` nodes with `gpus` GPUs in all.
+bool queue_takes(const Queue& q, int nodes, int gpus) {
+  return (!q.max_nodes || nodes <= q.max_nodes) && (!q.max_gpus || gpus <= q.max_gpus) && (!q.min_gpus || gpus >= q.min_gpus);
+}
+
 // The queue the job goes to (or nullptr when the site lists none to check against), from --partition/--qos.
 const Queue* pick_queue(const JobRequest& r, const SiteProfile& site, LaunchPlan* plan) {
   auto names_of = [&](std::initializer_list<QueueKind> kinds) {
@@ -94,6 +101,18 @@ const Queue* pick_queue(const JobRequest& r, const SiteProfile& site, LaunchPlan
   }
   if (r.partition.empty() && r.qos.empty()) {
     chosen = site.default_queue();
+    // The default queue may refuse this job (Roihu's gpumedium: 4 GPUs per job); then the first listed queue of
+    // the same kind that takes it, with its note (an access condition) said.
+    const int gpus = r.nodes * r.gpus_per_node.value_or(site.node.gpus);
+    if (chosen && !queue_takes(*chosen, r.nodes, gpus))
+      for (const auto& q : site.queues)
+        if (q.kind == chosen->kind && queue_takes(q, r.nodes, gpus)) {
+          plan->warnings.push_back(fmt::format("{} {} takes {} node(s) x {} GPU(s), which {} does not{}",
+                                               queue_flag(q).substr(2), q.name, r.nodes, gpus / std::max(1, r.nodes),
+                                               chosen->name, q.note.empty() ? "" : ": " + q.note));
+          chosen = &q;
+          break;
+        }
     if (chosen && (chosen->kind == QueueKind::partition || chosen->kind == QueueKind::queue)) plan->partition = chosen->name;
     if (chosen && chosen->kind == QueueKind::qos) plan->qos = chosen->name;
   }
@@ -108,17 +127,32 @@ std::string queue_flag(const Queue& q) {
   }
 }
 
-void check_account(const JobRequest& r, const SiteProfile& site) {
+// The account to charge: --account, else the user's default account when the site needs one. A name that does
+// not look like the site's accounts is only a warning: the scheduler knows better (NERSC's own seed uses nstaff).
+void plan_account(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const AccountRule& rule = site.account;
   std::string example = rule.example.empty() ? "" : " " + rule.example;
-  if (r.account.empty()) {
-    if (rule.required)
+  p->account = r.account;
+  if (p->account.empty()) {
+    if (!r.default_account.empty())
+      p->warnings.push_back("no --account: the job is charged to your default account " + r.default_account);
+    if (!rule.required) return;
+    if (r.default_account.empty())
       throw Error("--account", site.name + " requires an account", "add --account" + (example.empty() ? " NAME" : example));
-    return;
+    p->account = r.default_account;
   }
-  if (!rule.pattern.empty() && !std::regex_match(r.account, std::regex(rule.pattern)))
-    throw Error("--account", "'" + r.account + "' does not look like a " + site.name + " account (expected " + rule.pattern + ")",
-                "use the project's name" + (example.empty() ? "" : ", e.g." + example));
+  if (!rule.pattern.empty() && !std::regex_match(p->account, std::regex(rule.pattern)))
+    p->warnings.push_back("'" + p->account + "' does not look like a " + site.name + " account (" + rule.pattern +
+                          (example.empty() ? "" : ", e.g." + example) + "); submitting it anyway");
+}
+
+// The memory directive by the profile's rule, so that no GPU job falls to a tiny site default.
+std::string plan_memory(const SiteProfile& site, int gpus_per_node) {
+  const MemoryRequest& m = site.memory;
+  if (m.style == MemoryStyle::per_gpu) return "--mem-per-gpu=" + m.amount;
+  if (m.style != MemoryStyle::whole_node || site.scheduler == Scheduler::pbs) return "";
+  if (gpus_per_node >= site.node.gpus || site.node.memory_gb <= 0 || site.node.gpus <= 0) return "--mem=0";
+  return fmt::format("--mem-per-gpu={}G", site.node.memory_gb / site.node.gpus);
 }
 
 EnvList parse_env(const std::vector<std::string>& items) {
@@ -224,6 +258,14 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
 
 }  // namespace
 
+void check_submittable(const LaunchPlan& plan) {
+  const SiteProfile& site = plan.site;
+  if (!site.retired()) return;
+  std::string when = site.retired_on.empty() ? "" : " on " + site.retired_on;
+  throw Error("--site", site.name + " was retired" + when + ": a job sent there is never run",
+              "use --site " + join(site.successors, " or --site ") + " (render and --dry-run still show " + site.name + "'s script)");
+}
+
 std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
   if (name == "agent") return LaunchMode::agent;
   if (name == "srun") return LaunchMode::srun;
@@ -245,10 +287,17 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                 fmt::format("use --nodes {} or fewer{}", queue->max_nodes,
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   plan_geometry(r, site, &p);
+  if (queue && !queue_takes(*queue, r.nodes, r.nodes * p.gpus_per_node))
+    throw Error(r.partition.empty() ? "--qos" : "--partition",
+                fmt::format("{} takes {}{} GPUs per job; this job asks {} ({} node(s) x {})", queue->name,
+                            queue->min_gpus ? fmt::format("at least {}", queue->min_gpus) : "",
+                            queue->max_gpus ? fmt::format("{}at most {}", queue->min_gpus ? " and " : "", queue->max_gpus) : "",
+                            r.nodes * p.gpus_per_node, r.nodes, p.gpus_per_node),
+                "use another " + queue_flag(*queue).substr(2) + " (`hpclaunch sites show " + site.name + "`), or change --nodes/--gpus-per-node");
   plan_time(r, site, queue, &p);
-  check_account(r, site);
+  plan_account(r, site, &p);
   plan_requeue(r, site, &p);
-  p.account = r.account;
+  p.memory = plan_memory(site, p.gpus_per_node);
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
   if (p.job_name.find('\n') != std::string::npos) throw Error("--name", "the job name has a newline", "use a one-line name");
@@ -310,6 +359,7 @@ nlohmann::json plan_to_json(const LaunchPlan& p) {
       {"partition", p.partition},
       {"qos", p.qos},
       {"constraint", p.constraint},
+      {"memory", p.memory},
       {"container", p.container_image},
       {"modules", p.modules},
       {"env", env},

@@ -31,6 +31,9 @@ struct JobRequest {
   std::optional<bool> requeue;    // --requeue / --no-requeue; unset: the profile's default
   std::string signal;             // --signal SIG@SECONDS
   std::optional<int> max_requeues;
+  // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
+  // when --account is absent; "" when unknown.
+  std::string default_account;
 };
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
@@ -52,6 +55,7 @@ struct LaunchPlan {
   std::string partition;      // as requested (partition or PBS queue)
   std::string qos;
   std::string constraint;
+  std::string memory;         // the memory directive: "--mem=0", "--mem-per-gpu=281G", or "" (site default is right)
   std::string container_image;
   std::vector<std::string> modules;
   EnvList env;                // exported in the script, in order; later entries win
@@ -70,6 +74,10 @@ struct LaunchPlan {
 LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site);
 
 nlohmann::json plan_to_json(const LaunchPlan& plan);
+
+// Throws the Error (exit 2) for a plan that must not be submitted, though it may be rendered: a retired site,
+// whose queue never runs a job again. Called by `submit` before anything is written.
+void check_submittable(const LaunchPlan& plan);
 
 // Parses a launch mode name; nullopt when unknown.
 std::optional<LaunchMode> parse_launch_mode(const std::string& name);

@@ -40,6 +40,7 @@ std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderConte
       fmt::format("--cpus-per-task={}", p.cpus_per_task),
   };
   if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
+  if (!p.memory.empty()) d.push_back(p.memory);
   if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
   if (!p.partition.empty()) d.push_back("--partition=" + p.partition);
   if (!p.qos.empty()) d.push_back("--qos=" + p.qos);

@@ -4,6 +4,17 @@
 
 namespace hpclaunch {
 
+const char* to_string(MemoryStyle s) {
+  switch (s) {
+    case MemoryStyle::unset: return "unset";
+    case MemoryStyle::whole_node: return "whole-node";
+    case MemoryStyle::per_gpu: return "per-gpu";
+    case MemoryStyle::by_gpu: return "by-gpu";
+    case MemoryStyle::pbs_chunk: return "pbs-chunk";
+  }
+  return "?";
+}
+
 const char* to_string(Scheduler s) {
   switch (s) {
     case Scheduler::slurm: return "slurm";

@@ -37,6 +37,8 @@ struct Queue {
   QueueKind kind = QueueKind::partition;
   long max_time_s = 0;  // 0: no limit known
   int max_nodes = 0;    // 0: no limit known
+  int max_gpus = 0;     // GPUs per job, 0: no limit known (Roihu's gpumedium: 4 in all)
+  int min_gpus = 0;     // GPUs per job, 0: none (Roihu's gpularge: full nodes)
   bool is_default = false;
   std::string note;
 };
@@ -68,6 +70,21 @@ struct Container {
   std::vector<std::string> directives;  // scheduler directives, "{image}" replaced
   std::vector<std::string> wrap;        // argv put before the command, "{image}" replaced
   std::vector<std::string> modules;     // loaded when a container is used
+};
+
+// How a job asks for memory. A GPU job left to a site's default can get very little (the Alliance: 256 MB per
+// core), so every profile says which of these applies.
+enum class MemoryStyle {
+  unset,       // the profile does not say (a user profile); nothing is requested
+  whole_node,  // --mem=0 on jobs that take all of a node's GPUs; a GPU share of node.memory_gb otherwise
+  per_gpu,     // --mem-per-gpu=AMOUNT
+  by_gpu,      // the site sets memory from the GPUs asked for (Roihu: 217 GiB per GPU): nothing to request
+  pbs_chunk,   // PBS: in the select chunk (gpu_request.pbs_chunk_extra)
+};
+const char* to_string(MemoryStyle s);
+struct MemoryRequest {
+  MemoryStyle style = MemoryStyle::unset;
+  std::string amount;  // per_gpu: "64G"
 };
 
 // What a job does before its time limit or on preemption (Slurm): ask for a warning signal, checkpoint, requeue.
@@ -107,6 +124,8 @@ struct SiteProfile {
   std::vector<std::string> scratch;     // names of scratch variables the site sets
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
   std::vector<std::string> sources;     // where the facts come from
+  std::vector<std::string> unverified;  // facts not confirmed against the site's documentation
+  MemoryRequest memory;
   std::optional<Learned> learned;       // set on profiles written by `sites learn`
   bool submit_check = false;            // `submit` asks the scheduler to validate the script first (--check)
   std::string file;                     // the file it was read from (for messages)

@@ -32,12 +32,15 @@ const std::vector<std::pair<std::string, MasterAddrSource>> k_addr_sources = {
     {"fixed", MasterAddrSource::fixed}};
 const std::vector<std::pair<std::string, GpuBind>> k_gpu_binds = {{"none", GpuBind::none},
                                                                  {"local-rank", GpuBind::local_rank}};
+const std::vector<std::pair<std::string, MemoryStyle>> k_memory_styles = {
+    {"whole-node", MemoryStyle::whole_node}, {"per-gpu", MemoryStyle::per_gpu}, {"by-gpu", MemoryStyle::by_gpu},
+    {"pbs-chunk", MemoryStyle::pbs_chunk}};
 const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "variants"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "variants"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -54,13 +57,15 @@ std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
   std::vector<Queue> out;
   int defaults = 0;
   for (const auto& q : n) {
-    r.check_keys(q, "queues[]", {"name", "kind", "max_time", "max_nodes", "default", "note"});
+    r.check_keys(q, "queues[]", {"name", "kind", "max_time", "max_nodes", "max_gpus", "min_gpus", "default", "note"});
     if (!q["name"]) r.fail(q, "queues[]", "missing field 'name'", "give every queue a name");
     Queue queue;
     queue.name = r.scalar(q["name"], "queues[].name");
     if (q["kind"]) queue.kind = r.choice(q["kind"], "queues[].kind", k_queue_kinds);
     if (q["max_time"]) queue.max_time_s = r.time(q["max_time"], "queues[].max_time");
     if (q["max_nodes"]) queue.max_nodes = r.integer(q["max_nodes"], "queues[].max_nodes", 1, 1 << 20);
+    if (q["max_gpus"]) queue.max_gpus = r.integer(q["max_gpus"], "queues[].max_gpus", 1, 1 << 20);
+    if (q["min_gpus"]) queue.min_gpus = r.integer(q["min_gpus"], "queues[].min_gpus", 1, 1 << 20);
     if (q["default"]) queue.is_default = r.boolean(q["default"], "queues[].default");
     if (q["note"]) queue.note = r.scalar(q["note"], "queues[].note");
     defaults += queue.is_default;
@@ -172,6 +177,17 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
     p->learned = l;
   }
   if (root["submit_check"]) p->submit_check = r.boolean(root["submit_check"], "submit_check");
+  if (root["unverified"]) p->unverified = r.strings(root["unverified"], "unverified");
+  if (root["memory"]) {
+    const YAML::Node& n = root["memory"];
+    r.check_keys(n, "memory", {"request", "amount"});
+    if (!n["request"]) r.fail(n, "memory", "missing field 'request'", "write e.g. `memory: {request: whole-node}`");
+    p->memory.style = r.choice(n["request"], "memory.request", k_memory_styles);
+    p->memory.amount = n["amount"] ? r.scalar(n["amount"], "memory.amount") : "";
+    static const std::regex k_amount("[0-9]+[KMGT]?");
+    if (p->memory.style == MemoryStyle::per_gpu && !std::regex_match(p->memory.amount, k_amount))
+      r.fail(n, "memory.amount", "per-gpu needs an amount like 64G", "write `memory: {request: per-gpu, amount: 64G}`");
+  }
 }
 
 // A profile that extends nothing must say everything a plan needs.
@@ -283,6 +299,8 @@ std::string profile_to_yaml(const SiteProfile& p) {
       e << YAML::Key << "kind" << YAML::Value << to_string(q.kind);
       if (q.max_time_s) e << YAML::Key << "max_time" << YAML::Value << format_slurm_time(q.max_time_s);
       if (q.max_nodes) e << YAML::Key << "max_nodes" << YAML::Value << q.max_nodes;
+      if (q.max_gpus) e << YAML::Key << "max_gpus" << YAML::Value << q.max_gpus;
+      if (q.min_gpus) e << YAML::Key << "min_gpus" << YAML::Value << q.min_gpus;
       if (q.is_default) e << YAML::Key << "default" << YAML::Value << true;
       if (!q.note.empty()) e << YAML::Key << "note" << YAML::Value << q.note;
       e << YAML::EndMap;
@@ -338,6 +356,13 @@ std::string profile_to_yaml(const SiteProfile& p) {
   if (!p.scratch.empty()) e << YAML::Key << "scratch" << YAML::Value << YAML::Flow << p.scratch;
   if (!p.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.directives;
   if (!p.sources.empty()) e << YAML::Key << "sources" << YAML::Value << p.sources;
+  if (p.memory.style != MemoryStyle::unset) {
+    e << YAML::Key << "memory" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "request" << YAML::Value << to_string(p.memory.style);
+    if (!p.memory.amount.empty()) e << YAML::Key << "amount" << YAML::Value << p.memory.amount;
+    e << YAML::EndMap;
+  }
+  if (!p.unverified.empty()) e << YAML::Key << "unverified" << YAML::Value << p.unverified;
   if (p.submit_check) e << YAML::Key << "submit_check" << YAML::Value << true;
   if (p.learned) {
     e << YAML::Key << "learned" << YAML::Value << YAML::BeginMap;

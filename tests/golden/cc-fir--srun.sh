@@ -5,6 +5,7 @@
 #SBATCH --ntasks-per-node=4
 #SBATCH --cpus-per-task=12
 #SBATCH --gpus-per-node=h100:4
+#SBATCH --mem=0
 #SBATCH --account=def-someprof
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project

@@ -11,9 +11,10 @@
 #SBATCH --chdir=/home/user/project
 #SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out
 #
-# Rendered by hpclaunch 0.1.0 for site mahti (CSC Mahti (GPU)).
+# Rendered by hpclaunch 0.1.0 for site mahti (CSC Mahti (GPU; retired)).
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 Slurm task(s), 1 per node, 128 CPU(s) each.
+# WARNING: this site is retired 2026-08-31; successors: roihu.
 
 module load pytorch
 

@@ -5,9 +5,9 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=128
 #SBATCH --gpus-per-node=4
+#SBATCH --mem=0
 #SBATCH --constraint=gpu
 #SBATCH --qos=regular
-#SBATCH --account=m3239_g
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project
 #SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out

@@ -14,7 +14,7 @@
 # Rendered by hpclaunch 0.1.0 for site puhti (CSC Puhti (retired)).
 # Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 10 CPU(s) each.
-# WARNING: this site is retired 2026-07-31; successors: mahti, roihu.
+# WARNING: this site is retired 2026-07-31; successors: roihu.
 
 module load pytorch
 

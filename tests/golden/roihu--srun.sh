@@ -5,7 +5,7 @@
 #SBATCH --ntasks-per-node=4
 #SBATCH --cpus-per-task=72
 #SBATCH --gres=gpu:gh200:4
-#SBATCH --partition=gpumedium
+#SBATCH --partition=gpularge
 #SBATCH --account=project_2001234
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project
@@ -15,7 +15,7 @@
 # Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 72 CPU(s) each.
 
-module load pytorch
+module load python-pytorch
 
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"

@@ -5,9 +5,10 @@
 #PBS -j oe
 #PBS -o /home/user/project/hpclaunch-jobs/train/
 #
-# Rendered by hpclaunch 0.1.0 for site sockeye-pbs (UBC ARC Sockeye (PBS Pro, as in seed 002)).
+# Rendered by hpclaunch 0.1.0 for site sockeye-pbs (UBC ARC Sockeye (PBS Pro, as in seed 002; retired)).
 # Launch: mpirun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 MPI rank(s), 4 per node.
+# WARNING: this site is retired 2024; successors: sockeye.
 
 # A PBS job starts in $HOME, not where it was submitted.
 cd "$PBS_O_WORKDIR" || exit 1

@@ -32,21 +32,26 @@ expect "--site: unknown site 'perlmuter' (did you mean 'perlmutter'?); run \`hpc
 expect "--nodes: 0 is below 1; use --nodes 1 or more" "${pm[@]}" --nodes 0 -- python train.py
 expect "--nodes: 9 is more than the 8 nodes debug allows on perlmutter; use --nodes 8 or fewer, or another qos" \
   "${pm[@]}" --qos debug --nodes 9 -- python train.py
-expect "--time: 1-00:00:01 is more than the 1-00:00:00 limit of regular on perlmutter; use --time 1-00:00:00 or less, or another qos" \
-  "${pm[@]}" --time 1-00:00:01 -- python train.py
+expect "--time: 2-00:00:01 is more than the 2-00:00:00 limit of regular on perlmutter; use --time 2-00:00:00 or less, or another qos" \
+  "${pm[@]}" --time 2-00:00:01 -- python train.py
 expect "--time: '90:00:00:00' is not a time limit; use MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS" \
   "${pm[@]}" --time 90:00:00:00 -- python train.py
 expect "--gpus-per-node: 8 is more than the 4 GPUs of a perlmutter node; use --gpus-per-node 4 or fewer and more --nodes" \
   "${pm[@]}" --gpus-per-node 8 -- python train.py
-expect "--account: perlmutter requires an account; add --account m3239_g" --site perlmutter -- python train.py
-expect "--account: 'def-x' does not look like a perlmutter account (expected [a-z][a-z0-9]*_g); use the project's name, e.g. m3239_g" \
-  --site perlmutter --account def-x -- python train.py
+expect "--account: roihu requires an account; add --account project_2001234" --site roihu -- python train.py
+# An account of another form than the site's usual ones is the scheduler's to judge: a warning, and it renders.
+"$HPCLAUNCH" render --site perlmutter --account def-x -- python train.py >/dev/null 2>"$test_tmp/err" \
+  || fail "an unusual account was refused: $(cat "$test_tmp/err")"
+assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a perlmutter account"
+# The command users type first: no account on a site that charges a default project.
+"$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
+  || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
 expect "--launcher: unknown launcher 'torchrun'; use agent, srun or mpirun" "${pm[@]}" --launcher torchrun -- python train.py
 expect "--launcher: srun needs Slurm, but sockeye-pbs runs pbs; use --launcher mpirun" \
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
-expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, variants" \
+expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, variants" \
   --site-file "$test_tmp/broken.yaml" "${pm[@]}" -- python train.py
 expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path and its permissions" \
   --site-file "$test_tmp/nope.yaml" "${pm[@]}" -- python train.py
@@ -57,7 +62,7 @@ expect "submit: unexpected argument 'train.py'; put the command after \`--\`; se
 
 # A broken profile in the user's directory is reported the same way, with its path.
 cp "$test_tmp/broken.yaml" "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
-expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, variants" \
+expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, variants" \
   "${pm[@]}" -- python train.py
 rm "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
 
@@ -86,4 +91,4 @@ assert_eq "keep" "$(ls "$test_tmp/used")" "contents of the refused --job-dir"
 
 # Retired sites still render, with one warning line naming the successors.
 "$HPCLAUNCH" render --site puhti --account project_1 -- x >/dev/null 2>"$test_tmp/err"
-assert_eq "hpclaunch: warning: puhti was retired on 2026-07-31; consider mahti or roihu (--site mahti)" "$(cat "$test_tmp/err")"
+assert_eq "hpclaunch: warning: puhti was retired on 2026-07-31; consider roihu (--site roihu)" "$(cat "$test_tmp/err")"

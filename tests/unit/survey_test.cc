@@ -73,7 +73,7 @@ SiteProfile matching_profile() {
   p.name = "shaped";
   p.scheduler = Scheduler::slurm;
   p.node = {4, "a100", 64, 1, 240, "x86_64"};
-  p.queues = {{"shaped", QueueKind::partition, 4 * 3600, 2, true, ""}};
+  p.queues = {{"shaped", QueueKind::partition, 4 * 3600, 2, 0, 0, true, ""}};
   p.gpu.style = GpuStyle::gres;
   p.gpu.type = "a100";
   p.gpu.constraint = "gpu&nvme";
@@ -171,7 +171,7 @@ TEST_CASE("a profile that matches its cluster passes; each wrong fact is named w
   CHECK(row(rows, "accounts")->verdict == Verdict::unknown);
 
   SiteProfile wrong = matching_profile();
-  wrong.queues = {{"shaped", QueueKind::partition, 48 * 3600, 4, true, ""}, {"gpularge", QueueKind::partition, 0, 0, false, ""}};
+  wrong.queues = {{"shaped", QueueKind::partition, 48 * 3600, 4, 0, 0, true, ""}, {"gpularge", QueueKind::partition, 0, 0, 0, 0, false, ""}};
   wrong.node.gpus = 8;
   wrong.node.cores = 32;
   wrong.node.memory_gb = 512;
@@ -205,8 +205,8 @@ TEST_CASE("QOS and accounts are checked against the user's associations when acc
   c.accounts = std::vector<std::string>{"m1234_g"};
   c.qos = std::vector<std::string>{"debug", "regular"};
   SiteProfile p = matching_profile();
-  p.queues.push_back({"premium", QueueKind::qos, 0, 0, false, ""});
-  p.queues.push_back({"regular", QueueKind::qos, 0, 0, false, ""});
+  p.queues.push_back({"premium", QueueKind::qos, 0, 0, 0, 0, false, ""});
+  p.queues.push_back({"regular", QueueKind::qos, 0, 0, 0, 0, false, ""});
   p.account.required = true;
   auto rows = check_profile(p, c);
   CHECK(row(rows, "qos premium")->fatal);

@@ -1,0 +1,118 @@
+// Facts about the built-in sites that a first real job depends on (issue 9), each checked against the site's own
+// documentation (the source is in the profile): the queue a job lands in, the memory it asks for, the account.
+#include <doctest/doctest.h>
+
+#include "plan/plan.h"
+#include "render/render.h"
+#include "site/registry.h"
+#include "test_util.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+const SiteRegistry& sites() {
+  static const SiteRegistry reg = builtin_sites();
+  return reg;
+}
+
+JobRequest request(const std::string& site, int nodes, const std::string& account = "") {
+  JobRequest r;
+  r.site = site;
+  r.nodes = nodes;
+  r.account = account;
+  r.command = {"python", "train.py"};
+  return r;
+}
+
+LaunchPlan plan(const JobRequest& r) { return make_plan(r, sites().get(r.site)); }
+
+std::string script(const JobRequest& r) {
+  return render_script(plan(r), {"/opt/bin/hpclaunch", "/home/u/p", "/home/u/p/hpclaunch-jobs/train"});
+}
+
+bool has_warning(const LaunchPlan& p, const std::string& part) {
+  for (const auto& w : p.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("site_facts");
+
+TEST_CASE("Roihu: one full node fits gpumedium; two full nodes go to gpularge, which says it needs the scalability test") {
+  LaunchPlan one = plan(request("roihu", 1, "project_2001234"));
+  CHECK(one.partition == "gpumedium");
+  LaunchPlan two = plan(request("roihu", 2, "project_2001234"));
+  CHECK(two.partition == "gpularge");  // gpumedium allows 4 GPUs per job, not 8
+  CHECK(has_warning(two, "scalability test"));
+  JobRequest small = request("roihu", 2, "project_2001234");
+  small.gpus_per_node = 2;
+  CHECK(plan(small).partition == "gpumedium");  // 4 GPUs in all
+  JobRequest asked = request("roihu", 2, "project_2001234");
+  asked.partition = "gpumedium";
+  CHECK(test::error_of_call([&] { plan(asked); }).find("--partition: gpumedium takes at most 4 GPUs per job") == 0);
+  JobRequest test2 = request("roihu", 2, "project_2001234");
+  test2.partition = "gputest";
+  test2.gpus_per_node = 1;
+  CHECK(plan(test2).partition == "gputest");  // gputest takes 1-2 nodes
+  CHECK(plan(request("roihu", 1, "project_2001234")).time_s <= 36 * 3600);
+}
+
+TEST_CASE("Roihu: python-pytorch, $TMPDIR, memory set by the GPUs") {
+  const SiteProfile& roihu = sites().get("roihu");
+  CHECK(roihu.modules == std::vector<std::string>{"python-pytorch"});
+  CHECK(roihu.scratch == std::vector<std::string>{"TMPDIR"});
+  CHECK(roihu.node.memory_gb == 4 * 217);
+  std::string s = script(request("roihu", 1, "project_2001234"));
+  CHECK(s.find("--mem") == std::string::npos);
+  CHECK(s.find("module load python-pytorch") != std::string::npos);
+}
+
+TEST_CASE("Mahti and Puhti are retired with Roihu as the successor; sockeye-pbs is retired for sockeye") {
+  const SiteProfile& mahti = sites().get("mahti");
+  CHECK(mahti.retired());
+  CHECK(mahti.retired_on == "2026-08-31");
+  CHECK(mahti.successors == std::vector<std::string>{"roihu"});
+  CHECK(sites().get("puhti").successors == std::vector<std::string>{"roihu"});
+  CHECK(sites().get("sockeye-pbs").retired());
+  CHECK(sites().get("sockeye-pbs").successors == std::vector<std::string>{"sockeye"});
+}
+
+TEST_CASE("Alliance: every cc profile asks for memory; a full-node job takes the node's") {
+  for (const char* site : {"cc", "cc-fir", "cc-narval", "cc-rorqual", "cc-nibi", "cc-trillium"}) {
+    CAPTURE(site);
+    std::string s = script(request(site, 2, "def-someprof"));
+    CHECK(s.find("#SBATCH --mem") != std::string::npos);
+  }
+  CHECK(script(request("cc", 2, "def-someprof")).find("#SBATCH --mem=0\n") != std::string::npos);
+  JobRequest one_gpu = request("cc", 1, "def-someprof");
+  one_gpu.gpus_per_node = 1;
+  CHECK(script(one_gpu).find("#SBATCH --mem-per-gpu=281G\n") != std::string::npos);  // 1125 GB / 4 GPUs
+}
+
+TEST_CASE("Perlmutter: the command users type first renders; an account of another form only warns") {
+  LaunchPlan p = plan(request("perlmutter", 2));
+  CHECK(p.account.empty());  // the scheduler charges the default project
+  LaunchPlan staff = plan(request("perlmutter", 2, "nstaff"));  // the NERSC seed's own account
+  CHECK(staff.account == "nstaff");
+  CHECK(has_warning(staff, "does not look like a perlmutter account"));
+  JobRequest with_default = request("perlmutter", 2);
+  with_default.default_account = "m1234_g";
+  CHECK(has_warning(plan(with_default), "charged to your default account m1234_g"));
+  CHECK(plan(request("perlmutter", 2)).time_s <= 48 * 3600);
+}
+
+TEST_CASE("a site that requires an account takes the user's default one, and refuses without any") {
+  JobRequest r = request("roihu", 1);
+  CHECK(test::error_of_call([&] { plan(r); }).find("--account: roihu requires an account") == 0);
+  r.default_account = "project_2009999";
+  CHECK(plan(r).account == "project_2009999");
+}
+
+TEST_CASE("unverified facts are listed with the profile") {
+  CHECK_FALSE(sites().get("perlmutter").unverified.empty());
+}
+
+TEST_SUITE_END();
