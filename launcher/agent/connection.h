@@ -27,6 +27,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool open() const { return m_socket.is_open(); }
   std::string peer() const { return m_peer; }
   std::chrono::steady_clock::duration idle_for() const { return std::chrono::steady_clock::now() - m_last_read; }
+  std::chrono::steady_clock::time_point last_read() const { return m_last_read; }
 
  private:
   void read();

@@ -21,9 +21,8 @@ RendezvousState::RendezvousState(RendezvousConfig config, std::function<int()> p
     : m_config(std::move(config)), m_pick_port(std::move(pick_port)), m_round_start(now) {}
 
 bool RendezvousState::joined_rank(int node_rank) const {
-  for (const auto& [c, n] : m_joined)
-    if (n.node_rank == node_rank) return true;
-  return false;
+  auto owner = m_owner.find(node_rank);
+  return owner != m_owner.end() && m_joined.count(owner->second);
 }
 
 std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::string& host, int nproc,
@@ -37,11 +36,14 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
   if (node_rank < 0 || node_rank >= m_config.max_nodes)
     return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, m_config.max_nodes - 1));
   if (nproc < 1) return refuse("a node must run at least one worker");
-  for (const auto& [other, n] : m_agents)
-    if (other != c && n.node_rank == node_rank)
-      return refuse(fmt::format("node rank {} is already taken by {}; run one agent per node", node_rank, n.host));
+  // By index, not a scan of every agent: a scan per join is quadratic, seconds at 10,000 nodes (issue 16).
+  if (auto owner = m_owner.find(node_rank); owner != m_owner.end() && owner->second != c)
+    return refuse(fmt::format("node rank {} is already taken by {}; run one agent per node", node_rank,
+                              m_agents.at(owner->second).host));
   Node node{node_rank, host, nproc};
+  if (auto old = m_agents.find(c); old != m_agents.end()) m_owner.erase(old->second.node_rank);
   m_agents[c] = node;
+  m_owner[node_rank] = c;
   m_joined[c] = node;
   if (m_phase == Phase::running) {
     // A node that comes late (MIN:MAX closed without it) re-forms the job with it, as TorchElastic does; it is
@@ -139,6 +141,7 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
   if (it == m_agents.end()) return {};
   Node node = it->second;
   m_agents.erase(it);
+  m_owner.erase(node.node_rank);
   m_joined.erase(c);
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
   Failure why;

@@ -90,6 +90,7 @@ class RendezvousState {
   Clock::time_point m_round_start;
   std::optional<Clock::time_point> m_last_call;
   std::map<ConnId, Node> m_agents;        // every connected agent that has joined once
+  std::map<int, ConnId> m_owner;          // node rank -> its agent in m_agents
   std::map<ConnId, Node> m_joined;        // joined the round being formed
   std::map<ConnId, Node> m_participants;  // in the running round
   std::set<ConnId> m_done;

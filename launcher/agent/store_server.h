@@ -44,6 +44,7 @@ class StoreServer {
   asio::steady_timer m_heartbeat;
   int m_port = 0;
   bool m_stopped = false;
+  unsigned m_checks = 0;  // heartbeat() ticks: every 20th sends heartbeats
   ConnId m_next_id = 1;
   std::map<ConnId, std::shared_ptr<Connection>> m_conns;
   RendezvousState m_state;

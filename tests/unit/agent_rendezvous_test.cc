@@ -85,6 +85,26 @@ TEST_CASE("a second agent claiming a node rank is refused, and so is a rank beyo
   CHECK(rs[0].kind == Reply::refuse);
 }
 
+TEST_CASE("a node rank is free again once its agent is lost, and its owner's refusal names the owner") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  auto rs = s.join(3, 1, "n3", 1, t0);  // the round is running: rank 1 is n2's
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].failure.reason == "node rank 1 is already taken by n2; run one agent per node");
+  s.lost(2, t0 + 1s);  // below MIN: the job aborts, but the rank index must forget n2 either way
+  RendezvousState t(config(1, 2), port_counter, t0);
+  t.join(1, 0, "n1", 1, t0);
+  t.join(2, 1, "n2", 1, t0);
+  t.lost(2, t0 + 1s);   // MIN still met: a restart round
+  CHECK(t.join(3, 1, "n3", 1, t0 + 2s).empty());  // a new agent takes the lost one's rank
+  rs = t.join(1, 0, "n1", 1, t0 + 2s);              // the same agent re-joins with its own rank: not refused
+  REQUIRE(rs.size() == 2);
+  CHECK(to(rs, 3)->kind == Reply::assign);
+  CHECK(to(rs, 3)->assignment.group_rank == 1);
+}
+
 TEST_CASE("a worker failure restarts everyone while restarts remain, then aborts with that failure") {
   auto t0 = Clock::now();
   RendezvousState s(config(2, 2, 1), port_counter, t0);
