@@ -140,7 +140,7 @@ PartitionName=booster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=develbooster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=gpu Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=gputest Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
-# A site's shape for `sites check`/`sites learn` (t0260): limits a profile can get right or wrong.
+# A site's shape for sites check and sites learn (t0260): limits a profile can get right or wrong.
 PartitionName=shaped Nodes=n[1-2] MaxTime=04:00:00 MaxNodes=2 State=UP OverSubscribe=YES
 PartitionName=single Nodes=n1 MaxTime=00:30:00 MaxNodes=1 State=UP OverSubscribe=YES
 EOF

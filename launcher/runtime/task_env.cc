@@ -27,7 +27,12 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
 
   auto set = [&](const char* name, std::string value) { out.vars.emplace_back(name, std::move(value)); };
   set("RANK", std::to_string(r.rank));
-  set("LOCAL_RANK", std::to_string(r.local_rank));
+  GpuBind bind = options.gpu_bind ? *options.gpu_bind : gpu_bind_from_env(env);
+  std::optional<std::string> gpu = bind_gpu(bind, env, r.local_rank);
+  // A task bound to one GPU sees it as device 0: LOCAL_RANK 0 keeps `torch.cuda.set_device(local_rank)` right
+  // (torchrun's --virtual-local-rank); the rank on the node stays in HPCLAUNCH_NODE_LOCAL_RANK.
+  set("LOCAL_RANK", gpu ? "0" : std::to_string(r.local_rank));
+  if (gpu) set("HPCLAUNCH_NODE_LOCAL_RANK", std::to_string(r.local_rank));
   set("WORLD_SIZE", std::to_string(r.world_size));
   set("LOCAL_WORLD_SIZE", std::to_string(r.local_world_size));
   if (r.node_rank >= 0 && r.num_nodes > 0) {
@@ -40,8 +45,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   }
   set("MASTER_ADDR", addr);
   set("MASTER_PORT", std::to_string(port));
-  GpuBind bind = options.gpu_bind ? *options.gpu_bind : gpu_bind_from_env(env);
-  if (auto gpu = bind_gpu(bind, env, r.local_rank)) set("CUDA_VISIBLE_DEVICES", *gpu);
+  if (gpu) set("CUDA_VISIBLE_DEVICES", *gpu);
   if (bind == GpuBind::local_rank && gpus_bound_per_task(env))
     out.notes.push_back(fmt::format("Slurm bound each task's GPUs itself (--gpus-per-task or --gpu-bind): "
                                     "CUDA_VISIBLE_DEVICES={} kept",

@@ -15,7 +15,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset MASTER_ADDR MASTER_PORT HPCLAUNCH_MASTER_PORT
 echo "job \$SLURM_JOB_ID"
 mpirun -np 4 -x PATH -bind-to none "$HPCLAUNCH" exec --gpu-bind local-rank -- sh -c \\
-  'echo "task \$RANK \$LOCAL_RANK \$WORLD_SIZE \$LOCAL_WORLD_SIZE \$GROUP_RANK \$GROUP_WORLD_SIZE \$MASTER_ADDR \$MASTER_PORT \$CUDA_VISIBLE_DEVICES \$SLURMD_NODENAME"'
+  'echo "task \$RANK \${HPCLAUNCH_NODE_LOCAL_RANK-\$LOCAL_RANK} \$WORLD_SIZE \$LOCAL_WORLD_SIZE \$GROUP_RANK \$GROUP_WORLD_SIZE \$MASTER_ADDR \$MASTER_PORT \$CUDA_VISIBLE_DEVICES \$SLURMD_NODENAME"'
 if [ -n "$tool" ]; then mpirun -np 4 -x PATH -bind-to none "$HPCLAUNCH" exec -- "$tool"; fi
 JOB
 sbatch_wait "$test_tmp/job.out" -N 2 --ntasks-per-node=2 --gpus-per-node=4 "$test_tmp/job.sh"

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 source "$(dirname "$0")/lib-mpi.sh"
-report='echo "task $RANK $LOCAL_RANK $WORLD_SIZE $LOCAL_WORLD_SIZE ${GROUP_RANK-} ${GROUP_WORLD_SIZE-} $MASTER_ADDR $MASTER_PORT ${CUDA_VISIBLE_DEVICES-none}"'
+report='echo "task $RANK ${HPCLAUNCH_NODE_LOCAL_RANK-$LOCAL_RANK} $WORLD_SIZE $LOCAL_WORLD_SIZE ${GROUP_RANK-} ${GROUP_WORLD_SIZE-} $MASTER_ADDR $MASTER_PORT ${CUDA_VISIBLE_DEVICES-none}"'
 
 # 1. One slot, four ranks: refused without --oversubscribe (the rule the Sockeye seed teaches), fine with it.
 echo "localhost slots=1" >"$test_tmp/hostfile"

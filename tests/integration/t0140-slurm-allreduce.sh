@@ -19,8 +19,9 @@ JOB
 SBATCH_TIMEOUT=240 sbatch_wait "$test_tmp/job.out" -N 2 --ntasks-per-node=2 --gpus-per-node=4 "$test_tmp/job.sh"
 job=$(lines_with "$test_tmp/job.out" 'job ')
 port=$((20000 + job % 10000))
+# Bound to one GPU each (--gpu-bind local-rank), every task sees it as device 0 and LOCAL_RANK=0.
 assert_eq "rank=0 local_rank=0 world=4 master=n1:$port sum=10 expected=10 ok
-rank=1 local_rank=1 world=4 master=n1:$port sum=10 expected=10 ok
+rank=1 local_rank=0 world=4 master=n1:$port sum=10 expected=10 ok
 rank=2 local_rank=0 world=4 master=n1:$port sum=10 expected=10 ok
-rank=3 local_rank=1 world=4 master=n1:$port sum=10 expected=10 ok" \
+rank=3 local_rank=0 world=4 master=n1:$port sum=10 expected=10 ok" \
   "$(lines_with "$test_tmp/job.out" 'allreduce ')" "allreduce under srun"

@@ -10,7 +10,7 @@ unset MASTER_ADDR MASTER_PORT CUDA_VISIBLE_DEVICES
 
 timeout 120 "$HPCLAUNCH" local-srun --nodes 2 --ntasks-per-node 2 --gpus-per-node 2 -- \
   "$HPCLAUNCH" exec --gpu-bind local-rank -- sh -c \
-  'echo "task $RANK $LOCAL_RANK $WORLD_SIZE $LOCAL_WORLD_SIZE $GROUP_RANK $GROUP_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $CUDA_VISIBLE_DEVICES $HPCLAUNCH_NODENAME $HPCLAUNCH_JOB_ID"' \
+  'echo "task $RANK ${HPCLAUNCH_NODE_LOCAL_RANK-$LOCAL_RANK} $WORLD_SIZE $LOCAL_WORLD_SIZE $GROUP_RANK $GROUP_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $CUDA_VISIBLE_DEVICES $HPCLAUNCH_NODENAME $HPCLAUNCH_JOB_ID"' \
   >"$test_tmp/tasks.out" 2>"$test_tmp/tasks.err" || fail "local-srun + exec failed: $(cat "$test_tmp/tasks.err")"
 tasks=$(lines_with "$test_tmp/tasks.out" 'task ')
 job=$(echo "$tasks" | awk '{print $11}' | sort -u)
@@ -24,6 +24,13 @@ assert_eq "0 0 4 2 0 2 127.0.0.1 node0
 1 1 4 2 0 2 127.0.0.1 node0
 2 0 4 2 1 2 127.0.0.1 node1
 3 1 4 2 1 2 127.0.0.1 node1" "$(cat "$test_tmp/got")" "local tasks (RANK LOCAL_RANK WORLD LOCAL_WORLD GROUP GROUPS ADDR node)"
+# A task bound to one GPU sees it as device 0 with LOCAL_RANK=0, so `torch.cuda.set_device(local_rank)` works;
+# its rank on the node is HPCLAUNCH_NODE_LOCAL_RANK (the column above).
+timeout 120 "$HPCLAUNCH" local-srun --nodes 1 --ntasks-per-node 2 --gpus-per-node 2 -- \
+  "$HPCLAUNCH" exec --gpu-bind local-rank -- sh -c 'echo "bound $LOCAL_RANK $HPCLAUNCH_NODE_LOCAL_RANK"' >"$test_tmp/bound.out" 2>&1 \
+  || fail "bound tasks failed: $(cat "$test_tmp/bound.out")"
+assert_eq "bound 0 0
+bound 0 1" "$(lines_with "$test_tmp/bound.out" 'bound ' | sed 's/^/bound /')" "LOCAL_RANK and HPCLAUNCH_NODE_LOCAL_RANK of bound tasks"
 # Each task one GPU, and the two tasks of a node different ones.
 echo "$tasks" | awk '{print $10, $9}' | sort | uniq -d | grep -q . && fail "two tasks of a node share a GPU: $gpus"
 echo "$tasks" | awk '$9 !~ /^[0-9]+$/ {exit 1}' || fail "CUDA_VISIBLE_DEVICES is not one GPU per task: $gpus"

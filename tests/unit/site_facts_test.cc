@@ -116,3 +116,16 @@ TEST_CASE("unverified facts are listed with the profile") {
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts");
+
+TEST_CASE("every built-in profile's default launch lets a seed script pick its GPU by LOCAL_RANK") {
+  // With local-rank binding by default, a task saw one GPU while LOCAL_RANK stayed 0-3 (Sockeye's old default):
+  // torch.cuda.set_device(local_rank) failed on local ranks 1-3.
+  for (const SiteProfile* p : sites().all()) {
+    CAPTURE(p->name);
+    CHECK(p->gpu_bind == GpuBind::none);
+  }
+}
+
+TEST_SUITE_END();

@@ -28,7 +28,10 @@ TEST_CASE("a Slurm task gets torch's variables, a derived port and its GPU") {
   TaskEnv t = compute_task_env(env, {}, fake_effects());
   auto v = as_map(t);
   CHECK(v["RANK"] == "3");
-  CHECK(v["LOCAL_RANK"] == "1");
+  // Bound to one GPU, the task sees it as device 0: LOCAL_RANK is 0 so that a seed's
+  // torch.cuda.set_device(local_rank) works (torchrun --virtual-local-rank); the node-local rank stays visible.
+  CHECK(v["LOCAL_RANK"] == "0");
+  CHECK(v["HPCLAUNCH_NODE_LOCAL_RANK"] == "1");
   CHECK(v["WORLD_SIZE"] == "4");
   CHECK(v["LOCAL_WORLD_SIZE"] == "2");
   CHECK(v["GROUP_RANK"] == "1");
@@ -42,6 +45,7 @@ TEST_CASE("a Slurm task gets torch's variables, a derived port and its GPU") {
   flags.master_port = 29400;
   v = as_map(compute_task_env(env, flags, fake_effects()));
   CHECK(v.count("CUDA_VISIBLE_DEVICES") == 0);
+  CHECK(v["LOCAL_RANK"] == "1");  // unbound: the node's GPUs, indexed by LOCAL_RANK as in the seeds
   CHECK(v["MASTER_PORT"] == "29400");
 }
 
