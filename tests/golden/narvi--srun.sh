@@ -5,6 +5,8 @@
 #SBATCH --ntasks-per-node=4
 #SBATCH --cpus-per-task=4
 #SBATCH --gres=gpu:teslav100:4
+#SBATCH --mem=0
+#SBATCH --constraint=gpumem_32
 #SBATCH --partition=gpu
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project

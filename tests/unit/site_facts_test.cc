@@ -129,3 +129,14 @@ TEST_CASE("every built-in profile's default launch lets a seed script pick its G
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts");
+
+TEST_CASE("Narvi: the 32 GiB V100s the profile names need --constraint=gpumem_32 (teslav100 covers 16 GiB cards too)") {
+  std::string s = script(request("narvi", 1));
+  CHECK(s.find("#SBATCH --gres=gpu:teslav100:4\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --constraint=gpumem_32\n") != std::string::npos);
+  CHECK_FALSE(sites().get("narvi").unverified.empty());
+}
+
+TEST_SUITE_END();
