@@ -157,6 +157,10 @@ int run_submit(const Args& args, bool dry_run_only) {
     return 0;
   }
   check_submittable(plan);  // a retired site: refused before anything is written
+  const char* scratch = plan.site.scratch.empty() ? nullptr : std::getenv(plan.site.scratch.front().c_str());
+  if (std::string w = check_job_dir_location(plan.site, std::filesystem::absolute(dir).string(), scratch ? scratch : "");
+      !w.empty())
+    fmt::print(stderr, "hpclaunch: warning: {}\n", w);
   SubmitSteps steps;
   steps.after = after;
   steps.validate = o.check.value_or(plan.site.submit_check);

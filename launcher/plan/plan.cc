@@ -180,6 +180,13 @@ void plan_geometry(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) 
   if (gpus > node.gpus)
     throw Error("--gpus-per-node", fmt::format("{} is more than the {} GPUs of a {} node", gpus, node.gpus, site.name),
                 fmt::format("use --gpus-per-node {} or fewer and more --nodes", node.gpus));
+  const auto& choices = site.gpu.gpus_per_node_choices;
+  if (gpus > 0 && !choices.empty() && std::find(choices.begin(), choices.end(), gpus) == choices.end()) {
+    std::vector<std::string> names;
+    for (int c : choices) names.push_back(std::to_string(c));
+    throw Error("--gpus-per-node", fmt::format("{} GPUs of a node cannot be asked for on {}", gpus, site.name),
+                "use --gpus-per-node " + join(names, " or "));
+  }
   p->gpus_per_node = gpus;
   p->workers_per_node = std::max(gpus, 1);
   // A job with a share of a node's GPUs gets the same share of its cores (sites cap CPUs per GPU).
@@ -266,6 +273,19 @@ void check_submittable(const LaunchPlan& plan) {
               "use --site " + join(site.successors, " or --site ") + " (render and --dry-run still show " + site.name + "'s script)");
 }
 
+std::string check_job_dir_location(const SiteProfile& site, const std::string& job_dir, const std::string& scratch_dir) {
+  if (!site.scratch_only || site.scratch.empty()) return "";
+  const std::string& var = site.scratch.front();
+  if (scratch_dir.empty())
+    return fmt::format("{}'s compute nodes write only under ${}, which is not set here: check that {} is under it",
+                       site.name, var, job_dir);
+  std::string root = scratch_dir.back() == '/' ? scratch_dir : scratch_dir + "/";
+  if ((job_dir + "/").rfind(root, 0) == 0) return "";
+  throw Error("--job-dir", fmt::format("{} is outside ${} ({}): {}'s compute nodes cannot write there, so the job's "
+                                       "output and checkpoints would be lost", job_dir, var, scratch_dir, site.name),
+              fmt::format("submit from ${} (cd ${}) or pass --job-dir ${}/...", var, var, var));
+}
+
 std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
   if (name == "agent") return LaunchMode::agent;
   if (name == "srun") return LaunchMode::srun;
@@ -303,6 +323,8 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   if (p.job_name.find('\n') != std::string::npos) throw Error("--name", "the job name has a newline", "use a one-line name");
 
   p.modules = site.modules;
+  if (p.launcher == LaunchMode::mpirun)
+    p.modules.insert(p.modules.end(), site.mpirun_modules.begin(), site.mpirun_modules.end());
   p.user_command = r.command;
   p.command = r.command;
   if (!r.container.empty()) {

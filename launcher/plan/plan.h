@@ -79,6 +79,11 @@ nlohmann::json plan_to_json(const LaunchPlan& plan);
 // whose queue never runs a job again. Called by `submit` before anything is written.
 void check_submittable(const LaunchPlan& plan);
 
+// Where compute nodes write only under scratch (the profile's scratch_only; Trillium, Sockeye): an error (exit 2)
+// when `job_dir` (absolute) is outside `scratch_dir` (the value of the profile's first scratch variable on the
+// login node), a warning when that variable is unset here; "" when all is well.
+std::string check_job_dir_location(const SiteProfile& site, const std::string& job_dir, const std::string& scratch_dir);
+
 // Parses a launch mode name; nullopt when unknown.
 std::optional<LaunchMode> parse_launch_mode(const std::string& name);
 

@@ -48,6 +48,7 @@ struct GpuRequest {
   std::string type;        // gres/gpus type, e.g. "v100l", "a100"; may be empty
   std::string constraint;  // Slurm -C, e.g. "gpu"
   int max_cpus_per_gpu = 0;  // 0: no site limit
+  std::vector<int> gpus_per_node_choices;  // the only GPU counts a node may be asked for (Trillium: 1 or 4); empty: any
   std::string pbs_chunk_extra;  // extra select resources, e.g. "mem=64gb:gpu_mem=32gb"
 };
 
@@ -122,6 +123,8 @@ struct SiteProfile {
   Rendezvous rendezvous;
   RequeuePolicy requeue;
   std::vector<std::string> scratch;     // names of scratch variables the site sets
+  bool scratch_only = false;            // compute nodes write only under scratch (the first `scratch` variable)
+  std::vector<std::string> mpirun_modules;  // loaded too when the launcher is mpirun (Trillium: StdEnv, openmpi)
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
   std::vector<std::string> sources;     // where the facts come from
   std::vector<std::string> unverified;  // facts not confirmed against the site's documentation

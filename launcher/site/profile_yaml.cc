@@ -40,7 +40,7 @@ const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "variants"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "scratch_only", "variants"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -76,7 +76,15 @@ std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
 }
 
 void apply_gpu(const Reader& r, const YAML::Node& n, GpuRequest* g) {
-  r.check_keys(n, "gpu_request", {"style", "type", "constraint", "max_cpus_per_gpu", "pbs_chunk_extra"});
+  r.check_keys(n, "gpu_request", {"style", "type", "constraint", "max_cpus_per_gpu", "pbs_chunk_extra", "gpus_per_node"});
+  if (n["gpus_per_node"]) {
+    g->gpus_per_node_choices.clear();
+    for (const auto& s : r.strings(n["gpus_per_node"], "gpu_request.gpus_per_node")) {
+      long long v = 0;
+      if (!parse_int(s, &v) || v < 1) r.fail(n["gpus_per_node"], "gpu_request.gpus_per_node", "'" + s + "' is not a GPU count", "write e.g. `gpus_per_node: [1, 4]`");
+      g->gpus_per_node_choices.push_back(static_cast<int>(v));
+    }
+  }
   if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", k_gpu_styles);
   if (n["type"]) g->type = r.scalar(n["type"], "gpu_request.type");
   if (n["constraint"]) g->constraint = r.scalar(n["constraint"], "gpu_request.constraint");
@@ -108,7 +116,8 @@ void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
 }
 
 void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
-  r.check_keys(n, "launch", {"default", "allowed", "gpu_bind"});
+  r.check_keys(n, "launch", {"default", "allowed", "gpu_bind", "mpirun_modules"});
+  if (n["mpirun_modules"]) p->mpirun_modules = r.strings(n["mpirun_modules"], "launch.mpirun_modules");
   if (n["allowed"]) {
     const YAML::Node& list = n["allowed"];
     if (!list.IsSequence()) r.fail(list, "launch.allowed", "expected a list", "write `allowed: [agent, srun]`");
@@ -178,6 +187,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   }
   if (root["submit_check"]) p->submit_check = r.boolean(root["submit_check"], "submit_check");
   if (root["unverified"]) p->unverified = r.strings(root["unverified"], "unverified");
+  if (root["scratch_only"]) p->scratch_only = r.boolean(root["scratch_only"], "scratch_only");
   if (root["memory"]) {
     const YAML::Node& n = root["memory"];
     r.check_keys(n, "memory", {"request", "amount"});
@@ -313,6 +323,8 @@ std::string profile_to_yaml(const SiteProfile& p) {
   if (!p.gpu.constraint.empty()) e << YAML::Key << "constraint" << YAML::Value << p.gpu.constraint;
   if (p.gpu.max_cpus_per_gpu) e << YAML::Key << "max_cpus_per_gpu" << YAML::Value << p.gpu.max_cpus_per_gpu;
   if (!p.gpu.pbs_chunk_extra.empty()) e << YAML::Key << "pbs_chunk_extra" << YAML::Value << p.gpu.pbs_chunk_extra;
+  if (!p.gpu.gpus_per_node_choices.empty())
+    e << YAML::Key << "gpus_per_node" << YAML::Value << YAML::Flow << p.gpu.gpus_per_node_choices;
   e << YAML::EndMap;
   e << YAML::Key << "account" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "required" << YAML::Value << p.account.required;
@@ -340,6 +352,7 @@ std::string profile_to_yaml(const SiteProfile& p) {
   for (auto m : p.launchers) allowed.push_back(to_string(m));
   e << YAML::Key << "allowed" << YAML::Value << YAML::Flow << allowed;
   e << YAML::Key << "gpu_bind" << YAML::Value << to_string(p.gpu_bind);
+  if (!p.mpirun_modules.empty()) e << YAML::Key << "mpirun_modules" << YAML::Value << YAML::Flow << p.mpirun_modules;
   e << YAML::EndMap;
   e << YAML::Key << "rendezvous" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "master_addr" << YAML::Value << to_string(p.rendezvous.master_addr);
@@ -363,6 +376,8 @@ std::string profile_to_yaml(const SiteProfile& p) {
     e << YAML::EndMap;
   }
   if (!p.unverified.empty()) e << YAML::Key << "unverified" << YAML::Value << p.unverified;
+  if (p.scratch_only) e << YAML::Key << "scratch_only" << YAML::Value << true;
+
   if (p.submit_check) e << YAML::Key << "submit_check" << YAML::Value << true;
   if (p.learned) {
     e << YAML::Key << "learned" << YAML::Value << YAML::BeginMap;

@@ -15,6 +15,8 @@
 # Launch: mpirun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 24 CPU(s) each.
 
+module load StdEnv openmpi
+
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node

@@ -140,3 +140,26 @@ TEST_CASE("Narvi: the 32 GiB V100s the profile names need --constraint=gpumem_32
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts");
+
+TEST_CASE("Trillium: GPUs per node 1 or 4, StdEnv and openmpi for mpirun, job directories under $SCRATCH") {
+  JobRequest two = request("cc-trillium", 1, "def-someprof");
+  two.gpus_per_node = 2;
+  CHECK(test::error_of_call([&] { plan(two); }) ==
+        "--gpus-per-node: 2 GPUs of a node cannot be asked for on cc-trillium; use --gpus-per-node 1 or 4");
+  two.gpus_per_node = 1;
+  CHECK(plan(two).gpus_per_node == 1);
+  JobRequest mpi = request("cc-trillium", 2, "def-someprof");
+  mpi.launcher = "mpirun";
+  std::string s = script(mpi);
+  CHECK(s.find("module load StdEnv openmpi") != std::string::npos);
+  const SiteProfile& t = sites().get("cc-trillium");
+  CHECK(check_job_dir_location(t, "/scratch/u/job", "/scratch/u").empty());
+  CHECK(test::error_of_call([&] { check_job_dir_location(t, "/home/u/job", "/scratch/u"); })
+            .find("--job-dir: /home/u/job is outside $SCRATCH (/scratch/u)") == 0);
+  CHECK(check_job_dir_location(t, "/home/u/job", "").find("which is not set here") != std::string::npos);
+  CHECK(check_job_dir_location(sites().get("perlmutter"), "/home/u/job", "").empty());  // any directory will do there
+}
+
+TEST_SUITE_END();
