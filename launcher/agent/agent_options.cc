@@ -101,7 +101,8 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   if (dashdash != args.end()) command.assign(dashdash + 1, args.end());
 
   AgentOptions o;
-  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id;
+  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id, rdzv_backend = "c10d";
+  std::string ignored;  // torchrun flags that change nothing here (see docs/agent.md)
   CLI::App app("Start one worker per GPU on this node and keep the job alive through failures "
                "(torchrun's job).", "hpclaunch agent");
   app.prefix_command();
@@ -128,6 +129,12 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-python,--no_python", o.command.no_python, "run the command as is, not with python");
   app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
+  app.add_option("--rdzv-backend,--rdzv_backend", rdzv_backend, "c10d (the agent's own store; the only one)");
+  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method, no event handler.
+  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect");
+  app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
+      ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
+  app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
   try {
     std::vector<std::string> rev(flags.rbegin(), flags.rend());
@@ -152,6 +159,11 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   if (o.command.module && o.command.no_python) throw Error("--module", "cannot be used with --no-python");
   o.command.python = env_or(env, "HPCLAUNCH_PYTHON", "python3");
 
+  if (rdzv_backend == "etcd" || rdzv_backend == "etcd-v2")
+    throw Error("--rdzv-backend", "'" + rdzv_backend + "' needs an etcd server; the agent serves its own store",
+                "use --rdzv-backend c10d (or drop the flag) with --rdzv-endpoint HOST:PORT of node 0");
+  if (rdzv_backend != "c10d")
+    throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d");
   if (!nnodes.empty()) parse_nnodes(nnodes, &o);
   else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
   o.nproc = nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(nproc, job.gpus, machine);

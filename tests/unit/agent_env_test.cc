@@ -94,6 +94,15 @@ TEST_CASE("flags take torchrun's spellings and the command follows -- or the fir
   CHECK(o.command.args == std::vector<std::string>{"pkg.mod", "a"});
 }
 
+TEST_CASE("torchrun's rendezvous backend and no-effect flags are accepted in both spellings and forms") {
+  auto o = parse({"--rdzv_backend=c10d", "--monitor-interval", "0.1", "--start_method=fork",
+                  "--event-log-handler", "null", "--standalone", "train.py"});
+  CHECK(o.standalone);
+  CHECK(o.command.args == std::vector<std::string>{"train.py"});
+  o = parse({"--rdzv-backend", "c10d", "--monitor_interval=5", "--standalone", "--", "t.py"});
+  CHECK(o.command.args == std::vector<std::string>{"t.py"});
+}
+
 TEST_CASE("inside a job the defaults come from the allocation") {
   JobEnvironment job;
   job.source = "slurm";
@@ -134,6 +143,10 @@ TEST_CASE("bad flags name the flag") {
   fails({"--nnodes", "2", "--rdzv-endpoint", "h:1", "--node-rank", "0", "--", "x"}, "HPCLAUNCH_RDZV_SECRET", {});
   fails({"--tee", "5", "--", "x"}, "--tee: '5' is not 0-3");
   fails({"--nnodes", "2"}, "no command to run");
+  fails({"--rdzv_backend=etcd", "--standalone", "x"}, "--rdzv-backend: 'etcd' needs an etcd server");
+  fails({"--rdzv-backend", "etcd-v2", "--standalone", "x"}, "use --rdzv-backend c10d");
+  fails({"--rdzv-backend", "zmq", "--standalone", "x"}, "--rdzv-backend: 'zmq' is not supported");
+  fails({"--start-method", "thread", "--standalone", "x"}, "start-method");
   fails({"--nnode", "2", "--", "x"}, "unknown flag '--nnode' (did you mean '--nnodes'?)");
 }
 
