@@ -50,6 +50,38 @@ void parse_endpoint(const std::string& s, AgentOptions* o) {
   if (o->rdzv_port > 65535) throw Error("--rdzv-endpoint", "port " + s.substr(colon + 1) + " is above 65535");
 }
 
+double conf_seconds(const std::string& key, const std::string& v) {
+  double d = 0;
+  try { d = std::stod(v); } catch (const std::exception&) { d = -1; }
+  if (d <= 0) throw Error("--rdzv-conf", key + "=" + v + " is not a positive number of seconds");
+  return d;
+}
+
+// torchrun's --rdzv-conf K=V,... onto the agent's own timeouts. is_host, close_timeout and read_timeout are
+// checked but change nothing: node rank 0 always serves the store, and a round closes when it is full.
+void parse_rdzv_conf(const std::string& s, AgentOptions* o) {
+  double interval = 5, attempts = 3;
+  bool keep_alive = false;
+  for (const auto& item : split(s, ',')) {
+    if (trim(item).empty()) continue;
+    auto eq = item.find('=');
+    std::string key(trim(item.substr(0, eq))), v(eq == std::string::npos ? "" : trim(item.substr(eq + 1)));
+    if (key == "timeout" || key == "join_timeout") o->join_timeout_s = conf_seconds(key, v);
+    else if (key == "last_call_timeout") o->last_call_s = conf_seconds(key, v);
+    else if (key == "close_timeout" || key == "read_timeout") conf_seconds(key, v);
+    else if (key == "keep_alive_interval") interval = conf_seconds(key, v), keep_alive = true;
+    else if (key == "keep_alive_max_attempt") attempts = conf_seconds(key, v), keep_alive = true;
+    else if (key == "is_host") {
+      static const std::set<std::string> k_bools{"1", "0", "true", "false", "True", "False", "yes", "no"};
+      if (!k_bools.count(v)) throw Error("--rdzv-conf", "is_host=" + v + " is not true or false");
+    } else
+      throw Error("--rdzv-conf", "unknown key '" + key + "'",
+                  "known: timeout, join_timeout, last_call_timeout, close_timeout, read_timeout, is_host, "
+                  "keep_alive_interval, keep_alive_max_attempt");
+  }
+  if (keep_alive) o->heartbeat_timeout_s = interval * attempts;
+}
+
 std::set<int> parse_rank_list(const std::string& s) {
   std::set<int> out;
   for (const auto& r : split(s, ',')) out.insert(parse_count("--local-ranks-filter", r, 0));
@@ -101,7 +133,8 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   if (dashdash != args.end()) command.assign(dashdash + 1, args.end());
 
   AgentOptions o;
-  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id;
+  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
+  std::string ignored;  // torchrun flags that change nothing here (see docs/agent.md)
   CLI::App app("Start one worker per GPU on this node and keep the job alive through failures "
                "(torchrun's job).", "hpclaunch agent");
   app.prefix_command();
@@ -128,6 +161,13 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-python,--no_python", o.command.no_python, "run the command as is, not with python");
   app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
+  app.add_option("--rdzv-backend,--rdzv_backend", rdzv_backend, "c10d (the agent's own store; the only one)");
+  app.add_option("--rdzv-conf,--rdzv_conf", rdzv_conf, "K=V,... torchrun's rendezvous settings (docs/agent.md)");
+  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method, no event handler.
+  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect");
+  app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
+      ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
+  app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
   try {
     std::vector<std::string> rev(flags.rbegin(), flags.rend());
@@ -152,6 +192,12 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   if (o.command.module && o.command.no_python) throw Error("--module", "cannot be used with --no-python");
   o.command.python = env_or(env, "HPCLAUNCH_PYTHON", "python3");
 
+  if (rdzv_backend == "etcd" || rdzv_backend == "etcd-v2")
+    throw Error("--rdzv-backend", "'" + rdzv_backend + "' needs an etcd server; the agent serves its own store",
+                "use --rdzv-backend c10d (or drop the flag) with --rdzv-endpoint HOST:PORT of node 0");
+  if (rdzv_backend != "c10d")
+    throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d");
+  if (!rdzv_conf.empty()) parse_rdzv_conf(rdzv_conf, &o);
   if (!nnodes.empty()) parse_nnodes(nnodes, &o);
   else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
   o.nproc = nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(nproc, job.gpus, machine);

@@ -94,6 +94,25 @@ TEST_CASE("flags take torchrun's spellings and the command follows -- or the fir
   CHECK(o.command.args == std::vector<std::string>{"pkg.mod", "a"});
 }
 
+TEST_CASE("torchrun's rendezvous backend and no-effect flags are accepted in both spellings and forms") {
+  auto o = parse({"--rdzv_backend=c10d", "--monitor-interval", "0.1", "--start_method=fork",
+                  "--event-log-handler", "null", "--standalone", "train.py"});
+  CHECK(o.standalone);
+  CHECK(o.command.args == std::vector<std::string>{"train.py"});
+  o = parse({"--rdzv-backend", "c10d", "--monitor_interval=5", "--standalone", "--", "t.py"});
+  CHECK(o.command.args == std::vector<std::string>{"t.py"});
+}
+
+TEST_CASE("--rdzv-conf keys set the agent's timeouts") {
+  auto o = parse({"--rdzv_conf=join_timeout=90,last_call_timeout=7,is_host=true,read_timeout=60",
+                  "--standalone", "x"});
+  CHECK(o.join_timeout_s == 90);
+  CHECK(o.last_call_s == 7);
+  o = parse({"--rdzv-conf", "timeout=30,keep_alive_interval=2", "--standalone", "x"});
+  CHECK(o.join_timeout_s == 30);
+  CHECK(o.heartbeat_timeout_s == 6);
+}
+
 TEST_CASE("inside a job the defaults come from the allocation") {
   JobEnvironment job;
   job.source = "slurm";
@@ -134,6 +153,13 @@ TEST_CASE("bad flags name the flag") {
   fails({"--nnodes", "2", "--rdzv-endpoint", "h:1", "--node-rank", "0", "--", "x"}, "HPCLAUNCH_RDZV_SECRET", {});
   fails({"--tee", "5", "--", "x"}, "--tee: '5' is not 0-3");
   fails({"--nnodes", "2"}, "no command to run");
+  fails({"--rdzv_backend=etcd", "--standalone", "x"}, "--rdzv-backend: 'etcd' needs an etcd server");
+  fails({"--rdzv-backend", "etcd-v2", "--standalone", "x"}, "use --rdzv-backend c10d");
+  fails({"--rdzv-backend", "zmq", "--standalone", "x"}, "--rdzv-backend: 'zmq' is not supported");
+  fails({"--start-method", "thread", "--standalone", "x"}, "start-method");
+  fails({"--rdzv-conf", "foo=1", "--standalone", "x"}, "--rdzv-conf: unknown key 'foo'");
+  fails({"--rdzv-conf", "join_timeout=-3", "--standalone", "x"}, "join_timeout=-3 is not a positive");
+  fails({"--rdzv-conf", "is_host=maybe", "--standalone", "x"}, "is_host=maybe is not true or false");
   fails({"--nnode", "2", "--", "x"}, "unknown flag '--nnode' (did you mean '--nnodes'?)");
 }
 
