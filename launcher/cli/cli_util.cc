@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "cli/help_text.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -24,7 +25,7 @@ bool parse_or_throw(CLI::App& app, Args args) {
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+    print_help(app.help());
     return false;
   } catch (const CLI::ConversionError& e) {
     // CLI11 says "Could not convert: --nodes = two"; name the flag first, as every other error does.

@@ -11,6 +11,7 @@
 #include "agent/elastic_agent.h"
 #include "agent/job_environment.h"
 #include "cli/commands.h"
+#include "cli/help_text.h"
 
 namespace hpclaunch {
 
@@ -39,7 +40,7 @@ int cmd_agent(const Args& args) {
   AgentOptions options;
   std::string help;
   if (!parse_agent_options(args, env, job, machine, &options, &help)) {
-    fmt::print("{}", help);
+    print_help(help);
     return 0;
   }
   ElasticAgent agent(std::move(options), std::move(env), machine.cpus);

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 void usage(std::FILE* out) {
   fmt::print(out, "usage: hpclaunch COMMAND [OPTIONS] [-- CMD ARG...]\n\ncommands:\n");
-  for (const auto& c : commands()) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
+  for (const auto& c : commands()) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
   fmt::print(out, "\n`hpclaunch COMMAND --help` describes a command's options.\n");
 }
 
@@ -29,7 +30,7 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    fmt::print("hpclaunch {}\n", HPCLAUNCH_VERSION);
+    fmt::print("hpclaunch {} (commit {})\n", HPCLAUNCH_VERSION, build_commit());
     return 0;
   }
   Args args(argv + 2, argv + argc);

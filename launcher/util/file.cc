@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,17 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+bool write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fclose(f) == 0 && ok;
+    if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+    std::remove(tmp.c_str());
+  }
+  return false;
 }
 
 std::string FileFollower::read_new() {

@@ -10,6 +10,10 @@ namespace hpclaunch {
 // The file's bytes, or nullopt when it cannot be opened (errno says why).
 std::optional<std::string> read_file(const std::string& path);
 
+// Writes `text` to PATH.tmp and renames it to `path`, so a reader never sees half of it. False (errno says why,
+// nothing left behind) when it cannot.
+bool write_file_atomic(const std::string& path, const std::string& text);
+
 // Follows a file that grows (a job's output): each read_new() returns the bytes added since the last one ("" while
 // the file is absent or unchanged). A file that shrank (rewritten: a requeued job's output) is read from its start.
 class FileFollower {

@@ -1,0 +1,40 @@
+# HPCLAUNCH_STATIC and HPCLAUNCH_PLOT (docs/install.md). A static hpclaunch is the launcher alone, linked with
+# glibc's, libstdc++'s and Debian's static archives (libyaml-cpp.a, libboost_filesystem.a); Debian's libfmt-dev
+# has no libfmt.a, so fmt is used header-only there. PLplot has no static archive in Debian (and its cairo
+# drivers are loaded at run time), so `plot` is left out and says how to get it (plot/plot_disabled.cc).
+set(HPCLAUNCH_FMT_TARGET fmt::fmt)
+if(HPCLAUNCH_STATIC)
+  set(HPCLAUNCH_FMT_TARGET fmt::fmt-header-only)
+  set(Boost_USE_STATIC_LIBS ON)
+  if(HPCLAUNCH_PLOT)
+    message(STATUS "HPCLAUNCH_STATIC: building without `hpclaunch plot` (PLplot cannot be linked statically)")
+  endif()
+  set(HPCLAUNCH_PLOT OFF)
+  set(HPCLAUNCH_BUILD_TRAINER OFF)
+endif()
+
+# plot/ has two implementations of plot/plot.h: plot.cc (PLplot) and plot_disabled.cc (says there is none).
+function(hpclaunch_plot_sources target)
+  get_target_property(sources ${target} SOURCES)
+  if(HPCLAUNCH_PLOT)
+    list(FILTER sources EXCLUDE REGEX "/plot/plot_disabled\\.cc$")
+  else()
+    list(FILTER sources EXCLUDE REGEX "/plot/plot\\.cc$")
+  endif()
+  set_target_properties(${target} PROPERTIES SOURCES "${sources}")
+endfunction()
+
+# Links `target` with -static, pointing Debian's yaml-cpp target (imported as the .so) at libyaml-cpp.a.
+function(hpclaunch_static_link target)
+  if(NOT HPCLAUNCH_STATIC)
+    return()
+  endif()
+  find_library(HPCLAUNCH_YAML_CPP_STATIC NAMES libyaml-cpp.a REQUIRED)
+  get_target_property(configs yaml-cpp IMPORTED_CONFIGURATIONS)
+  foreach(config IN LISTS configs)
+    set_target_properties(yaml-cpp PROPERTIES IMPORTED_LOCATION_${config} ${HPCLAUNCH_YAML_CPP_STATIC}
+                                              IMPORTED_SONAME_${config} "")
+  endforeach()
+  set_target_properties(yaml-cpp PROPERTIES IMPORTED_LOCATION ${HPCLAUNCH_YAML_CPP_STATIC})
+  target_link_options(${target} PRIVATE -static)
+endfunction()
