@@ -12,6 +12,7 @@ packages=(
   dataset-fashion-mnist
   libplplot-dev plplot-driver-cairo fonts-dejavu-core file
   procps iproute2 psmisc
+  groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
 )
 missing=()
 for p in "${packages[@]}"; do
