@@ -101,8 +101,10 @@ assert_contains "$cache" "HPCLAUNCH_PLOT:BOOL=OFF" "CMake cache of the easyconfi
 assert_contains "$cache" "HPCLAUNCH_COMMIT:STRING=v$version" "CMake cache of the easyconfig"
 
 # Its sanity check against an installed tree (options that change no installed file aside).
-cmake --build "$HPCLAUNCH_BUILD_DIR" --target hpclaunch hpclaunch_docs >"$test_tmp/build.log" 2>&1 \
-  || fail "building hpclaunch_docs failed: $(tail -20 "$test_tmp/build.log")"
+if [ ! -f "$HPCLAUNCH_BUILD_DIR/launcher/generated/stamp" ]; then
+  cmake --build "$HPCLAUNCH_BUILD_DIR" --target hpclaunch_docs >"$test_tmp/build.log" 2>&1 \
+    || fail "building hpclaunch_docs failed: $(tail -20 "$test_tmp/build.log")"
+fi
 cmake --install "$HPCLAUNCH_BUILD_DIR" --prefix "$test_tmp/prefix" >/dev/null || fail "cmake --install failed"
 while read -r f; do assert_file "$test_tmp/prefix/$f"; done < <(part files)
 while read -r d; do [ -d "$test_tmp/prefix/$d" ] || fail "sanity dir $d missing"; done < <(part dirs)
