@@ -29,6 +29,7 @@ const char* to_string(LaunchMode m) {
     case LaunchMode::agent: return "agent";
     case LaunchMode::srun: return "srun";
     case LaunchMode::mpirun: return "mpirun";
+    case LaunchMode::pals: return "pals";
   }
   return "?";
 }

@@ -10,7 +10,7 @@
 namespace hpclaunch {
 
 enum class Scheduler { slurm, pbs, local };
-enum class LaunchMode { agent, srun, mpirun };
+enum class LaunchMode { agent, srun, mpirun, pals };  // pals: Cray PALS mpiexec under PBS (ALCF Polaris)
 enum class GpuStyle { gpus_per_node, gres, pbs_select, none };
 enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits only, never requested
 enum class MasterAddrSource { first_node, batch_host, fixed };

@@ -19,7 +19,7 @@ namespace {
 const std::vector<std::pair<std::string, Scheduler>> k_schedulers = {
     {"slurm", Scheduler::slurm}, {"pbs", Scheduler::pbs}, {"local", Scheduler::local}};
 const std::vector<std::pair<std::string, LaunchMode>> k_launchers = {
-    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}};
+    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}, {"pals", LaunchMode::pals}};
 const std::vector<std::pair<std::string, GpuStyle>> k_gpu_styles = {{"gpus-per-node", GpuStyle::gpus_per_node},
                                                                     {"gres", GpuStyle::gres},
                                                                     {"pbs-select", GpuStyle::pbs_select},
@@ -205,7 +205,10 @@ void require_complete(const Reader& r, const YAML::Node& root) {
 
 void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p) {
   if (p.scheduler == Scheduler::pbs && p.allows(LaunchMode::srun))
-    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent or mpirun only");
+    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent, mpirun or pals only");
+  if (p.scheduler != Scheduler::pbs && p.allows(LaunchMode::pals))
+    r.fail(at, "launch.allowed", std::string("pals (Cray PALS mpiexec) runs under PBS but the scheduler is ") + to_string(p.scheduler),
+           "drop pals from launch.allowed");
   if (p.retired() && p.successors.empty())
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
