@@ -63,6 +63,8 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
   // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
   std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);
   if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
+  // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
+  if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
   if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
   std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
   if (!p.account.empty()) d.push_back("-A " + p.account);

@@ -1,5 +1,5 @@
 #!/bin/bash
-#PBS -l walltime=01:00:00,select=2:ncpus=64:ngpus=4:system=polaris
+#PBS -l walltime=01:00:00,select=2:ncpus=64:ngpus=4:mpiprocs=4:system=polaris
 #PBS -A MyProject
 #PBS -N train
 #PBS -q debug
