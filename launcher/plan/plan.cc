@@ -54,10 +54,13 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
   if (r.launcher.empty()) return site.default_launcher;
   auto mode = parse_launch_mode(r.launcher);
   if (!mode)
-    throw Error("--launcher", "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, {"agent", "srun", "mpirun"}),
-                "use agent, srun or mpirun");
+    throw Error("--launcher", "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, {"agent", "srun", "mpirun", "pals"}),
+                "use agent, srun, mpirun or pals");
   if (*mode == LaunchMode::srun && site.scheduler != Scheduler::slurm && site.scheduler != Scheduler::local)
     throw Error("--launcher", "srun needs Slurm, but " + site.name + " runs " + to_string(site.scheduler),
+                std::string("use --launcher ") + to_string(site.default_launcher));
+  if (*mode == LaunchMode::pals && site.scheduler != Scheduler::pbs)
+    throw Error("--launcher", "pals (Cray PALS mpiexec) needs PBS, but " + site.name + " runs " + to_string(site.scheduler),
                 std::string("use --launcher ") + to_string(site.default_launcher));
   if (!site.allows(*mode)) {
     std::vector<std::string> names;
@@ -290,6 +293,7 @@ std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
   if (name == "agent") return LaunchMode::agent;
   if (name == "srun") return LaunchMode::srun;
   if (name == "mpirun") return LaunchMode::mpirun;
+  if (name == "pals") return LaunchMode::pals;
   return std::nullopt;
 }
 

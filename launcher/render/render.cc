@@ -63,9 +63,22 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
   // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
   std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);
   if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
+  // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
+  if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
   if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
+  if (p.site.gpu.style == GpuStyle::pbs_totals) {
+    // NCI Gadi asks the job's totals, not chunks: ncpus, ngpus and mem summed over its nodes.
+    select = fmt::format("ncpus={}", p.nodes * p.cpus_per_node);
+    if (p.gpus_per_node > 0) select += fmt::format(",ngpus={}", p.nodes * p.gpus_per_node);
+    if (p.site.memory.style == MemoryStyle::pbs_chunk && p.site.node.memory_gb > 0) {
+      int per_node = p.site.node.gpus > 0 && p.gpus_per_node > 0 ? p.site.node.memory_gb * p.gpus_per_node / p.site.node.gpus
+                                                                  : p.site.node.memory_gb;
+      select += fmt::format(",mem={}GB", p.nodes * per_node);
+    }
+    if (!p.site.gpu.pbs_chunk_extra.empty()) select += "," + p.site.gpu.pbs_chunk_extra;
+  }
   std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
-  if (!p.account.empty()) d.push_back("-A " + p.account);
+  if (!p.account.empty()) d.push_back(p.site.account.flag + " " + p.account);
   d.push_back("-N " + p.job_name);
   if (!p.partition.empty()) d.push_back("-q " + p.partition);
   d.push_back("-j oe");

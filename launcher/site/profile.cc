@@ -29,6 +29,7 @@ const char* to_string(LaunchMode m) {
     case LaunchMode::agent: return "agent";
     case LaunchMode::srun: return "srun";
     case LaunchMode::mpirun: return "mpirun";
+    case LaunchMode::pals: return "pals";
   }
   return "?";
 }
@@ -38,6 +39,7 @@ const char* to_string(GpuStyle s) {
     case GpuStyle::gpus_per_node: return "gpus-per-node";
     case GpuStyle::gres: return "gres";
     case GpuStyle::pbs_select: return "pbs-select";
+    case GpuStyle::pbs_totals: return "pbs-totals";
     case GpuStyle::none: return "none";
   }
   return "?";

@@ -10,8 +10,8 @@
 namespace hpclaunch {
 
 enum class Scheduler { slurm, pbs, local };
-enum class LaunchMode { agent, srun, mpirun };
-enum class GpuStyle { gpus_per_node, gres, pbs_select, none };
+enum class LaunchMode { agent, srun, mpirun, pals };  // pals: Cray PALS mpiexec under PBS (ALCF Polaris)
+enum class GpuStyle { gpus_per_node, gres, pbs_select, pbs_totals, none };  // pbs_totals: -l ngpus=,ncpus=,mem= for the whole job (NCI Gadi)
 enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits only, never requested
 enum class MasterAddrSource { first_node, batch_host, fixed };
 enum class GpuBind { none, local_rank };
@@ -56,6 +56,7 @@ struct AccountRule {
   bool required = false;
   std::string pattern;  // ECMAScript regex the whole account must match; empty: anything
   std::string example;
+  std::string flag = "-A";  // the PBS directive that names it (NCI Gadi: -P)
 };
 
 struct Rendezvous {

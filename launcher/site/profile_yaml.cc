@@ -19,10 +19,10 @@ namespace {
 const std::vector<std::pair<std::string, Scheduler>> k_schedulers = {
     {"slurm", Scheduler::slurm}, {"pbs", Scheduler::pbs}, {"local", Scheduler::local}};
 const std::vector<std::pair<std::string, LaunchMode>> k_launchers = {
-    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}};
+    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}, {"pals", LaunchMode::pals}};
 const std::vector<std::pair<std::string, GpuStyle>> k_gpu_styles = {{"gpus-per-node", GpuStyle::gpus_per_node},
                                                                     {"gres", GpuStyle::gres},
-                                                                    {"pbs-select", GpuStyle::pbs_select},
+                                                                    {"pbs-select", GpuStyle::pbs_select}, {"pbs-totals", GpuStyle::pbs_totals},
                                                                     {"none", GpuStyle::none}};
 const std::vector<std::pair<std::string, QueueKind>> k_queue_kinds = {
     {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue}, {"auto", QueueKind::automatic}};
@@ -93,7 +93,7 @@ void apply_gpu(const Reader& r, const YAML::Node& n, GpuRequest* g) {
 }
 
 void apply_account(const Reader& r, const YAML::Node& n, AccountRule* a) {
-  r.check_keys(n, "account", {"required", "pattern", "example"});
+  r.check_keys(n, "account", {"required", "pattern", "example", "flag"});
   if (n["required"]) a->required = r.boolean(n["required"], "account.required");
   if (n["pattern"]) {
     a->pattern = r.scalar(n["pattern"], "account.pattern");
@@ -105,6 +105,7 @@ void apply_account(const Reader& r, const YAML::Node& n, AccountRule* a) {
     }
   }
   if (n["example"]) a->example = r.scalar(n["example"], "account.example");
+  if (n["flag"]) a->flag = r.choice(n["flag"], "account.flag", std::vector<std::pair<std::string, std::string>>{{"-A", "-A"}, {"-P", "-P"}});
 }
 
 void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
@@ -215,7 +216,10 @@ void require_complete(const Reader& r, const YAML::Node& root) {
 
 void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p) {
   if (p.scheduler == Scheduler::pbs && p.allows(LaunchMode::srun))
-    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent or mpirun only");
+    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent, mpirun or pals only");
+  if (p.scheduler != Scheduler::pbs && p.allows(LaunchMode::pals))
+    r.fail(at, "launch.allowed", std::string("pals (Cray PALS mpiexec) runs under PBS but the scheduler is ") + to_string(p.scheduler),
+           "drop pals from launch.allowed");
   if (p.retired() && p.successors.empty())
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
@@ -329,6 +333,7 @@ std::string profile_to_yaml(const SiteProfile& p) {
   e << YAML::Key << "account" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "required" << YAML::Value << p.account.required;
   if (!p.account.pattern.empty()) e << YAML::Key << "pattern" << YAML::Value << p.account.pattern;
+  if (p.account.flag != "-A") e << YAML::Key << "flag" << YAML::Value << p.account.flag;
   if (!p.account.example.empty()) e << YAML::Key << "example" << YAML::Value << p.account.example;
   e << YAML::EndMap;
   if (!p.modules.empty()) e << YAML::Key << "modules" << YAML::Value << YAML::Flow << p.modules;

@@ -22,7 +22,7 @@ export CUDA_VISIBLE_DEVICES=0,1,2,3
 export OMP_NUM_THREADS=2
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
-# mpirun starts rank 0 on this host, the first of $PBS_NODEFILE.
+# mpirun/mpiexec start rank 0 on this host, the first of $PBS_NODEFILE.
 export MASTER_ADDR="$(hostname -s)"
 
 # --oversubscribe: PBS gives mpirun one slot per chunk, fewer than the ranks (the Sockeye seed's rule).

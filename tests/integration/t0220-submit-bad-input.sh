@@ -46,7 +46,7 @@ assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a 
 # The command users type first: no account on a site that charges a default project.
 "$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
   || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
-expect "--launcher: unknown launcher 'torchrun'; use agent, srun or mpirun" "${pm[@]}" --launcher torchrun -- python train.py
+expect "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals" "${pm[@]}" --launcher torchrun -- python train.py
 expect "--launcher: srun needs Slurm, but sockeye-pbs runs pbs; use --launcher mpirun" \
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --

@@ -81,6 +81,22 @@ TEST_CASE("mpirun mode has srun's geometry; PBS sites default to it") {
   CHECK(plan(cc).ntasks == 8);
 }
 
+TEST_CASE("pals mode: one rank per GPU, each with its share of the node's CPUs; it needs PBS") {
+  LaunchPlan p = plan(request("polaris"));  // Polaris's default
+  CHECK(p.launcher == LaunchMode::pals);
+  CHECK(p.ntasks == 8);
+  CHECK(p.ntasks_per_node == 4);
+  CHECK(p.cpus_per_node == 64);  // 32 cores x 2 threads, as PBS counts them
+  CHECK(p.cpus_per_task == 16);  // mpiexec --depth
+  CHECK(p.threads_per_worker == 8);
+  JobRequest pm = request("perlmutter");
+  pm.launcher = "pals";
+  CHECK_THROWS_WITH_AS(plan(pm), doctest::Contains("pals (Cray PALS mpiexec) needs PBS"), Error);
+  JobRequest sp = request("sockeye-pbs");
+  sp.launcher = "pals";
+  CHECK_THROWS_WITH_AS(plan(sp), doctest::Contains("does not offer 'pals'"), Error);
+}
+
 TEST_CASE("fewer GPUs than the node has get the same share of its cores, within the site's cap") {
   JobRequest r = request("cc-narval", 1);
   r.gpus_per_node = 1;
@@ -147,9 +163,9 @@ TEST_CASE("bad input names the flag and the fix") {
   CHECK(plan(r).warnings.back() == "'m3239' does not look like a perlmutter account ([a-z][a-z0-9]*_g, e.g. m3239_g); submitting it anyway");
   r = request("perlmutter");
   r.launcher = "torchrun";
-  CHECK(error_of(r) == "--launcher: unknown launcher 'torchrun'; use agent, srun or mpirun");
+  CHECK(error_of(r) == "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals");
   r.launcher = "srn";
-  CHECK(error_of(r) == "--launcher: unknown launcher 'srn' (did you mean 'srun'?); use agent, srun or mpirun");
+  CHECK(error_of(r) == "--launcher: unknown launcher 'srn' (did you mean 'srun'?); use agent, srun, mpirun or pals");
   r.launcher = "mpirun";
   CHECK(error_of(r) == "--launcher: site perlmutter does not offer 'mpirun'; use one of: srun, agent");
   r = request("sockeye-pbs");

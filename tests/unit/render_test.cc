@@ -103,6 +103,20 @@ TEST_CASE("the PBS script has the seed's form") {
   CHECK(s.find("SRUN_CPUS_PER_TASK") == std::string::npos);
 }
 
+TEST_CASE("the PALS script asks Polaris's whole nodes and starts one rank per GPU with mpiexec") {
+  std::string s = render_script(plan_for("polaris", LaunchMode::pals), k_ctx);
+  CHECK(s.find("#PBS -l walltime=01:00:00,select=2:ncpus=64:ngpus=4:mpiprocs=4:system=polaris\n") != std::string::npos);
+  CHECK(s.find("#PBS -l filesystems=home:eagle\n") != std::string::npos);
+  CHECK(s.find("#PBS -l place=scatter\n") != std::string::npos);
+  CHECK(s.find("#PBS -q debug\n") != std::string::npos);
+  CHECK(s.find("mpiexec -n 8 --ppn 4 --depth 16 --cpu-bind depth \\\n  \"$HPCLAUNCH\" exec -- python train.py") != std::string::npos);
+  CHECK(s.find("mpirun -np") == std::string::npos);
+  CHECK(s.find("export HPCLAUNCH_GPU_BIND=none\n") != std::string::npos);  // every rank sees the 4 GPUs
+  std::string derecho = render_script(plan_for("derecho", LaunchMode::pals), k_ctx);
+  CHECK(derecho.find("#PBS -l walltime=01:00:00,select=2:ncpus=64:ngpus=4:mpiprocs=4\n") != std::string::npos);  // NCAR's GPU form
+  CHECK(derecho.find("#PBS -q main\n") != std::string::npos);
+}
+
 TEST_CASE("user strings reach the script shell-quoted") {
   std::vector<std::string> awkward = {"python", "a b", "it's", "$HOME", "`id`", "x;y", "line1\nline2", "", "*.py", "\"q\""};
   std::string s = render_script(plan_for("perlmutter", LaunchMode::srun, awkward), k_ctx);
