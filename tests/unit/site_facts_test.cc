@@ -163,3 +163,35 @@ TEST_CASE("Trillium: GPUs per node 1 or 4, StdEnv and openmpi for mpirun, job di
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts");
+
+// NCI Gadi (opus.nci.org.au: queue structure, job costs): gpuvolta asks the job's totals, ncpus = 12 x ngpus,
+// the node's 382 GB shared by its 4 GPUs, and the project named with -P.
+TEST_CASE("Gadi: a job asks its totals with ncpus = 12 x ngpus, mem in proportion, and -P names the project") {
+  JobRequest one = request("gadi", 1, "ab01");
+  one.gpus_per_node = 1;
+  std::string s = script(one);
+  CHECK(s.find("#PBS -l walltime=01:00:00,ncpus=12,ngpus=1,mem=95GB\n") != std::string::npos);
+  CHECK(s.find("#PBS -P ab01\n") != std::string::npos);
+  CHECK(s.find("#PBS -A") == std::string::npos);
+  CHECK(s.find("select=") == std::string::npos);
+  CHECK(s.find("#PBS -q gpuvolta\n") != std::string::npos);
+
+  JobRequest two = request("gadi", 1, "ab01");
+  two.gpus_per_node = 2;
+  CHECK(script(two).find(",ncpus=24,ngpus=2,mem=191GB\n") != std::string::npos);
+
+  std::string whole = script(request("gadi", 2, "ab01"));  // two whole nodes
+  CHECK(whole.find(",ncpus=96,ngpus=8,mem=764GB\n") != std::string::npos);
+}
+
+TEST_CASE("Gadi: a job needs a project; one that does not look like a project code is sent with a warning") {
+  CHECK(test::error_of_call([] { plan(request("gadi", 1)); }).find("--account") != std::string::npos);
+  LaunchPlan odd = plan(request("gadi", 1, "AB-01"));
+  CHECK(odd.account == "AB-01");
+  CHECK(has_warning(odd, "does not look like a gadi account"));
+  CHECK_FALSE(has_warning(plan(request("gadi", 1, "ab01")), "does not look like"));
+}
+
+TEST_SUITE_END();
