@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
   ProbeOptions o;
   CLI::App app("Preflight: GPUs per node, a per-node speed probe and an allreduce bandwidth sweep.", "hpclaunch-probe");
   app.add_option("--min-bytes", o.min_bytes, "smallest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
-  app.add_option("--max-bytes", o.max_bytes, "largest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
+  app.add_option("--max-bytes", o.max_bytes, "largest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10))
+      ->envname("HPCLAUNCH_CHECK_MAX_BYTES");  // a job's --env shortens the sweep of `submit --preflight`
   app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
   app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
       ->capture_default_str()->check(CLI::Range(1.0, 1000.0));

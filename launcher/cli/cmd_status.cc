@@ -19,6 +19,7 @@ int cmd_status(const Args& args) {
   JobState state = backend_for(job.scheduler).query(job, run_capture);
   fmt::print("{} {}\n", job.job_id, describe(state));
   if (!job.after.empty()) fmt::print("  after: {}\n", join(job.after, ", "));
+  for (const auto& n : job.excluded) fmt::print("  excluded: {} ({}; run {})\n", n.node, n.reason, n.run);
   return 0;
 }
 

@@ -61,6 +61,9 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   add_switch(app, "requeue", &r.requeue, "Slurm: requeue on the warning signal (default: the profile's)");
   app.add_option("--signal", r.signal, "Slurm: warning signal before the limit, SIG@SECONDS (default USR1@120)");
   app.add_option("--max-requeues", r.max_requeues, "Slurm: requeue at most this many times (default 3)");
+  add_switch(app, "preflight", &r.preflight,
+             "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
+             "leaves it out (docs/preflight.md)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
   app.add_option("--after", o->after, "start once JOB has ended: JOB[:ok|any|notok] (default ok; repeatable); JOB is a "

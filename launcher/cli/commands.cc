@@ -20,6 +20,8 @@ const std::vector<Command>& commands() {
       {"plot", "plot loss, validation loss, learning rate and samples/s of runs (PNG/SVG)", cmd_plot},
       {"check", "preflight on every rank of a job: GPUs per node, slow nodes, allreduce busbw (exit 1 naming bad nodes)",
        cmd_check},
+      {"exclude", "in a job: record nodes to leave out (the preflight's bad nodes); --requeue requeues without them",
+       cmd_exclude},
       {"completion", "print a bash, zsh or fish completion script (site names, launchers, jobs complete)",
        cmd_completion},
       {"man", "print the man page of hpclaunch or of a command, in roff", cmd_man},

@@ -29,6 +29,7 @@ int cmd_logs(const Args& args);
 int cmd_wait(const Args& args);
 int cmd_plot(const Args& args);
 int cmd_check(const Args& args);
+int cmd_exclude(const Args& args);
 int cmd_completion(const Args& args);
 int cmd_man(const Args& args);
 

@@ -321,6 +321,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   plan_time(r, site, queue, &p);
   plan_account(r, site, &p);
   plan_requeue(r, site, &p);
+  p.preflight = r.preflight.value_or(false);
   p.memory = plan_memory(site, p.gpus_per_node);
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
@@ -394,6 +395,7 @@ nlohmann::json plan_to_json(const LaunchPlan& p) {
       {"warning_seconds", p.warning_seconds},
       {"requeue", p.requeue},
       {"max_requeues", p.max_requeues},
+      {"preflight", p.preflight},
       {"warnings", p.warnings},
   };
 }

@@ -31,6 +31,7 @@ struct JobRequest {
   std::optional<bool> requeue;    // --requeue / --no-requeue; unset: the profile's default
   std::string signal;             // --signal SIG@SECONDS
   std::optional<int> max_requeues;
+  std::optional<bool> preflight;  // --preflight: `hpclaunch check` on every rank before the command
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.
   std::string default_account;
@@ -67,6 +68,9 @@ struct LaunchPlan {
   int warning_seconds = 0;
   bool requeue = false;
   int max_requeues = 0;
+  // `hpclaunch check` runs first with the same launch; a bad node stops the job (and with requeue, the next run
+  // leaves it out: `hpclaunch exclude`).
+  bool preflight = false;
   std::vector<std::string> warnings;
 };
 

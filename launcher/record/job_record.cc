@@ -40,6 +40,46 @@ std::optional<T> read_json_file(const fs::path& path) {
 
 }  // namespace
 
+std::vector<ExcludedNode> bad_nodes_of_preflight(const std::string& text, const std::string& where, int run) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  const char* fix = "run `hpclaunch check` again, or name the nodes to leave out on the command line";
+  if (j.is_discarded() || !j.is_object() || !j.contains("bad_nodes") || !j["bad_nodes"].is_array())
+    throw failure(where, "is not a preflight report (a JSON object with bad_nodes)", fix);
+  std::vector<ExcludedNode> out;
+  for (const auto& name : j["bad_nodes"]) {
+    if (!name.is_string()) throw failure(where, "bad_nodes holds something other than node names", fix);
+    ExcludedNode n{name.get<std::string>(), "preflight", run};
+    for (const auto& node : j.value("nodes", nlohmann::json::array())) {
+      if (!node.is_object() || node.value("node", std::string()) != n.node) continue;
+      std::string problems;
+      for (const auto& p : node.value("problems", nlohmann::json::array()))
+        if (p.is_string()) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+      if (!problems.empty()) n.reason += ": " + problems;
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+std::vector<ExcludedNode> merge_excluded(std::vector<ExcludedNode> known, const std::vector<ExcludedNode>& found) {
+  for (const auto& n : found) {
+    bool seen = false;
+    for (const auto& k : known) seen = seen || k.node == n.node;
+    if (!seen) known.push_back(n);
+  }
+  return known;
+}
+
+ExcludedNodesFile read_excluded_nodes(const std::string& job_dir) {
+  return read_json_file<ExcludedNodesFile>(fs::path(job_dir) / "excluded-nodes.json").value_or(ExcludedNodesFile{});
+}
+
+void write_excluded_nodes(const std::string& job_dir, const ExcludedNodesFile& file) {
+  std::string path = (fs::path(job_dir) / "excluded-nodes.json").string();
+  if (!write_file_atomic(path, nlohmann::json(file).dump(2) + "\n"))
+    throw failure(path, "cannot be written", "check the job directory's permissions and free space");
+}
+
 JobRecord read_job_record(const std::string& dir) {
   JobRecord r;
   std::error_code ec;
@@ -65,6 +105,7 @@ JobRecord read_job_record(const std::string& dir) {
     if (job->nodes > 0) r.nodes = job->nodes;
     r.after = job->after;
   }
+  r.excluded = read_excluded_nodes(r.dir).nodes;
   return r;
 }
 

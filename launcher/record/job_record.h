@@ -48,6 +48,28 @@ struct PlanSummary {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanSummary, site, scheduler, job_name, nodes, command)
 
+// JOBDIR/excluded-nodes.json: the nodes a job leaves out of its next runs (`submit --preflight --requeue`), each
+// with why and the run (SLURM_RESTART_COUNT) that found it. `hpclaunch exclude` adds to it; `status` shows it.
+struct ExcludedNode {
+  std::string node;
+  std::string reason;
+  int run = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExcludedNode, node, reason, run)
+struct ExcludedNodesFile {
+  std::vector<ExcludedNode> nodes;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExcludedNodesFile, nodes)
+
+// The bad nodes of a preflight report (JOBDIR/preflight.json, written by `hpclaunch check`), each with its
+// problems as the reason. Throws Error naming `where` when the text is not such a report.
+std::vector<ExcludedNode> bad_nodes_of_preflight(const std::string& text, const std::string& where, int run);
+// `known` followed by the nodes of `found` it does not name yet (a node keeps its first reason).
+std::vector<ExcludedNode> merge_excluded(std::vector<ExcludedNode> known, const std::vector<ExcludedNode>& found);
+// JOBDIR/excluded-nodes.json; empty when the file is not there. Throws Error naming the file when it is not JSON.
+ExcludedNodesFile read_excluded_nodes(const std::string& job_dir);
+void write_excluded_nodes(const std::string& job_dir, const ExcludedNodesFile& file);
+
 struct JobRecord {
   std::string dir;              // absolute job directory
   bool dir_exists = true;       // false: listed in the index but removed since
@@ -60,6 +82,7 @@ struct JobRecord {
   std::string job_name;         // plan.json's job_name (PBS names its output file after it)
   std::vector<std::string> command;  // plan.json's command, as typed
   std::vector<std::string> after;    // job.json's dependencies: "afterok:123", ...
+  std::vector<ExcludedNode> excluded;  // excluded-nodes.json's nodes
 };
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file

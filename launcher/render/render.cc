@@ -131,13 +131,28 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   d.set("hpclaunch", shell_quote(ctx.hpclaunch));
   d.set("workdir", shell_quote(ctx.workdir));
   d.set("job_dir", shell_quote(ctx.job_dir));
-  d.set("command", shell_join(p.command));
   d.set(to_string(p.launcher), true);
   if (!p.warning_signal.empty()) {
     d.set("warning_signal", p.warning_signal);
     d.set("warning_seconds", std::to_string(p.warning_seconds));
-    d.set("background", " &");
   }
+  // The launch block runs once per entry: `hpclaunch check` first with --preflight, then the command (in the
+  // background when a warning signal is to be passed on to it).
+  mus::data launches{mus::data::type::list};
+  if (p.preflight) {
+    mus::data check;
+    check.set("preflight", true);
+    check.set("command", "\"$HPCLAUNCH\" check" +
+                             (p.gpus_per_node > 0 ? " --expect-gpus " + std::to_string(p.gpus_per_node) : std::string()));
+    check.set("background", std::string());
+    launches << check;
+  }
+  mus::data main;
+  main.set("preflight", false);
+  main.set("command", shell_join(p.command));
+  main.set("background", p.warning_signal.empty() ? std::string() : std::string(" &"));
+  launches << main;
+  d.set("launches", launches);
   if (p.requeue) d.set("max_requeues", std::to_string(p.max_requeues));
   if (p.site.retired()) d.set("retired", "retired " + p.site.retired_on + "; successors: " + join(p.site.successors, ", "));
 

@@ -22,6 +22,12 @@ std::optional<TestVerdict> SchedulerBackend::test_only(const std::string&, const
   return std::nullopt;
 }
 
+void SchedulerBackend::requeue_excluding(const std::string&, const std::vector<std::string>&,
+                                         const CommandRunner&) const {
+  throw failure(std::string("--requeue"), std::string(to_string(kind())) + " jobs cannot be requeued by hpclaunch",
+                "resubmit the job without the bad nodes");
+}
+
 Dependency parse_dependency(const std::string& text) {
   Dependency d;
   size_t colon = text.rfind(':');

@@ -62,6 +62,12 @@ class SchedulerBackend {
   // those holding a job until `after` are done; empty when the scheduler has none.
   virtual std::vector<std::string> array_options(int count, int max_concurrent) const = 0;
   virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const = 0;
+
+  // From inside the running job `job_id`: puts it back in the queue so that its next run leaves out `exclude`
+  // (every node to leave out, not only new ones). Throws Error naming the command when the scheduler refuses,
+  // or saying that this scheduler cannot (the default).
+  virtual void requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,
+                                 const CommandRunner& run) const;
 };
 
 // `--after` values: "JOB", "JOB:ok", "JOB:any", "JOB:notok". Throws Error naming --after otherwise.

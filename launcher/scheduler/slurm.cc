@@ -132,6 +132,18 @@ void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const 
   run_cancel({"scancel", job.job_id}, job.job_id, slurm_unknown_job, k_fix, run);
 }
 
+void SlurmBackend::requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,
+                                     const CommandRunner& run) const {
+  // Slurm changes ExcNodeList of pending jobs only: requeue first (the job is pending from then on, while this
+  // script, which must ignore the SIGTERM that ends the run, still has KillWait seconds), then exclude.
+  std::vector<std::string> requeue = {"scontrol", "requeue", job_id};
+  if (ProcessResult r = run(requeue); r.exit_code != 0) command_failed(requeue, r, "the job ends here; resubmit it");
+  if (exclude.empty()) return;
+  std::vector<std::string> update = {"scontrol", "update", "JobId=" + job_id, "ExcNodeList=" + join(exclude, ",")};
+  if (ProcessResult r = run(update); r.exit_code != 0)
+    command_failed(update, r, "the job was requeued without the exclusion; `hpclaunch cancel` it if those nodes must stay out");
+}
+
 std::vector<std::string> SlurmBackend::output_files(const JobRecord& job) const {
   fs::path d(job.dir);
   std::vector<std::string> out;

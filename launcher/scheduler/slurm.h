@@ -21,6 +21,8 @@ class SlurmBackend final : public SchedulerBackend {
   bool has_test_only() const override { return true; }
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
+  void requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,
+                         const CommandRunner& run) const override;
 };
 
 // The job id in `sbatch --parsable`'s answer ("123" or "123;cluster"). Throws Error quoting sbatch when it

@@ -26,8 +26,10 @@ export MASTER_ADDR="$(hostname -s)"
 
 # The agents trust only peers that know this job's secret; it lives in the job's environment, never in a file.
 export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+
 # One hpclaunch agent per node, started by mpirun; each starts 4 worker(s).
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"  # for -x: mpirun warns about an unset one (the loader ignores it empty)
 mpirun -np 2 --hostfile "$PBS_NODEFILE" --map-by ppr:1:node --oversubscribe -bind-to none \
   -x MASTER_ADDR -x PBS_JOBID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_RDZV_SECRET -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x OMP_NUM_THREADS \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 4 -- python train.py --epochs 2
+

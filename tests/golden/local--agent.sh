@@ -17,6 +17,7 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 # The agents trust only peers that know this job's secret; it lives in the job's environment, never in a file.
 export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+
 # `hpclaunch local-srun` plays srun: one task per emulated node, each an agent with 8 worker(s).
 "$HPCLAUNCH" local-srun --nodes 2 --ntasks-per-node 1 --gpus-per-node 8 -- \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 8 -- python train.py --epochs 2

@@ -20,3 +20,4 @@ export LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"  # for -x: mpirun warns about an un
 mpirun -np 16 --tag-output --host localhost:16 --oversubscribe -bind-to none -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x HPCLAUNCH_JOB_ID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_MASTER_ADDR_FIXED -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
+

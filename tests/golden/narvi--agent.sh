@@ -27,6 +27,7 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 # The agents trust only peers that know this job's secret; it lives in the job's environment, never in a file.
 export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+
 # One hpclaunch agent per node; each starts 4 worker(s) and sets RANK, LOCAL_RANK, WORLD_SIZE,
 # MASTER_ADDR and MASTER_PORT for them (torchrun's variables).
 srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=16 \

@@ -59,3 +59,44 @@ TEST_CASE("a job directory, its id in the index, a vanished directory, and neith
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: is not a JSON object"));
   fs::remove_all(base);
 }
+
+TEST_SUITE_BEGIN("jobs_record");
+
+TEST_CASE("a preflight report's bad nodes become excluded nodes with their problems as the reason") {
+  std::string report = R"({"ok": false, "bad_nodes": ["n2"], "nodes": [
+      {"node": "n1", "problems": []},
+      {"node": "n2", "problems": ["3 GPU(s), expected 4", "2.9x slower than the median node"]}]})";
+  auto found = bad_nodes_of_preflight(report, "/j/preflight.json", 1);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].node == "n2");
+  CHECK(found[0].reason == "preflight: 3 GPU(s), expected 4; 2.9x slower than the median node");
+  CHECK(found[0].run == 1);
+  CHECK(bad_nodes_of_preflight(R"({"ok": true, "bad_nodes": []})", "p", 0).empty());
+  CHECK_THROWS_WITH(bad_nodes_of_preflight("oops", "/j/preflight.json", 0),
+                    doctest::Contains("/j/preflight.json: is not a preflight report"));
+  CHECK_THROWS_WITH(bad_nodes_of_preflight(R"({"bad_nodes": [3]})", "p", 0), doctest::Contains("other than node names"));
+}
+
+TEST_CASE("excluded nodes accumulate over runs; a node keeps its first reason; the file round-trips") {
+  std::vector<ExcludedNode> known = {{"n2", "preflight: slow", 0}};
+  auto merged = merge_excluded(known, {{"n2", "preflight: 3 GPU(s)", 1}, {"n7", "named by hand", 1}});
+  REQUIRE(merged.size() == 2);
+  CHECK(merged[0].reason == "preflight: slow");
+  CHECK(merged[1].node == "n7");
+
+  fs::path dir = fs::temp_directory_path() / "hpclaunch-excluded-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  CHECK(read_excluded_nodes(dir.string()).nodes.empty());
+  write_excluded_nodes(dir.string(), {merged});
+  auto back = read_excluded_nodes(dir.string()).nodes;
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].node == "n7");
+  CHECK(back[1].run == 1);
+  CHECK(read_job_record(dir.string()).excluded.size() == 2);  // `status` shows them
+  std::ofstream(dir / "excluded-nodes.json") << "[";
+  CHECK_THROWS_WITH(read_excluded_nodes(dir.string()), doctest::Contains("excluded-nodes.json: is not a JSON object"));
+  fs::remove_all(dir);
+}
+
+TEST_SUITE_END();

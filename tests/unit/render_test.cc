@@ -163,3 +163,53 @@ TEST_CASE("a requeueing job traps the warning, passes it on and requeues within 
   CHECK(plain.find("trap") == std::string::npos);
   CHECK(plain.find("--resume &") == std::string::npos);
 }
+
+TEST_SUITE_BEGIN("render");
+
+TEST_CASE("--preflight runs `hpclaunch check` with the command's own launch first, on every scheduler") {
+  auto with_preflight = [](const std::string& site, LaunchMode mode, bool requeue) {
+    JobRequest r;
+    r.site = site;
+    r.nodes = 2;
+    r.launcher = to_string(mode);
+    r.preflight = true;
+    if (requeue) r.requeue = true;
+    r.command = {"python", "train.py"};
+    const SiteProfile& p = sites().get(site);
+    if (p.account.required) r.account = p.account.example;
+    return render_script(make_plan(r, p), k_ctx);
+  };
+  std::string s = with_preflight("perlmutter", LaunchMode::srun, false);
+  size_t check = s.find("\"$HPCLAUNCH\" exec -- \"$HPCLAUNCH\" check --expect-gpus 4\n");
+  size_t train = s.find("\"$HPCLAUNCH\" exec -- python train.py\n");
+  REQUIRE(check != std::string::npos);
+  REQUIRE(train != std::string::npos);
+  CHECK(check < train);
+  CHECK(s.find("srun --label --kill-on-bad-exit=1 --nodes=2 --ntasks=8") < check);  // the same geometry
+  CHECK(s.find("exclude --from-preflight \"$HPCLAUNCH_JOB_DIR/preflight.json\"  #") != std::string::npos);
+  CHECK(s.find("--requeue && exit 0") == std::string::npos);
+  CHECK(s.find("exit \"$hpclaunch_rc\"\nfi\n") < train);
+
+  std::string rq = with_preflight("perlmutter", LaunchMode::agent, true);
+  CHECK(rq.find("agent --nnodes 2 --nproc-per-node 4 -- \"$HPCLAUNCH\" check --expect-gpus 4\n") != std::string::npos);
+  CHECK(rq.find("agent --nnodes 2 --nproc-per-node 4 -- python train.py &\n") != std::string::npos);  // only it
+  CHECK(rq.find("trap '' TERM") < rq.find("--requeue && exit 0"));
+  CHECK(rq.find("export HPCLAUNCH_RDZV_SECRET") < rq.find("check --expect-gpus"));
+  CHECK(rq.find("export HPCLAUNCH_RDZV_SECRET", rq.find("export HPCLAUNCH_RDZV_SECRET") + 1) == std::string::npos);
+
+  std::string pbs = with_preflight("polaris", LaunchMode::pals, false);
+  CHECK(pbs.find("--cpu-bind depth \\\n  \"$HPCLAUNCH\" exec -- \"$HPCLAUNCH\" check --expect-gpus 4\n") != std::string::npos);
+  CHECK(pbs.find("--requeue") == std::string::npos);
+  std::string local = with_preflight("local", LaunchMode::agent, false);
+  CHECK(local.find("-- \"$HPCLAUNCH\" check") < local.find("-- python train.py"));
+
+  JobRequest plain;
+  plain.site = "perlmutter";
+  plain.account = "m1_g";
+  plain.command = {"python", "train.py"};
+  std::string none = render_script(make_plan(plain, sites().get("perlmutter")), k_ctx);
+  CHECK(none.find("check") == std::string::npos);
+  CHECK(none.find("exclude") == std::string::npos);
+}
+
+TEST_SUITE_END();

@@ -4,6 +4,7 @@
 
 #include "scheduler/pbs.h"
 #include "scheduler/slurm.h"
+#include "test_util.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -113,6 +114,33 @@ TEST_CASE("--after: its forms, and the dependency on each scheduler's submit com
   };
   CHECK_THROWS_WITH(slurm.submit("/j/job.sh", {"--dependency=afterok:999"}, refuse),
                     doctest::Contains("sbatch: refused the job (exit 1): sbatch: error: Batch job submission failed: Job dependency problem"));
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("scheduler");
+
+TEST_CASE("requeueing without bad nodes: Slurm requeues first, then excludes them all (it changes pending jobs only)") {
+  std::vector<std::vector<std::string>> seen;
+  ProcessResult answer{0, "", ""};
+  auto run = [&](const std::vector<std::string>& argv) {
+    seen.push_back(argv);
+    return answer;
+  };
+  backend_for(Scheduler::slurm).requeue_excluding("77", {"n2", "n5"}, run);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == std::vector<std::string>{"scontrol", "requeue", "77"});
+  CHECK(seen[1] == std::vector<std::string>{"scontrol", "update", "JobId=77", "ExcNodeList=n2,n5"});
+
+  seen.clear();
+  answer = {1, "", "scontrol: error: Requested operation is presently disabled for job 77\n"};
+  std::string e = test::error_of_call([&] { backend_for(Scheduler::slurm).requeue_excluding("77", {"n2"}, run); });
+  CHECK(e.find("scontrol requeue 77") != std::string::npos);
+  CHECK(e.find("presently disabled") != std::string::npos);
+  CHECK(seen.size() == 1);  // no exclusion after a failed requeue
+
+  std::string pbs = test::error_of_call([&] { backend_for(Scheduler::pbs).requeue_excluding("1.pbs", {"n2"}, run); });
+  CHECK(pbs.find("cannot be requeued") != std::string::npos);
 }
 
 TEST_SUITE_END();
