@@ -10,6 +10,7 @@
 #include "submit/job_index.h"
 #include "util/error.h"
 #include "util/process.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -47,7 +48,12 @@ int cmd_jobs(const Args& args) {
       else if (!job.submitted) state = "(never submitted)";
       else if (no_state) state = "-";
       else if (unreachable.count(job.scheduler)) state = "? (see below)";
-      else state = describe(backend_for(job.scheduler).query(job, run_capture));
+      else {
+        JobState s = backend_for(job.scheduler).query(job, run_capture);
+        state = describe(s);
+        // What a queued job waits for, as submitted (`--after`).
+        if (s.phase == Phase::pending && !job.after.empty()) state += " after " + join(job.after, ",");
+      }
     } catch (const Error& e) {
       state = "? (see below)";
       if (job.scheduler != Scheduler::local) unreachable.insert(job.scheduler);

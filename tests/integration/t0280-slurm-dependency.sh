@@ -22,6 +22,7 @@ c=$(submit "$test_tmp/c" --after "$test_tmp/a:notok" -- true) || fail "submit c:
 assert_contains "$("$HPCLAUNCH" status "$test_tmp/b")" "after: afterok:$a"
 assert_contains "$("$HPCLAUNCH" status "$test_tmp/c")" "after: afternotok:$a"  # the directory named the job
 assert_contains "$(scontrol show job "$b")" "Dependency=afterok:${a}"
+assert_contains "$("$HPCLAUNCH" jobs | grep "^$b ")" "after afterok:$a"  # `jobs` shows what a queued job waits for
 assert_eq COMPLETED "$(wait_job "$a" 60)" "the first job"
 assert_eq COMPLETED "$(wait_job "$b" 60)" "the job after it (it ran only once a-done existed)"
 for _ in $(seq 1 40); do
