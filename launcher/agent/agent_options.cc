@@ -7,12 +7,12 @@
 
 #include "util/error.h"
 #include "util/strings.h"
+#include "util/warning_signal.h"
 
 namespace hpclaunch {
 
 namespace {
 
-const char* k_where = "hpclaunch agent";
 
 int parse_count(const std::string& flag, const std::string& s, int min) {
   long long v = 0;
@@ -125,18 +125,24 @@ void check_stream_spec(const std::string& flag, const std::string& spec) {
 }
 
 bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
-                         const MachineInfo& machine, AgentOptions* out, std::string* help) {
-  // Everything after "--" is the worker's command; without "--", the first word that is no flag starts it.
-  auto dashdash = std::find(args.begin(), args.end(), "--");
+                         const MachineInfo& machine, AgentOptions* out, std::string* help, AgentFace face) {
+  // Everything after "--" is the worker's command; without "--", the first word that is no flag starts it. As
+  // torchrun, everything after the script is the script's, a "--" among its arguments included.
+  auto dashdash = face == AgentFace::torchrun ? args.end() : std::find(args.begin(), args.end(), "--");
   std::vector<std::string> flags(args.begin(), dashdash);
   std::vector<std::string> command;
   if (dashdash != args.end()) command.assign(dashdash + 1, args.end());
 
   AgentOptions o;
   std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
+  std::string master_addr, master_port, signals, logs_specs, numa_binding;
+  bool run_path = false;
   std::string ignored;  // torchrun flags that change nothing here (see docs/agent.md)
-  CLI::App app("Start one worker per GPU on this node and keep the job alive through failures "
-               "(torchrun's job).", "hpclaunch agent");
+  const char* name = face == AgentFace::torchrun ? "torchrun" : "hpclaunch agent";
+  CLI::App app(face == AgentFace::torchrun
+                   ? "hpclaunch's elastic agent with torchrun's command line: SCRIPT and its arguments follow the flags."
+                   : "Start one worker per GPU on this node and keep the job alive through failures (torchrun's job).",
+               name);
   app.prefix_command();
   app.add_option("--nnodes", nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
   app.add_option("--nproc-per-node,--nproc_per_node", nproc, "workers on this node: N, gpu, cpu or auto");
@@ -168,6 +174,18 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
       ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
   app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
+  app.add_option("--master-addr,--master_addr", master_addr,
+                 "the node-rank-0 host, when --rdzv-endpoint is not given (torchrun's static rendezvous)");
+  app.add_option("--master-port,--master_port", master_port, "its port, when --rdzv-endpoint is not given");
+  app.add_option("--local-addr,--local_addr", o.local_addr,
+                 "this node's address: on node rank 0, the MASTER_ADDR the workers get");
+  app.add_option("--signals-to-handle,--signals_to_handle", signals,
+                 "signals passed on to the workers, e.g. SIGTERM,SIGINT,SIGHUP,SIGQUIT (default: those and SIGUSR1/2)");
+  app.add_flag("--virtual-local-rank,--virtual_local_rank", o.virtual_local_rank,
+               "every worker sees LOCAL_RANK=0 and only its own GPU (CUDA_VISIBLE_DEVICES)");
+  app.add_flag("--run-path,--run_path", run_path, "accepted for torchrun; the script runs in a worker process either way");
+  app.add_option("--logs-specs,--logs_specs", logs_specs, "torchrun's logs-specs plugin: only the default is known here");
+  app.add_option("--numa-binding,--numa_binding", numa_binding, "not supported yet (docs/agent.md)");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
   try {
     std::vector<std::string> rev(flags.rbegin(), flags.rend());
@@ -176,30 +194,56 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
     *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
     return false;
   } catch (const CLI::ParseError& e) {
-    throw Error(k_where, e.what(), "see `hpclaunch agent --help`");
+    throw Error(name, e.what(), std::string("see `") + name + " --help`");
   }
   auto rest = app.remaining();
+  if (face == AgentFace::torchrun && !rest.empty() && rest[0] == "--") rest.erase(rest.begin());
   if (!rest.empty() && rest[0].size() > 1 && rest[0][0] == '-') {
     std::vector<std::string> names;
     for (const CLI::Option* opt : app.get_options())
       for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
-    throw Error(k_where, "unknown flag '" + rest[0] + "'" + did_you_mean(rest[0], names),
-                "see `hpclaunch agent --help`; the command goes after --");
+    throw Error(name, "unknown flag '" + rest[0] + "'" + did_you_mean(rest[0], names),
+                std::string("see `") + name + " --help`; the command goes after --");
   }
   command.insert(command.begin(), rest.begin(), rest.end());
-  if (command.empty()) throw Error(k_where, "no command to run", "write `hpclaunch agent [FLAGS] -- CMD ARG...`");
+  if (command.empty())
+    throw Error(name, "no command to run",
+                face == AgentFace::torchrun ? "write `torchrun [FLAGS] SCRIPT ARG...`" : "write `hpclaunch agent [FLAGS] -- CMD ARG...`");
   o.command.args = command;
+  o.command.always_python = face == AgentFace::torchrun;
   if (o.command.module && o.command.no_python) throw Error("--module", "cannot be used with --no-python");
   o.command.python = env_or(env, "HPCLAUNCH_PYTHON", "python3");
 
   if (rdzv_backend == "etcd" || rdzv_backend == "etcd-v2")
     throw Error("--rdzv-backend", "'" + rdzv_backend + "' needs an etcd server; the agent serves its own store",
                 "use --rdzv-backend c10d (or drop the flag) with --rdzv-endpoint HOST:PORT of node 0");
-  if (rdzv_backend != "c10d")
-    throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d");
+  if (rdzv_backend != "c10d" && rdzv_backend != "static")
+    throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d or static");
+  if (!numa_binding.empty())
+    throw Error("--numa-binding", "is not supported yet: workers inherit the agent's CPUs",
+                "drop it, or bind the agent with srun --cpu-bind");
+  if (!logs_specs.empty() && logs_specs != "default" && logs_specs != "DefaultLogsSpecs")
+    throw Error("--logs-specs", "'" + logs_specs + "' is a Python plugin; only the default is known here",
+                "drop it; --log-dir, --redirects and --tee choose where the output goes");
+  if (!signals.empty()) {
+    for (const auto& item : split(signals, ',')) {
+      int sig = 0;
+      std::string err;
+      if (!parse_catchable_signal(item, &sig, &err)) throw Error("--signals-to-handle", err, "e.g. SIGTERM,SIGINT,SIGUSR1");
+      o.signals.push_back(sig);
+    }
+  }
+  // torchrun's static rendezvous, and its legacy form: the endpoint is --master-addr:--master-port.
+  if (endpoint.empty() && !master_addr.empty())
+    endpoint = master_port.empty() ? master_addr : master_addr + ":" + master_port;
+  else if (endpoint.empty() && !master_port.empty())
+    throw Error("--master-port", "given without --master-addr", "give both, or --rdzv-endpoint HOST:PORT");
   if (!rdzv_conf.empty()) parse_rdzv_conf(rdzv_conf, &o);
   if (!nnodes.empty()) parse_nnodes(nnodes, &o);
   else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
+  if (rdzv_backend == "static" && o.min_nodes != o.max_nodes)
+    throw Error("--rdzv-backend", "static takes a fixed number of nodes, but --nnodes is " + nnodes,
+                "use --nnodes N, or --rdzv-backend c10d for MIN:MAX");
   o.nproc = nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(nproc, job.gpus, machine);
   check_stream_spec("--redirects", o.redirects);
   check_stream_spec("--tee", o.tee);
@@ -237,6 +281,9 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   else if (!job.job_id.empty()) o.rdzv_id = job.job_id;
 
   o.secret = env_or(env, "HPCLAUNCH_RDZV_SECRET");
+  // As torchrun, whose store authenticates no one, the torchrun face runs a seed's script unchanged.
+  if (o.secret.empty() && face == AgentFace::torchrun)  // keeps jobs apart, authenticates no one
+    o.secret = fmt::format("torchrun-face:{}@{}:{}", o.rdzv_id, o.rdzv_host, o.rdzv_port);
   if (o.secret.empty() && o.max_nodes > 1)
     throw Error("HPCLAUNCH_RDZV_SECRET", "is not set; the agents of a multi-node job trust only peers that know it",
                 "export HPCLAUNCH_RDZV_SECRET=$(openssl rand -hex 16) before srun (rendered scripts do)");

@@ -37,13 +37,23 @@ struct AgentOptions {
   double heartbeat_timeout_s = 5;
   std::string host;    // the label in "[host:rank]" and in summaries
   std::string secret;  // HPCLAUNCH_RDZV_SECRET
+  std::string local_addr;         // --local-addr: on node rank 0, the MASTER_ADDR the workers get
+  std::vector<int> signals;       // forwarded to the workers (--signals-to-handle); empty: the agent's default set
+  bool virtual_local_rank = false;  // every worker sees LOCAL_RANK=0 and only its own GPU
   bool verbose = false;
   WorkerCommand command;
 };
 
+// `hpclaunch agent` or the torchrun face (the binary invoked as `torchrun`, or `hpclaunch torchrun`): the same
+// flags; as torchrun, the command is always run with python unless --no-python, and a multi-node job without
+// HPCLAUNCH_RDZV_SECRET runs with a store that authenticates no one, as torchrun's own: its shared word
+// ("torchrun-face:RUN_ID@HOST:PORT") only keeps jobs apart.
+enum class AgentFace { agent, torchrun };
+
 // Throws Error naming the flag. Returns false (with `help` filled) when --help was asked.
 bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
-                         const MachineInfo& machine, AgentOptions* out, std::string* help);
+                         const MachineInfo& machine, AgentOptions* out, std::string* help,
+                         AgentFace face = AgentFace::agent);
 
 // The stream mask (1 stdout, 2 stderr, 3 both) a --redirects/--tee spec gives `local_rank`.
 int stream_mask(const std::string& spec, int local_rank);

@@ -41,7 +41,8 @@ void ElasticAgent::log(const std::string& msg) const { agent_log(m_opt.host, msg
 
 int ElasticAgent::run() {
   resolve_command(worker_argv(m_opt.command).at(0));  // a typo fails here, not after the rendezvous
-  for (int sig : k_forwarded) m_signals.add(sig);
+  std::vector<int> forwarded(std::begin(k_forwarded), std::end(k_forwarded));
+  for (int sig : m_opt.signals.empty() ? forwarded : m_opt.signals) m_signals.add(sig);
   watch_signals();
   m_workers = std::make_unique<WorkerGroup>(
       m_io, [this](const WorkerExit& e) { on_worker_exit(e); }, [this] { on_idle(); });
@@ -59,7 +60,7 @@ int ElasticAgent::run() {
     sc.verbose = m_opt.verbose;
     sc.heartbeat_timeout = ms(m_opt.heartbeat_timeout_s);
     sc.rendezvous = {m_opt.min_nodes, m_opt.max_nodes, m_opt.max_restarts, ms(m_opt.last_call_s),
-                     ms(m_opt.join_timeout_s), m_opt.rdzv_host, 0};
+                     ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0};
     m_server = std::make_unique<StoreServer>(m_io, sc);
     port = m_server->port();
   }
@@ -124,7 +125,7 @@ std::string ElasticAgent::attempt_dir() const {
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
-                      omp_threads_per_worker(m_cpus, m_opt.nproc)};
+                      omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank};
   auto argv = worker_argv(m_opt.command);
   std::vector<WorkerSpec> specs;
   for (int lr = 0; lr < m_opt.nproc; ++lr) {

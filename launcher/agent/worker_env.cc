@@ -1,6 +1,11 @@
 #include "agent/worker_env.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+
+#include "util/error.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -10,6 +15,16 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   std::string rank = std::to_string(a.rank_offset + local_rank);
   std::string world = std::to_string(a.world_size);
   env["LOCAL_RANK"] = std::to_string(local_rank);
+  if (layout.virtual_local_rank) {
+    env["LOCAL_RANK"] = "0";
+    auto visible = env_get(base, "CUDA_VISIBLE_DEVICES");
+    std::vector<std::string> devices = visible ? split(*visible, ',') : std::vector<std::string>{};
+    if (visible && local_rank >= static_cast<int>(devices.size()))
+      throw Error("--virtual-local-rank", fmt::format("local rank {} but CUDA_VISIBLE_DEVICES lists {} device(s)",
+                                                      local_rank, devices.size()),
+                  "start at most that many workers per node (--nproc-per-node)");
+    env["CUDA_VISIBLE_DEVICES"] = visible ? std::string(trim(devices[local_rank])) : std::to_string(local_rank);
+  }
   env["RANK"] = rank;
   env["GROUP_RANK"] = std::to_string(a.group_rank);
   env["ROLE_RANK"] = rank;
@@ -26,7 +41,8 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   // The workers get no agent store: they build their own from MASTER_ADDR:MASTER_PORT, as with torchrun's c10d.
   env["TORCHELASTIC_USE_AGENT_STORE"] = "False";
   env["TORCHELASTIC_ERROR_FILE"] = error_file;
-  env.emplace("NCCL_ASYNC_ERROR_HANDLING", "1");
+  env.emplace("NCCL_ASYNC_ERROR_HANDLING", "1");        // torchrun 1.x's name
+  env.emplace("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1");  // torchrun 2.x's
   env.emplace("OMP_NUM_THREADS", std::to_string(layout.omp_threads));
   env.emplace("PYTHONUNBUFFERED", "1");
   return env;
@@ -45,7 +61,7 @@ std::vector<std::string> worker_argv(const WorkerCommand& c) {
   std::vector<std::string> argv;
   if (c.module) {
     argv = {c.python, "-u", "-m"};
-  } else if (!c.no_python && ends_with(c.args[0], ".py")) {
+  } else if (!c.no_python && (c.always_python || ends_with(c.args[0], ".py"))) {
     argv = {c.python, "-u"};
   }
   argv.insert(argv.end(), c.args.begin(), c.args.end());

@@ -18,9 +18,12 @@ struct WorkerLayout {
   int local_world_size = 1;
   int max_restarts = 0;
   int omp_threads = 1;  // OMP_NUM_THREADS when the agent's environment has none
+  bool virtual_local_rank = false;  // LOCAL_RANK=0 and CUDA_VISIBLE_DEVICES = this worker's GPU only
 };
 
-// The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment).
+// The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment). With
+// virtual_local_rank (torchrun's --virtual-local-rank), CUDA_VISIBLE_DEVICES is entry `local_rank` of the agent's
+// list (or `local_rank` itself when it has none) and LOCAL_RANK is 0; throws Error when the list is too short.
 EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignment& a, int local_rank,
                   const std::string& error_file);
 
@@ -28,10 +31,12 @@ struct WorkerCommand {
   std::vector<std::string> args;  // what the user gave after --
   bool no_python = false;
   bool module = false;            // -m MODULE: args[0] is the module
+  bool always_python = false;     // torchrun's face: python runs the command whatever its name
   std::string python = "python3";
 };
 
-// The argv to start: `python -u SCRIPT ...` for *.py, `python -u -m MODULE ...` for -m, else the command itself.
+// The argv to start: `python -u SCRIPT ...` for *.py (for any script with always_python), `python -u -m MODULE
+// ...` for -m, else the command itself.
 std::vector<std::string> worker_argv(const WorkerCommand& c);
 
 // OMP_NUM_THREADS when unset: the cores the agent may use, shared among its workers, at least 1.

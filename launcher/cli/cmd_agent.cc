@@ -31,20 +31,25 @@ MachineInfo this_machine() {
   return m;
 }
 
-}  // namespace
-
-int cmd_agent(const Args& args) {
+int run_agent(const Args& args, AgentFace face) {
   EnvMap env = capture_environment();
   MachineInfo machine = this_machine();
   JobEnvironment job = read_job_environment(env, runtime_rules());
   AgentOptions options;
   std::string help;
-  if (!parse_agent_options(args, env, job, machine, &options, &help)) {
+  if (!parse_agent_options(args, env, job, machine, &options, &help, face)) {
     print_help(help);
     return 0;
   }
   ElasticAgent agent(std::move(options), std::move(env), machine.cpus);
   return agent.run();
 }
+
+}  // namespace
+
+int cmd_agent(const Args& args) { return run_agent(args, AgentFace::agent); }
+
+// The torchrun face: `hpclaunch torchrun ...`, or this binary invoked as `torchrun` (cli/main.cc).
+int cmd_torchrun(const Args& args) { return run_agent(args, AgentFace::torchrun); }
 
 }  // namespace hpclaunch

@@ -12,6 +12,8 @@ const std::vector<Command>& commands() {
       {"exec", "set this task's RANK, WORLD_SIZE, MASTER_ADDR, ... and exec the command after --", cmd_exec},
       {"agent", "per-node elastic agent: start this node's workers and keep the job alive (torchrun's job)",
        cmd_agent},
+      {"torchrun", "the agent with torchrun's command line (also: this binary run as `torchrun`, docs/agent.md)",
+       cmd_torchrun},
       {"jobs", "list the jobs submitted from this machine: id, site, nodes, state, when, job directory", cmd_jobs},
       {"status", "print a job's state as its scheduler tells it (squeue/scontrol, qstat, local runner)", cmd_status},
       {"cancel", "cancel a job (scancel, qdel, or stop a local job)", cmd_cancel},

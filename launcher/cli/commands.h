@@ -22,6 +22,7 @@ int cmd_local_srun(const Args& args);
 int cmd_env(const Args& args);
 int cmd_exec(const Args& args);
 int cmd_agent(const Args& args);
+int cmd_torchrun(const Args& args);
 int cmd_jobs(const Args& args);
 int cmd_status(const Args& args);
 int cmd_cancel(const Args& args);

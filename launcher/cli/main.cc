@@ -20,6 +20,9 @@ void usage(std::FILE* out) {
 }
 
 int dispatch(int argc, char** argv) {
+  // Run as `torchrun` (a link named so, first on PATH): torchrun's command line, unchanged job scripts.
+  std::string self = argc > 0 ? argv[0] : "";
+  if (self.substr(self.rfind('/') + 1) == "torchrun") return cmd_torchrun(Args(argv + 1, argv + argc));
   if (argc < 2) {
     usage(stderr);
     return k_exit_bad_input;

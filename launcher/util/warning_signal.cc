@@ -20,6 +20,26 @@ const std::map<std::string, int>& catchable() {
 
 }  // namespace
 
+bool parse_catchable_signal(std::string_view text, int* number, std::string* err) {
+  std::string sig(trim(text));
+  if (sig.rfind("SIG", 0) == 0) sig = sig.substr(3);
+  long long n = 0;
+  if (parse_int(sig, &n)) {
+    for (const auto& [name, v] : catchable())
+      if (v == n) {
+        *number = v;
+        return true;
+      }
+  } else if (auto it = catchable().find(sig); it != catchable().end()) {
+    *number = it->second;
+    return true;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, _] : catchable()) names.push_back(name);
+  *err = "'" + sig + "' is not a signal a job can catch" + did_you_mean(sig, names);
+  return false;
+}
+
 bool parse_warning_signal(std::string_view text, std::string* name, int* seconds, std::string* err) {
   if (text.rfind("B:", 0) == 0) text.remove_prefix(2);
   size_t at = text.find('@');
@@ -31,18 +51,10 @@ bool parse_warning_signal(std::string_view text, std::string* name, int* seconds
       return false;
     }
   }
-  if (sig.rfind("SIG", 0) == 0) sig = sig.substr(3);
-  long long number = 0;
-  if (parse_int(sig, &number)) {
-    for (const auto& [n, v] : catchable())
-      if (v == number) sig = n;
-  }
-  if (!catchable().count(sig)) {
-    std::vector<std::string> names;
-    for (const auto& [n, _] : catchable()) names.push_back(n);
-    *err = "'" + sig + "' is not a signal a job can catch" + did_you_mean(sig, names);
-    return false;
-  }
+  int number = 0;
+  if (!parse_catchable_signal(sig, &number, err)) return false;
+  for (const auto& [n, v] : catchable())
+    if (v == number) sig = n;
   *name = sig;
   *seconds = static_cast<int>(secs);
   return true;

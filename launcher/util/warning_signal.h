@@ -9,4 +9,8 @@ namespace hpclaunch {
 // seconds. Returns false with a reason in *err.
 bool parse_warning_signal(std::string_view text, std::string* name, int* seconds, std::string* err);
 
+// A signal a program can catch, by name ("USR1", "SIGUSR1") or number, into its number. Returns false with a
+// reason (and the names that would do) in *err.
+bool parse_catchable_signal(std::string_view text, int* number, std::string* err);
+
 }  // namespace hpclaunch

@@ -37,7 +37,7 @@ $py - "$test_tmp" <<'EOF2' || fail "environments differ (see above)"
 import json, os, sys
 tmp = sys.argv[1]
 allowed_values = {"MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_ERROR_FILE"}
-allowed_extra = {"PYTHONUNBUFFERED"}
+allowed_extra = {"PYTHONUNBUFFERED", "TORCH_NCCL_ASYNC_ERROR_HANDLING"}  # the latter: torchrun 2.x's name (1.13 sets the old one)
 ok = True
 for rank in range(4):
     try:

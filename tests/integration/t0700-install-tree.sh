@@ -76,6 +76,12 @@ out=$(run_hidden "$hl" submit --site local --nodes 2 --gpus-per-node 1 --job-dir
 assert_eq "task 0 of 2
 task 1 of 2" "$(echo "$out" | grep -o 'task [0-9] of 2' | sort)" "the local job's ranks"
 assert_contains "$(cat "$test_tmp/job/"*.sh)" "HPCLAUNCH=$hl"
+# The torchrun face: the installed link (relative, so it moved with the prefix) runs the agent as torchrun.
+[ -L "$moved/libexec/hpclaunch/torchrun/torchrun" ] || fail "no libexec/hpclaunch/torchrun/torchrun link"
+out=$(PATH="$moved/libexec/hpclaunch/torchrun:$PATH" run_hidden torchrun --standalone --nproc_per_node=2 --no-python \
+  bash -c 'echo "worker $RANK of $WORLD_SIZE"' 2>&1) || fail "the installed torchrun failed: $out"
+assert_eq "worker 0 of 2
+worker 1 of 2" "$(echo "$out" | grep -o 'worker [0-9] of 2' | sort)" "the installed torchrun's workers"
 
 # Completion from the installed scripts: bash and fish run them; zsh reads its script (no terminal here).
 reply=$(PATH=$moved/bin:$PATH bash -c 'source "$1"; COMP_WORDS=(hpclaunch submit --site per); COMP_CWORD=3; _hpclaunch

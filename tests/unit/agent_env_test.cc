@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <csignal>
+
 #include "agent/agent_options.h"
 #include "agent/failure.h"
 #include "agent/job_environment.h"
@@ -224,3 +226,97 @@ TEST_CASE("messages carry the secret and a wrong one is refused") {
   CHECK(decode_message("garbage", "s3cret", &m) == DecodeResult::malformed);
   CHECK(random_secret().size() == 32);
 }
+
+TEST_SUITE_BEGIN("agent env");
+
+namespace {
+
+AgentOptions parse_torchrun(std::vector<std::string> args, Env env = {}, JobEnvironment job = {}) {
+  MachineInfo m{"host1", 8, 0};
+  AgentOptions o;
+  std::string help;
+  REQUIRE(parse_agent_options(args, env, job, m, &o, &help, AgentFace::torchrun));
+  return o;
+}
+
+std::string parse_error(std::vector<std::string> args, AgentFace face = AgentFace::agent) {
+  MachineInfo m{"h", 2, 0};
+  AgentOptions o;
+  std::string help;
+  try {
+    parse_agent_options(args, {{"HPCLAUNCH_RDZV_SECRET", "s"}}, {}, m, &o, &help, face);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("torchrun 2.x flags: static rendezvous from --master-addr/--master-port, local addr, signals, virtual local rank") {
+  auto o = parse({"--rdzv_backend=static", "--master_addr=n1", "--master-port", "29500", "--nnodes=2", "--node_rank=1",
+                  "--local-addr", "10.0.0.2", "--signals_to_handle=SIGTERM,INT", "--virtual-local-rank", "--run-path",
+                  "--logs-specs", "default", "train.py"},
+                 {{"HPCLAUNCH_RDZV_SECRET", "s"}});
+  CHECK(o.rdzv_host == "n1");
+  CHECK(o.rdzv_port == 29500);
+  CHECK(o.node_rank == 1);
+  CHECK(o.local_addr == "10.0.0.2");
+  CHECK(o.signals == std::vector<int>{SIGTERM, SIGINT});
+  CHECK(o.virtual_local_rank);
+  CHECK(o.command.args == std::vector<std::string>{"train.py"});
+  CHECK_FALSE(o.command.always_python);
+  auto e = parse({"--rdzv-endpoint", "h:1", "--master-addr", "n9", "--nnodes", "2", "--node-rank", "0", "x"},
+                 {{"HPCLAUNCH_RDZV_SECRET", "s"}});
+  CHECK(e.rdzv_host == "h");  // --rdzv-endpoint wins, as torchrun's c10d
+}
+
+TEST_CASE("torchrun 2.x flags that cannot be honoured are refused naming the flag and the fix") {
+  CHECK(parse_error({"--rdzv-backend", "static", "--nnodes", "1:2", "--master-addr", "h", "--master-port", "1", "x"})
+            .find("--rdzv-backend: static takes a fixed number of nodes") != std::string::npos);
+  CHECK(parse_error({"--master-port", "1", "--standalone", "x"}).find("--master-port: given without --master-addr") !=
+        std::string::npos);
+  CHECK(parse_error({"--signals-to-handle", "SIGTERM,SIGBOGUS", "--standalone", "x"})
+            .find("--signals-to-handle: 'BOGUS' is not a signal a job can catch") != std::string::npos);
+  CHECK(parse_error({"--numa-binding", "node", "--standalone", "x"}).find("--numa-binding: is not supported yet") !=
+        std::string::npos);
+  CHECK(parse_error({"--logs-specs", "my.plugin", "--standalone", "x"}).find("--logs-specs: 'my.plugin'") !=
+        std::string::npos);
+  CHECK(parse_error({"--bogus", "x"}, AgentFace::torchrun).find("torchrun: unknown flag '--bogus'") != std::string::npos);
+}
+
+TEST_CASE("the torchrun face: the script and everything after it are the script's, run with python, no secret needed") {
+  JobEnvironment job;
+  job.nnodes = 2;
+  job.node_rank = 0;
+  job.master_addr = "n1";
+  job.rendezvous_port = 24242;
+  auto o = parse_torchrun({"--nnodes=2", "--nproc_per_node=4", "main.py", "--batch_size=6144", "--", "--ddp"}, {}, job);
+  CHECK(o.command.args == std::vector<std::string>{"main.py", "--batch_size=6144", "--", "--ddp"});
+  CHECK(o.command.always_python);
+  CHECK(worker_argv(o.command) == std::vector<std::string>{"python3", "-u", "main.py", "--batch_size=6144", "--", "--ddp"});
+  // torchrun's store authenticates no one; the face's shared word keeps jobs apart (`hpclaunch agent` would refuse).
+  CHECK(o.secret == "torchrun-face:none@n1:24242");
+  o = parse_torchrun({"--standalone", "--", "script", "a"});
+  CHECK(o.command.args == std::vector<std::string>{"script", "a"});
+  CHECK(worker_argv(o.command) == std::vector<std::string>{"python3", "-u", "script", "a"});
+  o = parse_torchrun({"--standalone", "--no-python", "bash", "-c", "true"});
+  CHECK(worker_argv(o.command) == std::vector<std::string>{"bash", "-c", "true"});
+}
+
+TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LOCAL_RANK 0, as torchrun 2.x") {
+  WorkerLayout layout{"j", "default", 2, 0, 1, true};
+  Env env = worker_env({{"CUDA_VISIBLE_DEVICES", "4, 6"}}, layout, Assignment{}, 1, "e");
+  CHECK(env["LOCAL_RANK"] == "0");
+  CHECK(env["CUDA_VISIBLE_DEVICES"] == "6");
+  CHECK(worker_env({}, layout, Assignment{}, 1, "e")["CUDA_VISIBLE_DEVICES"] == "1");
+  CHECK_THROWS_WITH(worker_env({{"CUDA_VISIBLE_DEVICES", "0"}}, layout, Assignment{}, 1, "e"),
+                    doctest::Contains("--virtual-local-rank: local rank 1 but CUDA_VISIBLE_DEVICES lists 1 device(s)"));
+  Env plain = worker_env({{"CUDA_VISIBLE_DEVICES", "4,6"}}, WorkerLayout{}, Assignment{}, 1, "e");
+  CHECK(plain["LOCAL_RANK"] == "1");
+  CHECK(plain["CUDA_VISIBLE_DEVICES"] == "4,6");
+  CHECK(plain["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");  // torchrun 2.x's name, beside 1.x's
+  CHECK(plain["NCCL_ASYNC_ERROR_HANDLING"] == "1");
+}
+
+TEST_SUITE_END();
