@@ -7,7 +7,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libkainjow-mustache-dev nlohmann-json3-dev doctest-dev
   libtorch-dev libgloo-dev python3-torch
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev libhwloc-dev
   slurm-wlm
   dataset-fashion-mnist
   libplplot-dev plplot-driver-cairo fonts-dejavu-core file

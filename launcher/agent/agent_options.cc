@@ -185,7 +185,8 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
                "every worker sees LOCAL_RANK=0 and only its own GPU (CUDA_VISIBLE_DEVICES)");
   app.add_flag("--run-path,--run_path", run_path, "accepted for torchrun; the script runs in a worker process either way");
   app.add_option("--logs-specs,--logs_specs", logs_specs, "torchrun's logs-specs plugin: only the default is known here");
-  app.add_option("--numa-binding,--numa_binding", numa_binding, "not supported yet (docs/agent.md)");
+  app.add_option("--numa-binding,--numa_binding", numa_binding,
+                 "bind each worker to the CPUs near its GPU: node, socket, exclusive or core-complex");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
   try {
     std::vector<std::string> rev(flags.rbegin(), flags.rend());
@@ -219,9 +220,7 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
                 "use --rdzv-backend c10d (or drop the flag) with --rdzv-endpoint HOST:PORT of node 0");
   if (rdzv_backend != "c10d" && rdzv_backend != "static")
     throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d or static");
-  if (!numa_binding.empty())
-    throw Error("--numa-binding", "is not supported yet: workers inherit the agent's CPUs",
-                "drop it, or bind the agent with srun --cpu-bind");
+  if (!numa_binding.empty()) o.numa_binding = parse_numa_binding(numa_binding);
   if (!logs_specs.empty() && logs_specs != "default" && logs_specs != "DefaultLogsSpecs")
     throw Error("--logs-specs", "'" + logs_specs + "' is a Python plugin; only the default is known here",
                 "drop it; --log-dir, --redirects and --tee choose where the output goes");

@@ -139,6 +139,7 @@ void ElasticAgent::start_workers(const Assignment& a) {
     std::filesystem::remove(error_file, ec);
     s.argv = argv;
     s.env = worker_env(m_base_env, layout, a, lr, error_file);
+    if (lr < static_cast<int>(m_opt.worker_cpus.size())) s.cpus = m_opt.worker_cpus[lr];
     s.prefix = fmt::format("[{}:{}] ", m_opt.host, s.rank);
     int redirect = stream_mask(m_opt.redirects, lr), tee = stream_mask(m_opt.tee, lr);
     bool shown = m_opt.local_ranks_filter.empty() || m_opt.local_ranks_filter.count(lr);

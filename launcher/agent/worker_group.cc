@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@ namespace {
 // Runs in the child between fork and exec.
 struct ChildSetup : bp::extend::handler {
   pid_t parent;
+  const cpu_set_t* cpus = nullptr;  // built before fork: nothing is allocated in the child
   template <class Executor>
   void on_exec_setup(Executor&) const {
     ::setpgid(0, 0);
@@ -37,6 +39,7 @@ struct ChildSetup : bp::extend::handler {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
+    if (cpus && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) ::_exit(127);
     // The agent's sockets and the other workers' pipes must not leak into this worker.
     ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   }
@@ -107,6 +110,11 @@ void WorkerGroup::start(const std::vector<WorkerSpec>& specs) {
     std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
     ChildSetup setup;
     setup.parent = ::getpid();
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int c : spec.cpus)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
+    if (!spec.cpus.empty()) setup.cpus = &cpus;
     std::error_code ec;
     bp::child c(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, bp::std_out > w->pipes[0],
                 bp::std_err > w->pipes[1], setup, ec);

@@ -29,6 +29,7 @@ struct WorkerSpec {
   bool console_err = true;
   std::string out_file;     // "": none
   std::string err_file;
+  std::vector<int> cpus;    // bound to these CPUs (--numa-binding); empty: the agent's
 };
 
 struct WorkerExit {

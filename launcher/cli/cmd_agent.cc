@@ -10,6 +10,7 @@
 #include "agent/agent_options.h"
 #include "agent/elastic_agent.h"
 #include "agent/job_environment.h"
+#include "agent/numa_topology.h"
 #include "cli/commands.h"
 #include "cli/help_text.h"
 
@@ -41,6 +42,8 @@ int run_agent(const Args& args, AgentFace face) {
     print_help(help);
     return 0;
   }
+  if (options.numa_binding != NumaBinding::none)
+    options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
   ElasticAgent agent(std::move(options), std::move(env), machine.cpus);
   return agent.run();
 }
