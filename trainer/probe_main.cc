@@ -33,6 +33,7 @@ struct ProbeOptions {
   std::size_t max_bytes = 256u << 20;
   int expect_gpus = 0;
   double slow_factor = 2.0;
+  double expect_busbw = 0;
   std::string json;
   std::string backend = "auto";
 };
@@ -159,7 +160,10 @@ int run(const ProbeOptions& o) {
   if (rank == 0) {
     std::fputs(format_probe(rows, nodes, backend, world).c_str(), stdout);
     std::string path = o.json.empty() && std::getenv("HPCLAUNCH_JOB_DIR") ? env_or("HPCLAUNCH_JOB_DIR", "") + "/preflight.json" : o.json;
-    if (!path.empty()) write_json(path, probe_json(rows, nodes, backend, world, o.expect_gpus, o.slow_factor));
+    if (!path.empty())
+      write_json(path, probe_json(rows, nodes, backend, world, o.expect_gpus, o.slow_factor, o.expect_busbw));
+    std::string shortfall = busbw_shortfall(rows, o.expect_busbw);
+    if (!shortfall.empty()) std::fprintf(stderr, "hpclaunch-probe: warning: %s; check the network setup\n", shortfall.c_str());
     std::fflush(stdout);
   }
   comm->barrier();  // rank 0 may hold the store: leave together
@@ -184,6 +188,8 @@ int main(int argc, char** argv) {
   app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
   app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
       ->capture_default_str()->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--expect-busbw", o.expect_busbw, "GB/s of busbw this interconnect gives; below half is flagged")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
   app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));

@@ -60,6 +60,17 @@ std::vector<std::string> bad_nodes(const std::vector<NodeVerdict>& nodes) {
   return out;
 }
 
+std::string busbw_shortfall(const std::vector<BandwidthRow>& rows, double expected_gbs) {
+  if (expected_gbs <= 0 || rows.empty()) return "";
+  double best = 0;
+  for (const auto& r : rows) best = std::max(best, r.busbw_gbs);
+  if (best >= expected_gbs / 2) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "busbw %.2f GB/s at best, below half the %.0f GB/s this interconnect gives", best,
+                expected_gbs);
+  return buf;
+}
+
 std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
                          const std::string& backend, int world_size) {
   std::string out;
@@ -85,7 +96,8 @@ std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vecto
 }
 
 nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                          const std::string& backend, int world_size, int expected_gpus, double slow_factor) {
+                          const std::string& backend, int world_size, int expected_gpus, double slow_factor,
+                          double expected_busbw_gbs) {
   nlohmann::json sizes = nlohmann::json::array(), list = nlohmann::json::array();
   for (const auto& r : rows)
     sizes.push_back({{"bytes", r.bytes}, {"seconds", r.seconds}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs}});
@@ -94,7 +106,8 @@ nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vect
                     {"problems", n.problems}});
   return {{"backend", backend}, {"world_size", world_size}, {"expected_gpus", expected_gpus},
           {"slow_factor", slow_factor}, {"allreduce", sizes}, {"nodes", list}, {"bad_nodes", bad_nodes(nodes)},
-          {"ok", bad_nodes(nodes).empty()}};
+          {"ok", bad_nodes(nodes).empty()}, {"expected_busbw_gbs", expected_busbw_gbs},
+          {"busbw_shortfall", busbw_shortfall(rows, expected_busbw_gbs)}};
 }
 
 }  // namespace hpctrain

@@ -42,10 +42,16 @@ struct NodeVerdict {
 std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor);
 std::vector<std::string> bad_nodes(const std::vector<NodeVerdict>& nodes);
 
+// The busbw a job reached (its best size) against what its interconnect should give (`--expect-busbw`, from
+// the site profile): below half of it is flagged, a job-wide problem (a fabric, a plugin, TCP instead of the
+// network), not one node's. "" when fine or when nothing was expected.
+std::string busbw_shortfall(const std::vector<BandwidthRow>& rows, double expected_gbs);
+
 // The nccl-tests-like table and the summary lines.
 std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
                          const std::string& backend, int world_size);
 nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                          const std::string& backend, int world_size, int expected_gpus, double slow_factor);
+                          const std::string& backend, int world_size, int expected_gpus, double slow_factor,
+                          double expected_busbw_gbs = 0);
 
 }  // namespace hpctrain

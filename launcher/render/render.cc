@@ -142,8 +142,11 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   if (p.preflight) {
     mus::data check;
     check.set("preflight", true);
-    check.set("command", "\"$HPCLAUNCH\" check" +
-                             (p.gpus_per_node > 0 ? " --expect-gpus " + std::to_string(p.gpus_per_node) : std::string()));
+    std::string command = "\"$HPCLAUNCH\" check";
+    if (p.gpus_per_node > 0) command += " --expect-gpus " + std::to_string(p.gpus_per_node);
+    // The interconnect's figure holds across nodes; one node's allreduce measures NVLink or memory instead.
+    if (p.site.expected_busbw_gbs > 0 && p.nodes > 1) command += " --expect-busbw " + std::to_string(p.site.expected_busbw_gbs);
+    check.set("command", command);
     check.set("background", std::string());
     launches << check;
   }

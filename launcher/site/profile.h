@@ -132,6 +132,10 @@ struct SiteProfile {
   MemoryRequest memory;
   std::optional<Learned> learned;       // set on profiles written by `sites learn`
   bool submit_check = false;            // `submit` asks the scheduler to validate the script first (--check)
+  // The allreduce bus bandwidth (nccl-tests' busbw, GB/s) a healthy multi-node job reaches on this interconnect,
+  // with where it was measured or published; 0: unknown. `submit --preflight` flags a result below half of it.
+  int expected_busbw_gbs = 0;
+  std::string busbw_source;
   std::string file;                     // the file it was read from (for messages)
 
   bool retired() const { return status == "retired"; }

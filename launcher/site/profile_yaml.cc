@@ -40,7 +40,7 @@ const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "scratch_only", "variants"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "scratch_only", "variants", "interconnect"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -189,6 +189,14 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["submit_check"]) p->submit_check = r.boolean(root["submit_check"], "submit_check");
   if (root["unverified"]) p->unverified = r.strings(root["unverified"], "unverified");
   if (root["scratch_only"]) p->scratch_only = r.boolean(root["scratch_only"], "scratch_only");
+  if (root["interconnect"]) {
+    const YAML::Node& n = root["interconnect"];
+    r.check_keys(n, "interconnect", {"busbw_gbs", "source"});
+    if (n["busbw_gbs"]) p->expected_busbw_gbs = r.integer(n["busbw_gbs"], "interconnect.busbw_gbs", 1, 100000);
+    if (n["source"]) p->busbw_source = r.scalar(n["source"], "interconnect.source");
+    if (p->expected_busbw_gbs && p->busbw_source.empty())
+      r.fail(n, "interconnect", "busbw_gbs without a source", "add `source:` (where the figure was measured or published)");
+  }
   if (root["memory"]) {
     const YAML::Node& n = root["memory"];
     r.check_keys(n, "memory", {"request", "amount"});
@@ -382,6 +390,9 @@ std::string profile_to_yaml(const SiteProfile& p) {
   }
   if (!p.unverified.empty()) e << YAML::Key << "unverified" << YAML::Value << p.unverified;
   if (p.scratch_only) e << YAML::Key << "scratch_only" << YAML::Value << true;
+  if (p.expected_busbw_gbs)
+    e << YAML::Key << "interconnect" << YAML::Value << YAML::BeginMap << YAML::Key << "busbw_gbs" << YAML::Value
+      << p.expected_busbw_gbs << YAML::Key << "source" << YAML::Value << p.busbw_source << YAML::EndMap;
 
   if (p.submit_check) e << YAML::Key << "submit_check" << YAML::Value << true;
   if (p.learned) {

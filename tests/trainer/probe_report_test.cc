@@ -57,3 +57,15 @@ TEST_CASE("the report names the bad nodes and is JSON") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("a busbw below half the interconnect's is flagged, job-wide; nothing when nothing is expected") {
+  std::vector<BandwidthRow> rows = {bandwidth(1 << 20, 1e-3, 8), bandwidth(64 << 20, 10e-3, 8)};  // best ~11.7 GB/s
+  CHECK(busbw_shortfall(rows, 0).empty());
+  CHECK(busbw_shortfall(rows, 20).empty());  // 11.7 >= 10
+  std::string s = busbw_shortfall(rows, 40);
+  CHECK(s.find("busbw 11.74 GB/s at best, below half the 40 GB/s") != std::string::npos);
+  auto j = probe_json(rows, {}, "gloo", 8, 0, 2.0, 40);
+  CHECK(j["expected_busbw_gbs"] == 40.0);
+  CHECK(j["busbw_shortfall"].get<std::string>() == s);
+  CHECK(j["ok"] == true);  // no node is to blame: the job goes on, flagged
+}

@@ -213,3 +213,24 @@ TEST_CASE("--preflight runs `hpclaunch check` with the command's own launch firs
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("render");
+
+TEST_CASE("a profile's interconnect busbw reaches the multi-node preflight; a figure without a source is refused") {
+  SiteRegistry reg = builtin_sites();
+  reg.add({{"fast.yaml", "name: fast\nextends: perlmutter\ninterconnect: {busbw_gbs: 40, source: \"our nccl-tests run\"}\n"}});
+  JobRequest r;
+  r.site = "fast";
+  r.nodes = 2;
+  r.account = "m1_g";
+  r.preflight = true;
+  r.command = {"python", "train.py"};
+  std::string two = render_script(make_plan(r, reg.get("fast")), k_ctx);
+  CHECK(two.find("check --expect-gpus 4 --expect-busbw 40\n") != std::string::npos);
+  r.nodes = 1;
+  CHECK(render_script(make_plan(r, reg.get("fast")), k_ctx).find("--expect-busbw") == std::string::npos);
+  CHECK_THROWS_WITH(reg.add({{"bad.yaml", "name: bad\nextends: perlmutter\ninterconnect: {busbw_gbs: 40}\n"}}),
+                    doctest::Contains("bad.yaml:3:15: interconnect: busbw_gbs without a source"));
+}
+
+TEST_SUITE_END();
