@@ -58,6 +58,8 @@ TEST_CASE("the report names the bad nodes and is JSON") {
 
 TEST_SUITE_END();
 
+TEST_SUITE_BEGIN("probe_report");
+
 TEST_CASE("a busbw below half the interconnect's is flagged, job-wide; nothing when nothing is expected") {
   std::vector<BandwidthRow> rows = {bandwidth(1 << 20, 1e-3, 8), bandwidth(64 << 20, 10e-3, 8)};  // best ~11.7 GB/s
   CHECK(busbw_shortfall(rows, 0).empty());
@@ -69,3 +71,5 @@ TEST_CASE("a busbw below half the interconnect's is flagged, job-wide; nothing w
   CHECK(j["busbw_shortfall"].get<std::string>() == s);
   CHECK(j["ok"] == true);  // no node is to blame: the job goes on, flagged
 }
+
+TEST_SUITE_END();
