@@ -12,6 +12,7 @@
 #include "agent/store_server.h"
 #include "agent/worker_group.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/process.h"  // signal_name
 
 namespace hpclaunch {
@@ -103,6 +104,7 @@ void ElasticAgent::on_message(const nlohmann::json& msg) {
       then(After::rejoin);
     } else if (type == "abort") {
       Failure f = msg.at("failure").get<Failure>();
+      record_failure(f);
       exit_with(m_stop_signal ? 128 + m_stop_signal : k_exit_failure,
                 format_summary(f, msg.value("restart_count", 0), m_opt.max_restarts));
     } else if (type == "finish") {
@@ -195,6 +197,14 @@ void ElasticAgent::then(After next) {
   m_after = next;
   if (m_workers->idle()) on_idle();
   else m_workers->stop(ms(m_opt.grace_s), m_stop_signal ? m_stop_signal : SIGTERM);
+}
+
+void ElasticAgent::record_failure(const Failure& f) const {
+  // Node 0's word is the job's: JOBDIR/failure.json, read by `hpclaunch exclude --from-failure` on requeue.
+  auto dir = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (m_opt.node_rank != 0 || !dir || dir->empty()) return;
+  if (!write_file_atomic(*dir + "/failure.json", nlohmann::json(f).dump(2) + "\n"))
+    log("cannot write " + *dir + "/failure.json");
 }
 
 void ElasticAgent::exit_with(int code, std::string message) {

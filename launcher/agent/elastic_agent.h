@@ -36,6 +36,7 @@ class ElasticAgent {
   void watch_signals();
   void start_workers(const Assignment& a);
   void then(After next);
+  void record_failure(const Failure& f) const;
   void exit_with(int code, std::string message);
   void join();
   void log(const std::string& msg) const;

@@ -60,7 +60,8 @@ std::string read_error_file(const std::string& path) {
 
 void to_json(nlohmann::json& j, const Failure& f) {
   j = {{"host", f.host},     {"node_rank", f.node_rank}, {"rank", f.rank},     {"local_rank", f.local_rank},
-       {"exit_code", f.exit_code}, {"signal", f.signal}, {"error", f.error}, {"reason", f.reason}};
+       {"exit_code", f.exit_code}, {"signal", f.signal}, {"error", f.error}, {"reason", f.reason},
+       {"node_lost", f.node_lost}};
 }
 
 void from_json(const nlohmann::json& j, Failure& f) {
@@ -72,6 +73,12 @@ void from_json(const nlohmann::json& j, Failure& f) {
   f.signal = j.value("signal", 0);
   f.error = j.value("error", "");
   f.reason = j.value("reason", "");
+  f.node_lost = j.value("node_lost", false);
+}
+
+std::string faulty_node(const Failure& f) {
+  if (f.node_lost || (f.rank >= 0 && f.signal == SIGBUS)) return f.host;
+  return "";
 }
 
 }  // namespace hpclaunch

@@ -16,7 +16,13 @@ struct Failure {
   int signal = 0;       // the signal that killed the worker
   std::string error;    // the worker's TORCHELASTIC_ERROR_FILE, summarised
   std::string reason;   // set when rank == -1
+  bool node_lost = false;  // the agent on `host` vanished (its node or its link died), not a worker's failure
 };
+
+// The node a failure blames, when the fault is the node's rather than the program's: an agent lost (its node or
+// link died) or a worker killed by SIGBUS (a memory error); "" otherwise. `submit --preflight --requeue` and
+// `--requeue` runs leave that node out of the next run (`hpclaunch exclude --from-failure`).
+std::string faulty_node(const Failure& f);
 
 // One line: "rank 3 (local rank 1) on n1 exited with code 1" or the reason.
 std::string describe(const Failure& f);

@@ -147,6 +147,7 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
   Failure why;
   why.host = node.host;
   why.node_rank = node.node_rank;
+  why.node_lost = true;
   int alive = static_cast<int>(m_agents.size());
   if (m_phase == Phase::running && m_participants.erase(c)) {
     if (alive < m_config.min_nodes || node.node_rank == m_config.anchor_node) {

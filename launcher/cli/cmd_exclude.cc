@@ -1,10 +1,12 @@
-// `hpclaunch exclude [NODE...] [--from-preflight FILE] [--requeue]`: run by a job's script when its preflight
-// failed (`submit --preflight`): records the bad nodes in JOBDIR/excluded-nodes.json (`hpclaunch status` shows
-// them) and, with --requeue, puts the job back in the queue so that its next run leaves them out.
+// `hpclaunch exclude [NODE...] [--from-preflight FILE] [--from-failure FILE] [--requeue]`: run by a job's script
+// when its preflight failed (`submit --preflight`) or its agents lost a node (`--requeue`): records the bad
+// nodes in JOBDIR/excluded-nodes.json (`hpclaunch status` shows them) and, with --requeue, puts the job back in
+// the queue so that its next run leaves them out.
 #include <fmt/core.h>
 
 #include <csignal>
 
+#include "agent/failure.h"
 #include "cli/cli_util.h"
 #include "record/job_record.h"
 #include "runtime/environment.h"
@@ -22,10 +24,12 @@ int cmd_exclude(const Args& args) {
                "without them. Run inside the job, by the script `submit --preflight` writes.",
                "exclude");
   std::vector<std::string> named;
-  std::string preflight, reason = "named by hand", job_dir;
+  std::string preflight, failure_file, reason = "named by hand", job_dir;
   bool requeue = false;
   app.add_option("NODE", named, "a node to leave out (repeatable)");
   app.add_option("--from-preflight", preflight, "the bad nodes of this preflight report (JOBDIR/preflight.json)");
+  app.add_option("--from-failure", failure_file,
+                 "the node a failed run blames (JOBDIR/failure.json, the agents' root cause), when it is the node's fault");
   app.add_option("--reason", reason, "why the NODEs given by name are left out");
   app.add_option("--job-dir", job_dir, "the job directory (default: $HPCLAUNCH_JOB_DIR)");
   app.add_flag("--requeue", requeue, "requeue this job (Slurm) so that its next run leaves out every recorded node");
@@ -42,10 +46,19 @@ int cmd_exclude(const Args& args) {
     if (!text) throw failure(preflight, "cannot be read", "the preflight writes it; check that it ran");
     found = bad_nodes_of_preflight(*text, preflight, run);
   }
+  if (!failure_file.empty()) {
+    auto text = read_file(failure_file);
+    nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    if (!j.is_object()) throw failure(failure_file, "is not the agents' failure record", "read the job's output");
+    Failure f = j.get<Failure>();
+    std::string node = faulty_node(f);
+    if (!node.empty()) found.push_back({node, "the run died: " + describe(f), run});
+  }
   for (const auto& n : named) found.push_back({n, reason, run});
-  if (found.empty())
-    throw failure(preflight.empty() ? "hpclaunch exclude" : preflight, "names no node to leave out",
-                  "the failure was not a node's: read the job's output");
+  if (found.empty()) {
+    std::string from = !preflight.empty() ? preflight : !failure_file.empty() ? failure_file : "hpclaunch exclude";
+    throw failure(from, "names no node to leave out", "the failure was not a node's: read the job's output");
+  }
 
   ExcludedNodesFile file = read_excluded_nodes(job_dir);
   file.nodes = merge_excluded(file.nodes, found);

@@ -391,3 +391,23 @@ TEST_CASE("GPUs in CUDA order: CUDA_VISIBLE_DEVICES indexes the buses, and stops
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("agent env");
+
+TEST_CASE("a failure blames a node only when the node is at fault: a lost agent or a worker dead of SIGBUS") {
+  Failure lost;
+  lost.host = "n2";
+  lost.node_lost = true;
+  lost.reason = "the agent on n2 (node 1) was lost";
+  CHECK(faulty_node(lost) == "n2");
+  Failure bus{"n3", 2, 9, 1, 0, SIGBUS, "", ""};
+  CHECK(faulty_node(bus) == "n3");
+  Failure code{"n3", 2, 9, 1, 1, 0, "", ""};
+  CHECK(faulty_node(code).empty());  // the program's own failure
+  Failure killed{"n3", 2, 9, 1, 0, SIGKILL, "", ""};
+  CHECK(faulty_node(killed).empty());  // the OOM killer or a user: not the node's fault
+  nlohmann::json j = lost;
+  CHECK(j.get<Failure>().node_lost);
+}
+
+TEST_SUITE_END();

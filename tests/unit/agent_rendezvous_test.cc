@@ -154,6 +154,8 @@ TEST_CASE("a lost agent aborts when fewer than MIN nodes remain") {
   CHECK(rs[0].kind == Reply::abort);
   CHECK(rs[0].to == 1);
   CHECK(rs[0].failure.reason.find("n2 (node 1) was lost") != std::string::npos);
+  CHECK(rs[0].failure.node_lost);  // the node's fault: a requeue leaves n2 out
+  CHECK(faulty_node(rs[0].failure) == "n2");
 }
 
 TEST_CASE("a lost agent with MIN still met re-forms the job without using a restart") {

@@ -234,3 +234,29 @@ TEST_CASE("a profile's interconnect busbw reaches the multi-node preflight; a fi
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("render");
+
+TEST_CASE("a requeueing agent job requeues without a node its agents lost; direct launches do not") {
+  JobRequest r;
+  r.site = "perlmutter";
+  r.nodes = 2;
+  r.account = "m1_g";
+  r.requeue = true;
+  r.launcher = "agent";
+  r.command = {"hpclaunch-train", "--resume"};
+  std::string s = render_script(make_plan(r, sites().get("perlmutter")), k_ctx);
+  size_t clear = s.find("rm -f \"$HPCLAUNCH_JOB_DIR/failure.json\"");
+  size_t launch = s.find("agent --nnodes 2");
+  size_t exclude = s.find("\"$HPCLAUNCH\" exclude --from-failure \"$HPCLAUNCH_JOB_DIR/failure.json\" --requeue && exit 0");
+  REQUIRE(clear != std::string::npos);
+  REQUIRE(exclude != std::string::npos);
+  CHECK(clear < launch);
+  CHECK(launch < exclude);
+  CHECK(exclude < s.find("scontrol requeue \"$SLURM_JOB_ID\""));  // before the warned/99 requeue
+  CHECK(s.find("[ -z \"$hpclaunch_warned\" ] && [ \"$hpclaunch_rc\" -ne 99 ]") != std::string::npos);
+  r.launcher = "srun";
+  CHECK(render_script(make_plan(r, sites().get("perlmutter")), k_ctx).find("--from-failure") == std::string::npos);
+}
+
+TEST_SUITE_END();
