@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "plan/sweep.h"
 #include "site/profile.h"
 
 namespace hpclaunch {
@@ -34,6 +35,7 @@ struct JobRequest {
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.
   std::string default_account;
+  ArrayRequest array;  // --array, --sweep, --sweep-zip, --max-concurrent
 };
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
@@ -67,6 +69,7 @@ struct LaunchPlan {
   int warning_seconds = 0;
   bool requeue = false;
   int max_requeues = 0;
+  ArrayPlan array;            // the tasks of an array job (plan/sweep.h); none for a single job
   std::vector<std::string> warnings;
 };
 
