@@ -145,7 +145,8 @@ JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) con
   } else if (!slurm_unknown_job(c)) {
     command_failed(scontrol, c, k_fix);
   }
-  return forgotten_job(output_files(job));
+  JobState s = forgotten_job(output_files(job));
+  return job.task && s.reason == k_no_output ? never_started() : s;  // an array task cancelled while pending
 }
 
 std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {

@@ -3,8 +3,9 @@
 # at most 2 at once; every task trains with its own values (its lr in every step record, its batch size in its step
 # count), under 2 agents' workers on a node it may share with another task (their rendezvous ports differ), into its
 # own directory (metrics, output). `jobs` shows the array as one line of counts; `status`, `logs --task` and JOB_I
-# name one task; `plot` overlays the 4 runs and tables their best validation loss. A second array: cancelling one
-# running task leaves the others running; cancelling the array ends them all.
+# name one task; `plot` overlays the 4 runs and tables their best validation loss. A second array: cancelling a
+# waiting task keeps it from starting, cancelling a running one leaves the others running; cancelling the array
+# ends them all.
 source "$(dirname "$0")/lib.sh"
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch)"
 need_hpclaunch
@@ -75,25 +76,30 @@ for rgb in [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40)]:
     assert css(*rgb) in svg, css(*rgb)
 PY
 
-# 2. Cancel one running task: the others keep running; then the whole array.
+# 2. Cancel one waiting task and one running task: the others keep running; then the whole array.
 d2=$test_tmp/sleepers
-id2=$(submit "$d2" --launcher srun --gpus-per-node 1 --array 3 -- bash -c 'echo "task $HPCLAUNCH_ARRAY_TASK up"; sleep 120') \
-  || fail "submit sleepers: $(cat submit.err)"
+id2=$(submit "$d2" --launcher srun --gpus-per-node 1 --array 3 --max-concurrent 2 \
+  -- bash -c 'echo "task $HPCLAUNCH_ARRAY_TASK up"; sleep 120') || fail "submit sleepers: $(cat submit.err)"
 for _ in $(seq 1 120); do
-  [ "$(hl status "$id2" | head -n 1)" = "$id2 3 tasks: 3 running" ] && break
+  [ "$(hl status "$id2" | head -n 1)" = "$id2 3 tasks: 2 running, 1 pending" ] && break
   sleep 0.5
 done
-assert_eq "$id2 3 tasks: 3 running" "$(hl status "$id2" | head -n 1)" "the sleepers running"
+assert_eq "$id2 3 tasks: 2 running, 1 pending" "$(hl status "$id2" | head -n 1)" "the sleepers, two at once"
+hl cancel "${id2}_2" 2>/dev/null || fail "cancel of the waiting task ${id2}_2 failed"
+# Slurm may keep the cancelled task's record (CANCELLED) or drop it unstarted (CANCELLED (before it started)).
+assert_contains "$(hl status "${id2}_2")" "${id2}_2 CANCELLED" "the task cancelled while waiting"
 hl cancel "${id2}_1" 2>"$test_tmp/cancel.err" || fail "cancel ${id2}_1: $(cat cancel.err)"
 assert_contains "$(cat cancel.err)" "asked slurm to cancel array task ${id2}_1"
 for _ in $(seq 1 60); do
   case $(hl status "${id2}[1]") in *CANCELLED*) break ;; esac
   sleep 0.5
 done
-assert_eq "${id2}_1 CANCELLED" "$(hl status "${id2}[1]")" "the cancelled task (named JOB[I])"
-assert_eq "$id2 3 tasks: 2 running, 1 cancelled" "$(hl status "$id2" | head -n 1)" "the others after one was cancelled"
-sleep 2
-assert_eq "$id2 3 tasks: 2 running, 1 cancelled" "$(hl status "$id2" | head -n 1)" "the others, a moment later"
+assert_eq "${id2}_1 CANCELLED" "$(hl status "${id2}[1]")" "the cancelled running task (named JOB[I])"
+assert_eq "$id2 3 tasks: 1 running, 2 cancelled" "$(hl status "$id2" | head -n 1)" "the others after two were cancelled"
+sleep 2  # task 2 is not started in task 1's place, task 0 keeps running
+assert_eq "$id2 3 tasks: 1 running, 2 cancelled" "$(hl status "$id2" | head -n 1)" "the others, a moment later"
+assert_contains "$(cat "$d2/tasks/0/slurm-${id2}_0.out")" "task 0 up"
+[ ! -e "$d2/tasks/2/slurm-${id2}_2.out" ] || fail "the task cancelled while waiting ran"
 hl cancel "$d2" 2>/dev/null || fail "cancel of the array failed"
 rc=0
 timeout 120 "$HPCLAUNCH" wait --interval 0.5 "$id2" >/dev/null 2>"$test_tmp/wait.err" || rc=$?

@@ -127,6 +127,8 @@ TEST_CASE("Slurm: one squeue -r gives every task; an unlisted one is forgotten, 
     return ProcessResult{1, "", "slurm_load_jobs error: Invalid job id specified\n"};
   };
   CHECK(slurm.query(a.record(), forgotten).phase == Phase::cancelled);  // 0 finished unknown, 1-3 never started
+  CHECK(describe(slurm.query(task_record(a.record(), 3), forgotten)) == "CANCELLED (before it started)");
+  CHECK(slurm.query(task_record(a.record(), 0), forgotten).phase == Phase::finished_unknown);
   auto dead = [](const std::vector<std::string>&) { return ProcessResult{1, "", "slurm_load_jobs error: Zero Bytes\n"}; };
   CHECK_THROWS_WITH(slurm.query(a.record(), dead), doctest::Contains("squeue -h -r -t all -j 1000 -o %K %T: failed (exit 1)"));
 }
