@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
       ->envname("HPCLAUNCH_CHECK_MAX_BYTES");  // a job's --env shortens the sweep of `submit --preflight`
   app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
   app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
-      ->capture_default_str()->check(CLI::Range(1.0, 1000.0));
+      ->capture_default_str()->check(CLI::Range(1.0, 1000.0))
+      ->envname("HPCLAUNCH_CHECK_SLOW_FACTOR");  // as HPCLAUNCH_CHECK_MAX_BYTES, for `submit --preflight`
   app.add_option("--expect-busbw", o.expect_busbw, "GB/s of busbw this interconnect gives; below half is flagged")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");

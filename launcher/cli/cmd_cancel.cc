@@ -1,4 +1,5 @@
-// `hpclaunch cancel JOB`: scancel, qdel, or SIGTERM to a local job's process group.
+// `hpclaunch cancel JOB`: scancel, qdel, or SIGTERM to a local job's process group. An array job is cancelled
+// whole; JOB_I (JOB[I]) cancels one task.
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
@@ -12,11 +13,12 @@ namespace hpclaunch {
 int cmd_cancel(const Args& args) {
   CLI::App app("Cancel a job (scancel, qdel, or stop a local job).", "cancel");
   std::string ref;
-  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
+  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array")->required();
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
   backend_for(job.scheduler).cancel(job, run_capture);
-  fmt::print(stderr, "hpclaunch: asked {} to cancel job {}\n", to_string(job.scheduler), job.job_id);
+  fmt::print(stderr, "hpclaunch: asked {} to cancel {} {}\n", to_string(job.scheduler),
+             job.is_array() ? "array job" : job.task ? "array task" : "job", job.job_id);
   return 0;
 }
 

@@ -1,5 +1,5 @@
-// `hpclaunch logs JOB [--follow] [--rank R]`: the job's output file (slurm-ID.out, PBS's, output.log), optionally
-// only one rank's lines, optionally followed until the job ends.
+// `hpclaunch logs JOB [--follow] [--rank R] [--task I]`: the job's output file (slurm-ID.out, PBS's, output.log),
+// optionally only one rank's lines, optionally followed until the job ends; one task's of an array, or each in turn.
 #include <fmt/core.h>
 
 #include <chrono>
@@ -41,6 +41,21 @@ void print_lines(LineSplitter& lines, std::string_view bytes, std::optional<int>
   std::fflush(stdout);
 }
 
+// Every task's output in turn under a "==> JOB_I (values) <==" line; a task with none yet says so.
+void print_array_outputs(const JobRecord& array, std::optional<int> rank) {
+  for (int i = 0; i < array.array_tasks; ++i) {
+    JobRecord task = task_record(array, i);
+    std::string path = existing_output(task);
+    fmt::print("==> {} ({}) <==\n", task.job_id, task_label(task));
+    if (path.empty()) {
+      fmt::print("(no output yet)\n");
+      continue;
+    }
+    LineSplitter lines;
+    print_lines(lines, FileFollower(path).read_new(), rank, true);
+  }
+}
+
 }  // namespace
 
 int cmd_logs(const Args& args) {
@@ -49,7 +64,10 @@ int cmd_logs(const Args& args) {
   bool follow = false;
   std::optional<int> rank;
   double interval = 0.5;
-  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
+  std::optional<int> task;
+  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array")->required();
+  app.add_option("--task", task, "task I of an array job (as JOB_I); without it an array's tasks are printed in turn")
+      ->check(CLI::Range(0, 1000000));
   app.add_flag("--follow,-f", follow, "keep printing new output until the job ends");
   app.add_option("--rank,-r", rank, "only this rank's lines (the agent's [host:RANK] or srun -l's RANK: prefix)")
       ->check(CLI::Range(0, 1000000));
@@ -59,6 +77,14 @@ int cmd_logs(const Args& args) {
   JobRecord job = resolve_job(ref, read_job_index());
   if (!job.dir_exists)
     throw failure(job.dir, "the job directory no longer exists", "its output went with it; `hpclaunch jobs` lists the others");
+  if (task) job = task_record(job, *task);
+  if (job.is_array()) {
+    if (follow)
+      throw Error("--follow", "follows one output, and " + job.job_id + " is an array of " + std::to_string(job.array_tasks) + " tasks",
+                  "add --task I (0-" + std::to_string(job.array_tasks - 1) + ")");
+    print_array_outputs(job, rank);
+    return 0;
+  }
 
   LineSplitter lines;
   if (!follow) {

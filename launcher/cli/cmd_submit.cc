@@ -33,6 +33,10 @@ struct SubmitOptions {
   bool dry_run = false;
   std::optional<bool> check;  // --check / --no-check; unset: the profile's submit_check
   std::vector<std::string> after;  // --after JOB[:ok|any|notok]
+  std::optional<int> array;        // --array N
+  std::vector<std::string> sweep;  // --sweep KEY=V1,V2 (repeatable)
+  bool sweep_zip = false;
+  std::optional<int> max_concurrent;
 };
 
 // --NAME / --no-NAME into an optional that stays unset when neither is given, so a profile's default can apply
@@ -66,6 +70,11 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
              "leaves it out (docs/preflight.md)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
+  app.add_option("--array", o->array, "an array job of N tasks, each with HPCLAUNCH_ARRAY_TASK and {task} = its index");
+  app.add_option("--sweep", o->sweep, "KEY=V1,V2,...: one array task per value, given as {KEY} in the command or "
+                 "appended as --KEY V (repeatable: every combination)")->take_all();
+  app.add_flag("--sweep-zip", o->sweep_zip, "task i takes the i-th value of every --sweep instead of every combination");
+  app.add_option("--max-concurrent", o->max_concurrent, "run at most M tasks of the array at once");
   app.add_option("--after", o->after, "start once JOB has ended: JOB[:ok|any|notok] (default ok; repeatable); JOB is a "
                  "scheduler job id or a job from `hpclaunch jobs`")->take_all();
 }
@@ -88,6 +97,14 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   if (!o->spec.empty()) read_job_spec(o->spec, read_spec_file(o->spec), &o->request);
   if (!parse_or_throw(app, split.options)) return false;
   if (!split.command.empty()) o->request.command = split.command;
+  ArrayRequest& a = o->request.array;  // the flags replace what the spec says
+  if (o->array) a.count = o->array, a.count_origin = "--array";
+  if (!o->sweep.empty()) {
+    a.sweep.clear();
+    for (const auto& s : o->sweep) a.sweep.push_back(parse_sweep_flag(s));
+  }
+  if (o->sweep_zip) a.zip = true, a.zip_origin = "--sweep-zip";
+  if (o->max_concurrent) a.max_concurrent = o->max_concurrent, a.max_origin = "--max-concurrent";
   if (o->request.site.empty())
     throw Error("--site", "no site given", "pass --site NAME (`hpclaunch sites` lists them), or `site:` in --spec");
   if (o->request.command.empty())
@@ -132,8 +149,19 @@ std::vector<Dependency> dependencies(const std::vector<std::string>& after) {
   return out;
 }
 
-RenderContext context_for(const std::string& job_dir) {
-  return {self_executable(), std::filesystem::current_path().string(), job_dir};
+RenderContext context_for(const std::string& job_dir, const LaunchPlan& plan, const SchedulerBackend& backend) {
+  RenderContext ctx{self_executable(), std::filesystem::current_path().string(), job_dir, {}};
+  if (plan.array.active()) ctx.array_directives = backend.array_options(plan.array.count(), plan.array.max_concurrent);
+  return ctx;
+}
+
+// "4 tasks, at most 2 at once" / "4 tasks, one after another" (the local site).
+std::string array_summary(const LaunchPlan& plan) {
+  const ArrayPlan& a = plan.array;
+  std::string out = fmt::format("{} task{}", a.count(), a.count() == 1 ? "" : "s");
+  if (plan.site.scheduler == Scheduler::local)
+    return out + (a.max_concurrent > 1 ? fmt::format(", {} at a time", a.max_concurrent) : ", one after another");
+  return out + (a.max_concurrent > 0 ? fmt::format(", at most {} at once", a.max_concurrent) : "");
 }
 
 int run_submit(const Args& args, bool dry_run_only) {
@@ -150,11 +178,13 @@ int run_submit(const Args& args, bool dry_run_only) {
 
   LaunchPlan plan = plan_for(o);
   std::string dir = choose_job_dir(o.job_dir, plan.job_name, timestamp_now());
-  std::string script = render_script(plan, context_for(dir));
   const SchedulerBackend& backend = backend_for(plan.site.scheduler);
+  std::string script = render_script(plan, context_for(dir, plan, backend));
   std::vector<Dependency> after = dependencies(o.after);
   if (dry_run_only || o.dry_run) {
     fmt::print("{}", script);
+    if (plan.array.active())
+      fmt::print(stderr, "hpclaunch: an array job of {}:\n{}", array_summary(plan), task_table(plan.command, plan.array, dir));
     if (auto options = backend.dependency_options(after); !options.empty())
       fmt::print(stderr, "hpclaunch: submit adds to the {} command line: {}\n", to_string(backend.kind()), join(options, " "));
     return 0;
@@ -172,16 +202,26 @@ int run_submit(const Args& args, bool dry_run_only) {
   steps.on_verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
   steps.on_submitted = [&](const JobRecord& r) {
     if (backend.kind() != Scheduler::local) return;
-    fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", r.job_id,
-               plan.nodes, dir);
+    if (plan.array.active())
+      fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
+                 r.job_id, array_summary(plan), plan.nodes, dir);
+    else
+      fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", r.job_id,
+                 plan.nodes, dir);
     std::fflush(stderr);
   };
   SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, steps);
   if (job.exit_code) {
-    if (*job.exit_code != 0) fmt::print(stderr, "hpclaunch: local job {} exited with {}\n", job.record.job_id, *job.exit_code);
+    if (*job.exit_code != 0)
+      fmt::print(stderr, "hpclaunch: local {} {} exited with {}\n", plan.array.active() ? "array" : "job", job.record.job_id,
+                 *job.exit_code);
     return *job.exit_code;
   }
-  fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job.record.job_id, plan.site.name, dir);
+  if (plan.array.active())
+    fmt::print(stderr, "hpclaunch: submitted array job {} ({}) to {}; job directory {}\n", job.record.job_id,
+               array_summary(plan), plan.site.name, dir);
+  else
+    fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job.record.job_id, plan.site.name, dir);
   fmt::print("{}\n", job.record.job_id);
   return 0;
 }

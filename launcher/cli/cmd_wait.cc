@@ -39,7 +39,8 @@ int cmd_wait(const Args& args) {
   CLI::App app("Wait for a job to end, showing its state and the trainer's progress.", "wait");
   std::string ref;
   double timeout = 0, interval = 2;
-  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory")->required();
+  app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array (an array: "
+                 "until every task has ended)")->required();
   app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));
   app.add_option("--interval", interval, "seconds between looks at the job")->capture_default_str()
@@ -64,7 +65,8 @@ int cmd_wait(const Args& args) {
     Progress p;
     p.job_id = job.job_id;
     p.state = state;
-    if (state.phase != Phase::pending) p.metrics = latest_metrics(read_file_tail(metrics_path(job, cwd), 64 * 1024));
+    if (state.phase != Phase::pending && !job.is_array())  // an array's line: its counts alone
+      p.metrics = latest_metrics(read_file_tail(metrics_path(job, cwd), 64 * 1024));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (tty) {
       p.elapsed_s = elapsed;

@@ -4,12 +4,52 @@
 
 namespace hpclaunch {
 
+namespace {
+
+// `array: N`, `sweep: {KEY: [V1, V2]}`, `sweep_zip: true`, `max_concurrent: M`; errors name the spec's position.
+void read_array(const Reader& rd, const YAML::Node& root, ArrayRequest* a) {
+  if (root["array"]) {
+    a->count = rd.integer(root["array"], "array", 1, k_max_array_tasks);
+    a->count_origin = rd.where(root["array"].Mark());
+  }
+  if (root["sweep_zip"]) {
+    a->zip = rd.boolean(root["sweep_zip"], "sweep_zip");
+    a->zip_origin = rd.where(root["sweep_zip"].Mark());
+  }
+  if (root["max_concurrent"]) {
+    a->max_concurrent = rd.integer(root["max_concurrent"], "max_concurrent", 1, k_max_array_tasks);
+    a->max_origin = rd.where(root["max_concurrent"].Mark());
+  }
+  if (!root["sweep"]) return;
+  const YAML::Node& sweep = root["sweep"];
+  if (!sweep.IsMap() || sweep.size() == 0)
+    rd.fail(sweep, "sweep", "expected a mapping of keys to lists of values", "write e.g. `sweep: {lr: [1e-3, 3e-3]}`");
+  a->sweep.clear();
+  for (auto it = sweep.begin(); it != sweep.end(); ++it) {
+    SweepAxis axis;
+    axis.key = it->first.Scalar();
+    axis.origin = rd.where(it->first.Mark());
+    std::string field = "sweep." + axis.key;
+    if (std::string bad = check_sweep_key(axis.key); !bad.empty())
+      rd.fail(it->first, "sweep", bad, "use letters, digits, '-' and '_', starting with a letter");
+    if (!it->second.IsSequence() || it->second.size() == 0)
+      rd.fail(it->second, field, "expected a list of values", "write it as `" + axis.key + ": [V1, V2]`");
+    for (const auto& v : it->second) {
+      axis.values.push_back(rd.scalar(v, field + "[]"));
+      if (axis.values.back().empty()) rd.fail(v, field + "[]", "is empty", "give a value, or remove it");
+    }
+    a->sweep.push_back(axis);
+  }
+}
+
+}  // namespace
+
 void read_job_spec(const std::string& file, const std::string& text, JobRequest* r) {
   Reader rd(file);
   YAML::Node root = rd.load_map(text, "a job spec", "write `key: value` lines, e.g. `site: local`");
   rd.check_keys(root, "", {"description", "site", "nodes", "gpus_per_node", "time", "account", "partition", "qos",
                            "constraint", "launcher", "name", "container", "modules", "env", "requeue", "signal",
-                           "max_requeues", "preflight", "command"});
+                           "max_requeues", "preflight", "array", "sweep", "sweep_zip", "max_concurrent", "command"});
   auto str = [&](const char* key, std::string* out) {
     if (root[key]) *out = rd.scalar(root[key], key);
   };
@@ -33,6 +73,7 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
     r->env.clear();
     for (const auto& [key, value] : rd.env_map(root["env"], "env")) r->env.push_back(key + "=" + value);
   }
+  read_array(rd, root, &r->array);
   if (root["command"]) {
     r->command = rd.strings(root["command"], "command");
     if (r->command.empty()) rd.fail(root["command"], "command", "is empty", "list the program and its arguments");

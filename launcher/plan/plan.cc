@@ -349,6 +349,12 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
     p.modules.push_back(m);
   }
 
+  p.array = expand_array(r.array);
+  if (p.array.active()) {
+    task_command(p.command, p.array, p.array.tasks.front(), "JOBDIR/tasks/0");  // an unknown {name} stops here
+    check_task_outputs(p.command, p.array);
+  }
+
   EnvList user_env = parse_env(r.env);
   p.env = site.env;
   if (!has_key(user_env, "OMP_NUM_THREADS")) p.env.emplace_back("OMP_NUM_THREADS", std::to_string(p.threads_per_worker));
@@ -365,7 +371,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
 nlohmann::json plan_to_json(const LaunchPlan& p) {
   nlohmann::json env = nlohmann::json::array();
   for (const auto& [k, v] : p.env) env.push_back({{"name", k}, {"value", v}});
-  return {
+  nlohmann::json j = {
       {"site", p.site.name},
       {"site_file", p.site.file},
       {"scheduler", to_string(p.site.scheduler)},
@@ -398,6 +404,10 @@ nlohmann::json plan_to_json(const LaunchPlan& p) {
       {"preflight", p.preflight},
       {"warnings", p.warnings},
   };
+  if (p.array.active())
+    j["array"] = {{"tasks", p.array.count()}, {"max_concurrent", p.array.max_concurrent}, {"mode", p.array.mode},
+                  {"keys", p.array.keys}};
+  return j;
 }
 
 }  // namespace hpclaunch

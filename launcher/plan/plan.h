@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "plan/sweep.h"
 #include "site/profile.h"
 
 namespace hpclaunch {
@@ -35,6 +36,7 @@ struct JobRequest {
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.
   std::string default_account;
+  ArrayRequest array;  // --array, --sweep, --sweep-zip, --max-concurrent
 };
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
@@ -71,6 +73,7 @@ struct LaunchPlan {
   // `hpclaunch check` runs first with the same launch; a bad node stops the job (and with requeue, the next run
   // leaves it out: `hpclaunch exclude`).
   bool preflight = false;
+  ArrayPlan array;            // the tasks of an array job (plan/sweep.h); none for a single job
   std::vector<std::string> warnings;
 };
 

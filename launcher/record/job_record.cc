@@ -1,6 +1,7 @@
 #include "record/job_record.h"
 
 #include <filesystem>
+#include <regex>
 
 #include "util/error.h"
 #include "util/file.h"
@@ -95,6 +96,8 @@ JobRecord read_job_record(const std::string& dir) {
     r.job_name = plan->job_name;
     r.nodes = plan->nodes;
     r.command = plan->command;
+    r.array_tasks = plan->array.tasks;
+    r.array_max_concurrent = plan->array.max_concurrent;
   }
   if (auto job = read_json_file<SubmissionFile>(fs::path(r.dir) / "job.json")) {
     r.submitted = true;
@@ -109,7 +112,81 @@ JobRecord read_job_record(const std::string& dir) {
   return r;
 }
 
+std::string task_job_id(Scheduler scheduler, const std::string& array_id, int task) {
+  if (scheduler == Scheduler::pbs) {
+    size_t brackets = array_id.find("[]");
+    if (brackets != std::string::npos) return array_id.substr(0, brackets + 1) + std::to_string(task) + array_id.substr(brackets + 1);
+  }
+  return array_id + "_" + std::to_string(task);
+}
+
+JobRecord task_record(const JobRecord& array, int task) {
+  if (array.array_tasks <= 0 || array.task)
+    throw Error(array.job_id.empty() ? array.dir : array.job_id, "is not an array job", "give the job without a task");
+  if (task < 0 || task >= array.array_tasks)
+    throw Error(array.job_id.empty() ? array.dir : array.job_id,
+                "has no task " + std::to_string(task) + " (its tasks are 0-" + std::to_string(array.array_tasks - 1) + ")",
+                "give a task in that range");
+  JobRecord t = array;
+  t.task = task;
+  t.array_dir = array.dir;
+  t.array_job_id = array.job_id;
+  t.dir = (fs::path(array.dir) / "tasks" / std::to_string(task)).string();
+  if (!array.job_id.empty()) t.job_id = task_job_id(array.scheduler, array.job_id, task);
+  if (auto file = read_json_file<TaskFile>(fs::path(t.dir) / "task.json")) {
+    t.values = file->values;
+    t.command = file->command;
+  }
+  return t;
+}
+
+std::string task_label(const JobRecord& task) {
+  if (task.values.empty()) return "task " + std::to_string(task.task.value_or(0));
+  std::string out;
+  for (const auto& v : task.values) out += (out.empty() ? "" : " ") + v.key + "=" + v.value;
+  return out;
+}
+
+namespace {
+
+// JOB_I or JOB[I]: the names the array may have, and the task; nullopt for anything else. PBS's 1234[3].server
+// names the array 1234[].server; Slurm's 1234[3] the array 1234.
+std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) {
+  static const std::regex k_slurm("(.+)_([0-9]{1,9})");
+  static const std::regex k_pbs("(.*[^\\[])\\[([0-9]{1,9})\\](.*)");
+  std::smatch m;
+  if (std::regex_match(ref, m, k_slurm)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
+  if (std::regex_match(ref, m, k_pbs))
+    return std::make_pair(std::vector<std::string>{m[1].str() + "[]" + m[3].str(), m[1].str() + m[3].str()}, std::stoi(m[2].str()));
+  return std::nullopt;
+}
+
+JobRecord resolve_whole_job(const std::string& ref, const std::vector<std::string>& index);
+
+}  // namespace
+
 JobRecord resolve_job(const std::string& ref, const std::vector<std::string>& index) {
+  auto parts = split_task_ref(ref);
+  try {
+    return resolve_whole_job(ref, index);
+  } catch (const Error&) {
+    if (!parts) throw;
+  }
+  for (const auto& name : parts->first) {
+    JobRecord array;
+    try {
+      array = resolve_whole_job(name, index);
+    } catch (const Error&) {
+      continue;
+    }
+    return task_record(array, parts->second);
+  }
+  return resolve_whole_job(ref, index);  // none: the complaint about `ref` itself
+}
+
+namespace {
+
+JobRecord resolve_whole_job(const std::string& ref, const std::vector<std::string>& index) {
   std::error_code ec;
   if (ref.empty()) throw Error("JOB", "is empty", "give a job id from `hpclaunch jobs` or a job directory");
   if (fs::is_directory(ref, ec)) {
@@ -130,5 +207,7 @@ JobRecord resolve_job(const std::string& ref, const std::vector<std::string>& in
   throw Error(ref, "is neither a job directory nor a job id listed by `hpclaunch jobs`",
               "run `hpclaunch jobs` for the list, or give the job directory's path");
 }
+
+}  // namespace
 
 }  // namespace hpclaunch

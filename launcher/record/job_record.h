@@ -38,6 +38,15 @@ struct LocalStateFile {
 void to_json(nlohmann::json& j, const LocalStateFile& s);
 void from_json(const nlohmann::json& j, LocalStateFile& s);
 
+// plan.json's "array" of an array job (plan/sweep.h).
+struct ArraySummary {
+  int tasks = 0;
+  int max_concurrent = 0;
+  std::string mode;  // "array", "product", "zip"
+  std::vector<std::string> keys;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ArraySummary, tasks, max_concurrent, mode, keys)
+
 // The fields of JOBDIR/plan.json (plan_to_json) that a job record needs.
 struct PlanSummary {
   std::string site;
@@ -45,8 +54,22 @@ struct PlanSummary {
   std::string job_name;
   int nodes = 0;
   std::vector<std::string> command;
+  ArraySummary array;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanSummary, site, scheduler, job_name, nodes, command)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanSummary, site, scheduler, job_name, nodes, command, array)
+
+// JOBDIR/tasks/I/task.json of an array job, written by submit: the task's values, command and environment.
+struct SweepValue {
+  std::string key, value;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SweepValue, key, value)
+struct TaskFile {
+  int task = 0;
+  std::vector<SweepValue> values;
+  std::vector<std::string> command;  // as the task runs it (placeholders filled in)
+  std::vector<SweepValue> env;       // HPCLAUNCH_SWEEP_* of the task
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskFile, task, values, command, env)
 
 // JOBDIR/excluded-nodes.json: the nodes a job leaves out of its next runs (`submit --preflight --requeue`), each
 // with why and the run (SLURM_RESTART_COUNT) that found it. `hpclaunch exclude` adds to it; `status` shows it.
@@ -83,14 +106,34 @@ struct JobRecord {
   std::vector<std::string> command;  // plan.json's command, as typed
   std::vector<std::string> after;    // job.json's dependencies: "afterok:123", ...
   std::vector<ExcludedNode> excluded;  // excluded-nodes.json's nodes
+  // An array job: its task count and plan.json's limit. One task of it (task_record) has `task` set, `dir` its run
+  // directory JOBDIR/tasks/I, `job_id` the scheduler's name for the task, and its own values and command.
+  int array_tasks = 0;
+  int array_max_concurrent = 0;
+  std::optional<int> task;
+  std::string array_dir;             // the array's job directory, for a task
+  std::string array_job_id;          // the array's job id, for a task
+  std::vector<SweepValue> values;    // a task's values
+  bool is_array() const { return array_tasks > 0 && !task; }
 };
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file
 // that is there but not what it should be throws Error naming it.
 JobRecord read_job_record(const std::string& dir);
 
-// The job `ref` names: an existing directory, or a job id (or directory) listed in `index`. Throws Error
-// naming `ref` with the fix when it is neither.
+// The job `ref` names: an existing directory, or a job id (or directory) listed in `index`; one task of an array
+// as JOB_I or JOB[I] (Slurm's and PBS's forms, JOB any of the above). Throws Error naming `ref` with the fix
+// when it is none of these.
 JobRecord resolve_job(const std::string& ref, const std::vector<std::string>& index);
+
+// The scheduler's name for task `task` of the array `array_id`: Slurm 1234_3, PBS 1234[3].server, local ID_3.
+std::string task_job_id(Scheduler scheduler, const std::string& array_id, int task);
+
+// Task `task` of the array job `array` (its task.json read when there). Throws Error naming the array when it is
+// not one, or has no such task.
+JobRecord task_record(const JobRecord& array, int task);
+
+// "lr=0.001 bs=64", or "task 3" for a task without values.
+std::string task_label(const JobRecord& task);
 
 }  // namespace hpclaunch

@@ -52,7 +52,10 @@ std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderConte
     d.push_back("--open-mode=append");  // the output of every run of the job in one file
   }
   d.push_back("--chdir=" + ctx.workdir);
-  d.push_back("--output=" + ctx.job_dir + "/slurm-%j.out");
+  // An array task's output goes to its own run directory (submit creates them all): %A the array's id, %a the task.
+  d.push_back(p.array.active() ? "--output=" + ctx.job_dir + "/tasks/%a/slurm-%A_%a.out"
+                               : "--output=" + ctx.job_dir + "/slurm-%j.out");
+  d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
   for (const auto& x : p.site.directives) d.push_back(x);
   if (!p.container_image.empty())
     for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
@@ -82,7 +85,9 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
   d.push_back("-N " + p.job_name);
   if (!p.partition.empty()) d.push_back("-q " + p.partition);
   d.push_back("-j oe");
-  d.push_back("-o " + ctx.job_dir + "/");
+  // PBS puts a subjob's index where ^array_index^ stands (OpenPBS src/server/array_func.c, subst_array_index).
+  d.push_back(p.array.active() ? "-o " + ctx.job_dir + "/tasks/^array_index^/output.log" : "-o " + ctx.job_dir + "/");
+  d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
   for (const auto& x : p.site.directives) d.push_back(x);
   if (!p.container_image.empty())
     for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
@@ -98,9 +103,45 @@ EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   if (z.master_addr == MasterAddrSource::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
   if (z.port) env.emplace_back("HPCLAUNCH_MASTER_PORT", std::to_string(z.port));
   env.emplace_back("HPCLAUNCH_GPU_BIND", to_string(p.site.gpu_bind));
-  env.emplace_back("HPCLAUNCH_JOB_DIR", ctx.job_dir);
+  if (!p.array.active()) env.emplace_back("HPCLAUNCH_JOB_DIR", ctx.job_dir);  // an array task's: array_lines
   env.insert(env.end(), p.env.begin(), p.env.end());
   return env;
+}
+
+// The variable the scheduler gives an array task its index in; the local runner sets HPCLAUNCH_ARRAY_TASK itself.
+const char* array_index_variable(Scheduler s) {
+  switch (s) {
+    case Scheduler::slurm: return "SLURM_ARRAY_TASK_ID";
+    case Scheduler::pbs: return "PBS_ARRAY_INDEX";
+    case Scheduler::local: return nullptr;
+  }
+  return nullptr;
+}
+
+// The script's array section: which task this is, its run directory, its sweep variables and its command
+// (hpclaunch_command, which the launch line runs), one `case` branch per task.
+std::vector<std::string> array_lines(const LaunchPlan& p, const RenderContext& ctx) {
+  const ArrayPlan& a = p.array;
+  const std::string range = fmt::format("0-{}", a.count() - 1);
+  std::vector<std::string> out = {
+      fmt::format("# An array of {} task(s) ({}): each runs its own command in its own directory, tasks/I.", a.count(), range)};
+  if (const char* var = array_index_variable(p.site.scheduler))
+    out.push_back(fmt::format("export HPCLAUNCH_ARRAY_TASK=\"${}\"", var));
+  out.push_back(fmt::format("export HPCLAUNCH_ARRAY_TASKS={}", a.count()));
+  out.push_back("export HPCLAUNCH_ARRAY_DIR=" + shell_quote(ctx.job_dir));
+  out.push_back("export HPCLAUNCH_JOB_DIR=\"$HPCLAUNCH_ARRAY_DIR/tasks/$HPCLAUNCH_ARRAY_TASK\"");
+  out.push_back("case \"$HPCLAUNCH_ARRAY_TASK\" in");
+  for (const auto& t : a.tasks) {
+    std::string line = fmt::format("  {})", t.index);
+    std::vector<std::string> vars;
+    for (const auto& [k, v] : task_env(t)) vars.push_back(k + "=" + shell_quote(v));
+    if (!vars.empty()) line += " export " + join(vars, " ") + ";";
+    line += " hpclaunch_command=(" + shell_join(task_command(p.command, a, t, task_dir(ctx.job_dir, t.index))) + ") ;;";
+    out.push_back(line);
+  }
+  out.push_back(fmt::format("  *) echo \"hpclaunch: task '$HPCLAUNCH_ARRAY_TASK' is not one of this array's ({})\" >&2; exit 1 ;;", range));
+  out.insert(out.end(), {"esac", ""});
+  return out;
 }
 
 std::string load_template(Scheduler s) {
@@ -152,7 +193,8 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   }
   mus::data main;
   main.set("preflight", false);
-  main.set("command", shell_join(p.command));
+  // An array task's command is set by its `case` branch (the sweep's values substituted).
+  main.set("command", p.array.active() ? std::string("\"${hpclaunch_command[@]}\"") : shell_join(p.command));
   main.set("background", p.warning_signal.empty() ? std::string() : std::string(" &"));
   launches << main;
   d.set("launches", launches);
@@ -174,6 +216,11 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
     forwarded.push_back(k);
   }
   d.set("exports", list_of(exports));
+  if (p.array.active()) {
+    d.set("array_lines", list_of(array_lines(p, ctx)));
+    forwarded.insert(forwarded.end(), {"HPCLAUNCH_ARRAY_TASK", "HPCLAUNCH_ARRAY_TASKS", "HPCLAUNCH_ARRAY_DIR", "HPCLAUNCH_JOB_DIR"});
+    for (const auto& [k, v] : task_env(p.array.tasks.front())) forwarded.push_back(k);
+  }
   d.set("forwarded", list_of(forwarded));
   const Rendezvous& z = p.site.rendezvous;
   if (!z.suffix.empty()) d.set("addr_suffix", shell_quote(z.suffix));

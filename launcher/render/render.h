@@ -2,6 +2,7 @@
 // reaches the script shell-quoted, so the program receives exactly the bytes the user typed. Pure.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "plan/plan.h"
 
@@ -11,6 +12,9 @@ struct RenderContext {
   std::string hpclaunch;  // absolute path of the hpclaunch binary the job runs
   std::string workdir;    // where the job starts (the submission directory)
   std::string job_dir;    // where the script, plan and logs live
+  // An array job's directives from its scheduler's backend (SchedulerBackend::array_options: `--array=0-3%2`,
+  // `-J 0-3%2`); the local site has none.
+  std::vector<std::string> array_directives;
 };
 
 // The template file for a scheduler, e.g. "templates/slurm.sh.mustache".

@@ -132,9 +132,22 @@ int choose_master_port(const Env& env, std::optional<int> flag, std::string_view
   if (auto existing = env_get(env, "MASTER_PORT"); existing && !existing->empty())
     return parse_port(*existing, "MASTER_PORT");
   if (flag) return parse_port(std::to_string(*flag), "--master-port");
-  if (auto profile = env_get(env, "HPCLAUNCH_MASTER_PORT"); profile && !profile->empty())
-    return parse_port(*profile, "HPCLAUNCH_MASTER_PORT");
-  return derive_master_port(job_id);
+  std::optional<long long> task;
+  if (auto text = env_get(env, "HPCLAUNCH_ARRAY_TASK"); text && !text->empty()) {
+    long long t = 0;
+    if (!parse_int(*text, &t) || t < 0 || t >= k_master_port_span)
+      throw Error("HPCLAUNCH_ARRAY_TASK", fmt::format("'{}' is not an array task index (0-{})", *text, k_master_port_span - 1),
+                  "it is set by hpclaunch's array script; unset it outside one");
+    task = t;
+  }
+  if (auto profile = env_get(env, "HPCLAUNCH_MASTER_PORT"); profile && !profile->empty()) {
+    int port = parse_port(*profile, "HPCLAUNCH_MASTER_PORT");
+    return task ? parse_port(std::to_string(port + *task), "HPCLAUNCH_MASTER_PORT + HPCLAUNCH_ARRAY_TASK") : port;
+  }
+  if (!task) return derive_master_port(job_id);
+  std::string array_id = env_get(env, "SLURM_ARRAY_JOB_ID").value_or(std::string(job_id));
+  int base = derive_master_port(array_id) - k_master_port_base;
+  return k_master_port_base + static_cast<int>((base + *task) % k_master_port_span);
 }
 
 }  // namespace hpclaunch

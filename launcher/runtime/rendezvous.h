@@ -10,6 +10,12 @@
 //
 // So ports stay in [20000, 29999] (unprivileged, below Linux's ephemeral range 32768-60999) and jobs whose
 // ids differ by less than 10000 never share a port on a shared node.
+//
+// A task of an array job (HPCLAUNCH_ARRAY_TASK=i, exported by the script) may share a node with its siblings: its
+// port is the array's plus i, so the tasks of one array (at most 10000, plan/sweep.h) never share one:
+//   derived:  20000 + ((n + i) mod 10000), n from the array's id (SLURM_ARRAY_JOB_ID, else the job id: PBS's
+//             "4242[7].server" and the local runner's id are the array's already)
+//   profile:  HPCLAUNCH_MASTER_PORT + i
 #pragma once
 #include <functional>
 #include <optional>
@@ -64,8 +70,8 @@ std::string master_addr_from_env(const Env& env, const std::optional<std::string
 
 // The formula above. An empty job id gives k_master_port_no_job.
 int derive_master_port(std::string_view job_id);
-// Existing MASTER_PORT, else `flag`, else HPCLAUNCH_MASTER_PORT, else derive_master_port(job_id). Every value
-// must be a port number in [1, 65535] (Error naming the variable or flag otherwise).
+// Existing MASTER_PORT, else `flag`, else HPCLAUNCH_MASTER_PORT, else derive_master_port(job_id); an array task's
+// as above. Every value must be a port number in [1, 65535] (Error naming the variable or flag otherwise).
 int choose_master_port(const Env& env, std::optional<int> flag, std::string_view job_id);
 
 }  // namespace hpclaunch

@@ -28,6 +28,12 @@ void SchedulerBackend::requeue_excluding(const std::string&, const std::vector<s
                 "resubmit the job without the bad nodes");
 }
 
+std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
+  std::vector<JobState> out;
+  for (int i = 0; i < array.array_tasks; ++i) out.push_back(query(task_record(array, i), run));
+  return out;
+}
+
 Dependency parse_dependency(const std::string& text) {
   Dependency d;
   size_t colon = text.rfind(':');
@@ -78,7 +84,7 @@ JobState forgotten_job(const std::vector<std::string>& outputs) {
       s.reason = "its output " + fs::path(out).filename().string() + " is in the job directory";
       return s;
     }
-  s.reason = "no output in the job directory";
+  s.reason = k_no_output;
   return s;
 }
 

@@ -45,9 +45,12 @@ class SchedulerBackend {
                                                const std::string& job_id) const;
 
   // The job's state. A scheduler that cannot be asked throws Error naming the command; a job it has forgotten
-  // is finished_unknown, with what the job directory shows in `reason`.
+  // is finished_unknown, with what the job directory shows in `reason`. An array job's is summarize_tasks of
+  // query_tasks; one task of it (task_record) is a job of its own.
   virtual JobState query(const JobRecord& job, const CommandRunner& run) const = 0;
-  // Cancels the job; throws Error naming the command when that fails.
+  // Every task's state of an array job, in task order: each task's query, unless the scheduler can say all at once.
+  virtual std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const;
+  // Cancels the job (an array job: all its tasks); throws Error naming the command when that fails.
   virtual void cancel(const JobRecord& job, const CommandRunner& run) const = 0;
   // The files the job's output goes to, most specific first.
   virtual std::vector<std::string> output_files(const JobRecord& job) const = 0;
@@ -59,7 +62,8 @@ class SchedulerBackend {
   virtual bool has_test_only() const { return false; }
 
   // The directive options asking for tasks 0..count-1 with at most max_concurrent at once (0: no limit), and
-  // those holding a job until `after` are done; empty when the scheduler has none.
+  // those holding a job until `after` are done; empty when the scheduler has none (the local runner reads an
+  // array's count and limit from plan.json).
   virtual std::vector<std::string> array_options(int count, int max_concurrent) const = 0;
   virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const = 0;
 
@@ -80,8 +84,9 @@ const SchedulerBackend& backend_for(Scheduler scheduler);
 // The checks every backend makes before asking about a job: its directory is there and it was submitted.
 void require_submitted(const JobRecord& job);
 
-// A job its scheduler has forgotten: finished, with what its job directory shows.
+// A job its scheduler has forgotten: finished, with what its job directory shows (k_no_output: nothing).
 JobState forgotten_job(const std::vector<std::string>& outputs);
+inline constexpr const char* k_no_output = "no output in the job directory";
 
 // Throws the Error for a scheduler command that failed: "ARGV: not found on this machine" or "failed (exit N):
 // first line of its complaint", with `fix`.

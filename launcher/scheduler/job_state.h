@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hpclaunch {
 
@@ -22,11 +23,18 @@ struct JobState {
   std::string raw;     // the scheduler's own word: "PENDING", "R", "exited"
   std::string reason;  // "Resources", "NonZeroExitCode", ... when the scheduler gives one
   std::optional<int> exit_code;
+  bool array = false;  // the summary of an array's tasks (summarize_tasks): `raw` holds their counts
   bool finished() const { return phase != Phase::pending && phase != Phase::running; }
   bool succeeded() const { return phase == Phase::completed; }
 };
 
-// "RUNNING", "PENDING (Resources)", "FAILED (exit 3)", "finished (state unknown to scheduler)".
+// "RUNNING", "PENDING (Resources)", "FAILED (exit 3)", "finished (state unknown to scheduler)"; an array's
+// summary: "4 tasks: 1 running, 1 pending, 2 completed".
 std::string describe(const JobState& s);
+
+// An array job's state from its tasks': running while any task runs or some have ended and others wait, pending
+// while all wait; once all have ended, completed only if every task completed, else failed, timeout or cancelled
+// (in that order), or finished_unknown when the rest completed but the scheduler forgot some.
+JobState summarize_tasks(const std::vector<JobState>& tasks);
 
 }  // namespace hpclaunch

@@ -30,6 +30,31 @@ std::optional<std::pair<std::string, long long>> read_state(const JobRecord& job
   return std::make_pair(*text, j.is_object() && j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long long>() : 0LL);
 }
 
+// Whether the runner of the array `task` belongs to is still at work.
+bool runner_alive(const JobRecord& task) {
+  JobRecord array = task;
+  array.dir = task.array_dir;
+  auto state = read_state(array);
+  if (!state || !pid_alive(state->second)) return false;
+  nlohmann::json j = nlohmann::json::parse(state->first, nullptr, false);
+  return j.is_object() && j.value("state", "") == "running";
+}
+
+// A task of a local array that has not started: pending while its runner works, else never to start.
+JobState waiting_task(const JobRecord& task) {
+  JobState s;
+  if (runner_alive(task)) {
+    s.phase = Phase::pending;
+    s.raw = "PENDING";
+    s.reason = "waiting for an earlier task";
+  } else {
+    s.phase = Phase::cancelled;
+    s.raw = "CANCELLED";
+    s.reason = "never started: the array's runner ended first";
+  }
+  return s;
+}
+
 }  // namespace
 
 JobState parse_local_state(std::string_view json, bool alive, const std::string& path) {
@@ -70,14 +95,18 @@ std::string LocalBackend::submit(const std::string&, const std::vector<std::stri
 
 std::optional<int> LocalBackend::run_in_foreground(const std::string& script, const std::string& job_dir,
                                                    const std::string& job_id) const {
+  JobRecord job = read_job_record(job_dir);
+  if (job.is_array()) return run_local_array(script, job_dir, job_id, job.array_tasks, job.array_max_concurrent);
   return run_local_job(script, job_dir, job_id);
 }
 
-JobState LocalBackend::query(const JobRecord& job, const CommandRunner&) const {
+JobState LocalBackend::query(const JobRecord& job, const CommandRunner& run) const {
+  if (job.is_array()) return summarize_tasks(query_tasks(job, run));
   require_submitted(job);
   const std::string path = state_path(job);
   for (int attempt = 0;; ++attempt) {
     auto state = read_state(job);
+    if (!state && job.task) return waiting_task(job);
     if (!state) return forgotten_job(output_files(job));  // a job run before the runner wrote state.json
     JobState s = parse_local_state(state->first, pid_alive(state->second), path);
     // The runner records the exit right after reaping the job: a gone pid still marked running may be that moment.
@@ -90,7 +119,18 @@ void LocalBackend::cancel(const JobRecord& job, const CommandRunner&) const {
   require_submitted(job);
   auto state = read_state(job);
   long long pid = state ? state->second : 0;
+  if (!state && job.task && runner_alive(job)) {
+    // Not started yet: recorded as cancelled, so the array's runner passes it over.
+    write_local_state(job.dir, 0, 128 + SIGTERM);
+    return;
+  }
   if (pid <= 0 || !pid_alive(pid)) throw failure(job.job_id, "is not running on this machine", "nothing to cancel");
+  if (job.is_array()) {
+    // The array's runner (local_job.cc): it passes the signal to the running tasks and starts no more.
+    if (::kill(static_cast<pid_t>(pid), SIGTERM) != 0)
+      throw failure(job.job_id, std::string("cannot signal its runner: ") + std::strerror(errno));
+    return;
+  }
   // The runner started the script in its own process group (local_job.cc): signal all of it.
   if (::kill(-static_cast<pid_t>(pid), SIGTERM) != 0)
     throw failure(job.job_id, std::string("cannot signal its process group: ") + std::strerror(errno));

@@ -35,9 +35,14 @@ constexpr int k_max_groups = 1024;
 pid_t g_groups[k_max_groups];
 std::atomic<int> g_group_count{0};
 
+// Set by a stopping signal: an array's runner starts no more tasks.
+volatile sig_atomic_t g_stopping = 0;
+
 void forward_signal(int sig) {
+  if (sig != SIGUSR1 && sig != SIGUSR2) g_stopping = 1;
   int n = g_group_count.load();
-  for (int i = 0; i < n; ++i) ::kill(-g_groups[i], sig);
+  for (int i = 0; i < n; ++i)
+    if (g_groups[i] > 0) ::kill(-g_groups[i], sig);
 }
 
 void install_forwarding() {
@@ -98,15 +103,73 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::pair<st
 
 void add_group(pid_t pid) {
   int n = g_group_count.load();
+  for (int i = 0; i < n; ++i)
+    if (g_groups[i] == 0) {  // the slot of a group that has ended
+      g_groups[i] = pid;
+      return;
+    }
   if (n < k_max_groups) {
     g_groups[n] = pid;
     g_group_count.store(n + 1);
   }
 }
 
+// A reaped process's group gets no more signals (its id may be reused).
+void remove_group(pid_t pid) {
+  int n = g_group_count.load();
+  for (int i = 0; i < n; ++i)
+    if (g_groups[i] == pid) g_groups[i] = 0;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  remove_group(pid);
+  return status_code(status);
+}
+
+int open_log(const std::string& run_dir) {
+  std::string path = run_dir + "/output.log";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw failure(path, std::string("cannot write: ") + std::strerror(errno), "check the job directory");
+  return fd;
+}
+
+// Runs `bash script` with `extra` in its environment, its output to RUN_DIR/output.log and to our stdout, its
+// state in RUN_DIR/state.json; returns its exit status.
+int run_attached(const std::string& script, const std::string& run_dir,
+                 const std::vector<std::pair<std::string, std::string>>& extra) {
+  int log = open_log(run_dir);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw failure("pipe", std::strerror(errno));
+  pid_t pid = spawn({"bash", script}, extra, fds[1]);
+  ::close(fds[1]);
+  add_group(pid);
+  write_local_state(run_dir, pid, -1);
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    // The log and the terminal get the same bytes; a closed terminal must not stop the job.
+    (void)!::write(log, buf, static_cast<size_t>(n));
+    (void)!::write(STDOUT_FILENO, buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int code = wait_for(pid);
+  ::close(log);
+  write_local_state(run_dir, pid, code);
+  return code;
+}
+
+bool has_state(const std::string& run_dir) { return ::access((run_dir + "/state.json").c_str(), F_OK) == 0; }
+
+}  // namespace
+
 // JOB_DIR/state.json (record/job_record.h's LocalStateFile) for `hpclaunch status|wait|cancel`. Written by
 // rename, so a reader never sees half of it.
-void write_local_state(const std::string& job_dir, pid_t pid, int exit_code) {
+void write_local_state(const std::string& job_dir, long long pid, int exit_code) {
   std::string path = job_dir + "/state.json", tmp = job_dir + "/.state.json.tmp";
   LocalStateFile state{pid, exit_code < 0 ? "running" : "exited", std::nullopt};
   if (exit_code >= 0) state.exit_code = exit_code;
@@ -118,8 +181,6 @@ void write_local_state(const std::string& job_dir, pid_t pid, int exit_code) {
   }
   fmt::print(stderr, "hpclaunch: warning: cannot write {}: `hpclaunch status` will not know this job\n", path);
 }
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> local_task_env(const std::string& job_id, int nodes,
                                                                 int tasks_per_node, int gpus_per_node, int rank) {
@@ -145,32 +206,67 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 std::string new_local_job_id() { return fmt::format("local-{}-{}", std::time(nullptr), ::getpid()); }
 
 int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id) {
-  std::string log_path = job_dir + "/output.log";
-  int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) throw failure(log_path, std::string("cannot write: ") + std::strerror(errno), "check the job directory");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw failure("pipe", std::strerror(errno));
-  pid_t pid = spawn({"bash", script}, {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, fds[1]);
-  ::close(fds[1]);
-  add_group(pid);
   install_forwarding();
-  write_local_state(job_dir, pid, -1);
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    // The log and the terminal get the same bytes; a closed terminal must not stop the job.
-    (void)!::write(log, buf, static_cast<size_t>(n));
-    (void)!::write(STDOUT_FILENO, buf, static_cast<size_t>(n));
+  return run_attached(script, job_dir, {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}});
+}
+
+int run_local_array(const std::string& script, const std::string& job_dir, const std::string& job_id, int tasks,
+                    int max_concurrent) {
+  install_forwarding();
+  write_local_state(job_dir, ::getpid(), -1);
+  const JobRecord array = read_job_record(job_dir);
+  auto task_env = [&](int i) -> std::vector<std::pair<std::string, std::string>> {
+    return {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}, {"HPCLAUNCH_ARRAY_TASK", std::to_string(i)}};
+  };
+  auto say = [&](int i, const std::string& what) {
+    fmt::print(stderr, "hpclaunch: task {} ({}) {}\n", i, task_label(task_record(array, i)), what);
+    std::fflush(stderr);
+  };
+  int worst = 0;
+  if (max_concurrent <= 1) {
+    for (int i = 0; i < tasks && !g_stopping; ++i) {
+      const std::string dir = task_record(array, i).dir;
+      if (has_state(dir)) continue;  // cancelled before it started
+      say(i, "starting");
+      int code = run_attached(script, dir, task_env(i));
+      if (code != 0) say(i, "exited with " + std::to_string(code));
+      worst = std::max(worst, code);
+    }
+  } else {
+    std::vector<std::pair<pid_t, int>> running;  // pid, task
+    int next = 0;
+    while (!running.empty() || (next < tasks && !g_stopping)) {
+      while (static_cast<int>(running.size()) < max_concurrent && next < tasks && !g_stopping) {
+        const int i = next++;
+        const std::string dir = task_record(array, i).dir;
+        if (has_state(dir)) continue;
+        int log = open_log(dir);
+        pid_t pid = spawn({"bash", script}, task_env(i), log);
+        ::close(log);
+        add_group(pid);
+        write_local_state(dir, pid, -1);
+        running.emplace_back(pid, i);
+        say(i, "started");
+      }
+      int status = 0;
+      pid_t pid = ::waitpid(-1, &status, 0);
+      if (pid < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      auto it = std::find_if(running.begin(), running.end(), [&](const auto& r) { return r.first == pid; });
+      if (it == running.end()) continue;
+      remove_group(pid);
+      const int code = status_code(status), i = it->second;
+      running.erase(it);
+      write_local_state(task_record(array, i).dir, pid, code);
+      say(i, code == 0 ? "completed" : "exited with " + std::to_string(code));
+      worst = std::max(worst, code);
+    }
   }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ::close(log);
-  write_local_state(job_dir, pid, status_code(status));
-  return status_code(status);
+  if (g_stopping) worst = std::max(worst, 128 + SIGTERM);
+  write_local_state(job_dir, ::getpid(), worst);
+  return worst;
 }
 
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,

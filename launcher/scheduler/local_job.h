@@ -18,6 +18,16 @@ std::string new_local_job_id();
 // reaching hpclaunch (TERM, INT, HUP, USR1, USR2) are passed on to the job's process group.
 int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id);
 
+// Runs the tasks of an array job: `bash script` once per task with HPCLAUNCH_ARRAY_TASK=I, each task's output in
+// JOB_DIR/tasks/I/output.log and its state in tasks/I/state.json; one after another, streaming the output here too
+// (max_concurrent <= 1), or up to max_concurrent at once. The runner's own pid is JOB_DIR/state.json: SIGTERM to it
+// stops every running task and starts no more. Returns the highest exit status of the tasks.
+int run_local_array(const std::string& script, const std::string& job_dir, const std::string& job_id, int tasks,
+                    int max_concurrent);
+
+// Writes RUN_DIR/state.json (LocalStateFile): running (exit_code < 0) or exited with exit_code; by rename.
+void write_local_state(const std::string& run_dir, long long pid, int exit_code);
+
 // Starts nodes * tasks_per_node copies of argv, each with local_task_env, waits for all of them and returns
 // the highest exit status (as srun does). Signals are forwarded to every task. As `srun --kill-on-bad-exit=1`,
 // the first task to fail gets the others SIGTERM (SIGKILL 10 s later), and its exit status is the result.

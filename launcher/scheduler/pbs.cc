@@ -95,6 +95,7 @@ std::string PbsBackend::submit(const std::string& script, const std::vector<std:
 }
 
 JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const {
+  if (job.is_array()) return summarize_tasks(query_tasks(job, run));  // qstat -f of each subjob, 1234[3].server
   require_submitted(job);
   for (bool history : {false, true}) {
     std::vector<std::string> qstat = {"qstat", "-f", job.job_id};
@@ -131,10 +132,12 @@ std::vector<std::string> PbsBackend::output_files(const JobRecord& job) const {
 }
 
 std::vector<std::string> PbsBackend::array_options(int count, int max_concurrent) const {
-  // PBS Pro wants a step range of at least two indices; `max_run_subjobs` caps how many run at once.
-  std::vector<std::string> out = {"-J 0-" + std::to_string(count - 1)};
-  if (max_concurrent > 0) out.push_back("-W max_run_subjobs=" + std::to_string(max_concurrent));
-  return out;
+  // qsub takes -J X-Y[:Z] with X < Y only (OpenPBS src/lib/Libcmds/chk_Jrange.c): one task is 0-1 in steps of 2.
+  // `%M` sets the job's max_run_subjobs, at most M subjobs at once (OpenPBS qsub(1B), since 22.05: commit 50d9114;
+  // docs/sweeps.md says what is verified of PBS Professional).
+  std::string range = count == 1 ? "0-1:2" : "0-" + std::to_string(count - 1);
+  if (max_concurrent > 0) range += "%" + std::to_string(max_concurrent);
+  return {"-J " + range};
 }
 
 std::vector<std::string> PbsBackend::dependency_options(const std::vector<Dependency>& after) const {

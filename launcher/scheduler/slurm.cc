@@ -22,6 +22,15 @@ std::optional<std::string> scontrol_field(std::string_view out, const std::strin
   if (!std::regex_search(text, m, re)) return std::nullopt;
   return m[2].str();
 }
+// A task of an array that squeue no longer lists and that left no output.
+JobState never_started() {
+  JobState s;
+  s.phase = Phase::cancelled;
+  s.raw = "CANCELLED";
+  s.reason = "before it started";
+  return s;
+}
+
 }  // namespace
 
 std::string parse_sbatch_answer(const ProcessResult& answer) {
@@ -73,6 +82,17 @@ std::optional<JobState> parse_squeue(std::string_view out) {
   return std::nullopt;
 }
 
+std::map<int, JobState> parse_squeue_tasks(std::string_view out) {
+  std::map<int, JobState> tasks;
+  for (const auto& line : split(out, '\n')) {
+    auto words = split(trim(line), ' ');
+    long long task = 0;
+    if (words.size() < 2 || !parse_int(words[0], &task)) continue;  // "N/A": not an array task
+    if (auto s = parse_squeue(words[1])) tasks[static_cast<int>(task)] = *s;
+  }
+  return tasks;
+}
+
 std::optional<JobState> parse_scontrol_job(std::string_view out) {
   auto state = scontrol_field(out, "JobState");
   if (!state) return std::nullopt;
@@ -103,6 +123,7 @@ std::string SlurmBackend::submit(const std::string& script, const std::vector<st
 }
 
 JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
+  if (job.is_array()) return summarize_tasks(query_tasks(job, run));
   require_submitted(job);
   std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", job.job_id, "-o", "%T"};
   std::vector<std::string> scontrol = {"scontrol", "show", "job", job.job_id};
@@ -124,7 +145,30 @@ JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) con
   } else if (!slurm_unknown_job(c)) {
     command_failed(scontrol, c, k_fix);
   }
-  return forgotten_job(output_files(job));
+  JobState s = forgotten_job(output_files(job));
+  return job.task && s.reason == k_no_output ? never_started() : s;  // an array task cancelled while pending
+}
+
+std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
+  require_submitted(array);
+  // One line per task (-r), pending ones too. A task squeue does not list has been forgotten (MinJobAge) if it
+  // left output; without any it never started: Slurm drops a pending task that is cancelled from the list at once.
+  std::vector<std::string> squeue = {"squeue", "-h", "-r", "-t", "all", "-j", array.job_id, "-o", "%K %T"};
+  ProcessResult r = run(squeue);
+  std::map<int, JobState> listed;
+  if (r.exit_code == 0) listed = parse_squeue_tasks(r.out);
+  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_fix);
+  std::vector<JobState> out;
+  for (int i = 0; i < array.array_tasks; ++i) {
+    if (auto it = listed.find(i); it != listed.end()) {
+      out.push_back(it->second);
+      continue;
+    }
+    JobState s = forgotten_job(output_files(task_record(array, i)));
+    if (s.reason == k_no_output) s = never_started();
+    out.push_back(s);
+  }
+  return out;
 }
 
 void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {

@@ -1,5 +1,6 @@
 // The Slurm backend: sbatch, squeue, scontrol, scancel, sbatch --test-only. Its answer parsers are pure.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@ class SlurmBackend final : public SchedulerBackend {
   std::string submit(const std::string& script, const std::vector<std::string>& options,
                      const CommandRunner& run) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
+  std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
   std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
@@ -35,6 +37,8 @@ TestVerdict parse_sbatch_test_only(const ProcessResult& answer);
 std::optional<Phase> slurm_phase(std::string_view state);
 // `squeue -h -t all -j ID -o %T`: one state word per line (first line counts); nullopt when empty.
 std::optional<JobState> parse_squeue(std::string_view out);
+// `squeue -h -r -t all -j ARRAY -o '%K %T'`: the state of each task it lists, by task index.
+std::map<int, JobState> parse_squeue_tasks(std::string_view out);
 // `scontrol show job ID`: JobState=, Reason=, ExitCode=N:S; nullopt when it holds no JobState.
 std::optional<JobState> parse_scontrol_job(std::string_view out);
 // True if a failed squeue/scontrol/scancel says the job id is unknown to it (forgotten or never there).

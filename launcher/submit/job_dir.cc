@@ -50,7 +50,8 @@ std::string choose_job_dir(const std::string& requested, const std::string& job_
   return dir.string();
 }
 
-void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan) {
+void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan,
+                   const std::vector<std::pair<std::string, std::string>>& files) {
   fs::path final_dir(dir);
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
@@ -62,6 +63,10 @@ void write_job_dir(const std::string& dir, const std::string& script, const nloh
   try {
     write_file(tmp / "job.sh", script, 0755);
     write_file(tmp / "plan.json", plan.dump(2) + "\n", 0644);
+    for (const auto& [name, text] : files) {
+      fs::create_directories((tmp / name).parent_path());
+      write_file(tmp / name, text, 0644);
+    }
     if (fs::exists(final_dir, ec)) fs::remove(final_dir, ec);  // only an empty one gets here (choose_job_dir)
     fs::rename(tmp, final_dir);
   } catch (const fs::filesystem_error& e) {

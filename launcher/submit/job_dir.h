@@ -2,6 +2,8 @@
 // scheduler's job id (job.json) and the job's output. Written whole or not at all.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,9 +13,11 @@ namespace hpclaunch {
 // ./hpclaunch-jobs/NAME-YYYYmmdd-HHMMSS[-N]. Pure apart from checking what exists.
 std::string choose_job_dir(const std::string& requested, const std::string& job_name, const std::string& stamp);
 
-// Creates `dir` with job.sh (mode 0755) and plan.json, by writing a temporary sibling and renaming it into
-// place, so a failure leaves nothing half-written. Throws Error naming the directory.
-void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan);
+// Creates `dir` with job.sh (mode 0755), plan.json and `files` (path relative to `dir` -> content: an array's
+// tasks/I/task.json), by writing a temporary sibling and renaming it into place, so a failure leaves nothing
+// half-written. Throws Error naming the directory.
+void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan,
+                   const std::vector<std::pair<std::string, std::string>>& files = {});
 
 // Adds job.json ({"job_id": ..., "scheduler": ..., "submitted_at": ...}) atomically.
 void record_submission(const std::string& dir, const nlohmann::json& record);

@@ -8,9 +8,27 @@
 
 namespace hpclaunch {
 
+namespace {
+
+// tasks/I/task.json of every task of an array job; nothing for a single job.
+std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& plan, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& t : plan.array.tasks) {
+    TaskFile f;
+    f.task = t.index;
+    for (const auto& [k, v] : t.values) f.values.push_back({k, v});
+    f.command = task_command(plan.command, plan.array, t, task_dir(dir, t.index));
+    for (const auto& [k, v] : task_env(t)) f.env.push_back({k, v});
+    files.emplace_back("tasks/" + std::to_string(t.index) + "/task.json", nlohmann::json(f).dump(2) + "\n");
+  }
+  return files;
+}
+
+}  // namespace
+
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
                         const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
-  write_job_dir(dir, script, plan_to_json(plan));
+  write_job_dir(dir, script, plan_to_json(plan), task_files(plan, dir));
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
   const std::vector<std::string> options = backend.dependency_options(steps.after);

@@ -12,7 +12,9 @@ cd "$test_tmp"
 submit() {  # JOBDIR ARG...: prints the job id
   local dir=$1
   shift
-  submit_test_site test-shaped "$dir" --nodes 2 --time 10 --preflight --env HPCLAUNCH_CHECK_MAX_BYTES=4096 "$@" \
+  # A large slow factor: other tests share these 2 cores, and this test is about GPUs, not speed (t0270 is).
+  submit_test_site test-shaped "$dir" --nodes 2 --time 10 --preflight --env HPCLAUNCH_CHECK_MAX_BYTES=4096 \
+    --env HPCLAUNCH_CHECK_SLOW_FACTOR=100 "$@" \
     -- touch "$dir/command-ran" 2>/dev/null
 }
 

@@ -140,8 +140,6 @@ TEST_CASE("direct srun launches end the step when a rank fails, agent launches d
   CHECK(checked >= 10);
 }
 
-TEST_SUITE_END();
-
 TEST_CASE("a requeueing job traps the warning, passes it on and requeues within its budget") {
   JobRequest r;
   r.site = "perlmutter";
@@ -257,6 +255,59 @@ TEST_CASE("a requeueing agent job requeues without a node its agents lost; direc
   CHECK(s.find("[ -z \"$hpclaunch_warned\" ] && [ \"$hpclaunch_rc\" -ne 99 ]") != std::string::npos);
   r.launcher = "srun";
   CHECK(render_script(make_plan(r, sites().get("perlmutter")), k_ctx).find("--from-failure") == std::string::npos);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("render");
+
+// tests/golden/sweep--SITE--LAUNCHER.sh: a 2 x 2 sweep, at most 2 tasks at once, on Slurm, PBS and the local site
+// (HPCLAUNCH_UPDATE_GOLDEN=1 rewrites them as above).
+TEST_CASE("array scripts: each task picks its values, command and run directory by its index") {
+  std::filesystem::path dir = std::filesystem::path(HPCLAUNCH_SOURCE_DIR) / "tests" / "golden";
+  bool update = std::getenv("HPCLAUNCH_UPDATE_GOLDEN") != nullptr;
+  const std::pair<const char*, LaunchMode> k_cases[] = {
+      {"cc", LaunchMode::mpirun}, {"perlmutter", LaunchMode::srun}, {"polaris", LaunchMode::pals}, {"local", LaunchMode::agent}};
+  for (const auto& [site, mode] : k_cases) {
+    JobRequest r;
+    r.site = site;
+    r.nodes = 1;
+    r.launcher = to_string(mode);
+    const SiteProfile& p = sites().get(site);
+    if (p.account.required) r.account = p.account.example;
+    r.command = {"hpclaunch-train", "--lr", "{lr}", "--metrics", "{task_dir}/metrics.jsonl"};
+    r.array.sweep = {{"lr", {"1e-3", "3e-3"}, "--sweep"}, {"note", {"it's", "a b"}, "--sweep"}};
+    r.array.max_concurrent = 2;
+    LaunchPlan plan = make_plan(r, p);
+    RenderContext ctx = k_ctx;
+    ctx.array_directives = {p.scheduler == Scheduler::slurm ? "--array=0-3%2" : "-J 0-3%2"};
+    if (p.scheduler == Scheduler::local) ctx.array_directives.clear();
+    std::string script = render_script(plan, ctx);
+    auto path = dir / ("sweep--" + std::string(site) + "--" + to_string(mode) + ".sh");
+    if (update) std::ofstream(path) << script;
+    CAPTURE(path.string());
+    REQUIRE(std::filesystem::exists(path));
+    CHECK(read_file(path) == script);
+    const std::string task2 = "  2) export HPCLAUNCH_SWEEP_LR=3e-3 HPCLAUNCH_SWEEP_NOTE='it'\\''s'; hpclaunch_command=(hpclaunch-train --lr "
+                              "3e-3 --metrics /home/user/project/hpclaunch-jobs/train/tasks/2/metrics.jsonl --note 'it'\\''s') ;;\n";
+    CHECK(script.find(task2) != std::string::npos);
+    CHECK(script.find("export HPCLAUNCH_JOB_DIR=\"$HPCLAUNCH_ARRAY_DIR/tasks/$HPCLAUNCH_ARRAY_TASK\"\n") != std::string::npos);
+    CHECK(script.find("export HPCLAUNCH_JOB_DIR=/") == std::string::npos);  // not the array's directory
+    CHECK(script.find("-- \"${hpclaunch_command[@]}\"") != std::string::npos);
+    if (p.scheduler == Scheduler::slurm) {
+      CHECK(script.find("#SBATCH --output=/home/user/project/hpclaunch-jobs/train/tasks/%a/slurm-%A_%a.out\n#SBATCH --array=0-3%2\n") !=
+            std::string::npos);
+      CHECK(script.find("export HPCLAUNCH_ARRAY_TASK=\"$SLURM_ARRAY_TASK_ID\"\n") != std::string::npos);
+    }
+    if (p.scheduler == Scheduler::pbs) {
+      CHECK(script.find("#PBS -o /home/user/project/hpclaunch-jobs/train/tasks/^array_index^/output.log\n#PBS -J 0-3%2\n") !=
+            std::string::npos);
+      CHECK(script.find("export HPCLAUNCH_ARRAY_TASK=\"$PBS_ARRAY_INDEX\"\n") != std::string::npos);
+    }
+    if (mode == LaunchMode::mpirun)  // mpirun passes on only what it is told to
+      CHECK(script.find("-x HPCLAUNCH_ARRAY_TASK -x HPCLAUNCH_ARRAY_TASKS -x HPCLAUNCH_ARRAY_DIR -x HPCLAUNCH_JOB_DIR "
+                        "-x HPCLAUNCH_SWEEP_LR -x HPCLAUNCH_SWEEP_NOTE") != std::string::npos);
+  }
 }
 
 TEST_SUITE_END();

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "test_util.h"
 
 #include "runtime/rendezvous.h"
@@ -118,6 +120,31 @@ TEST_CASE("MASTER_PORT: existing, then flag, then profile default, then derived"
   CHECK(error_of([] { choose_master_port({{"MASTER_PORT", "70000"}}, std::nullopt, "1"); }) ==
         "MASTER_PORT: '70000' is not a port number (1-65535); pass a free TCP port, e.g. 29500");
   CHECK(error_of([] { choose_master_port({}, 0, "1"); }).rfind("--master-port: '0' is not a port", 0) == 0);
+}
+
+TEST_CASE("array tasks get the array's port plus their index, so tasks sharing a node never collide") {
+  // Slurm: every task has its own SLURM_JOB_ID; the array's id is the base.
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "0"}, {"SLURM_ARRAY_JOB_ID", "4242"}}, std::nullopt, "4242") == 24242);
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "3"}, {"SLURM_ARRAY_JOB_ID", "4242"}}, std::nullopt, "4250") == 24245);
+  // PBS: the subjob's id starts with the array's number; local: every task has the array's id.
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}}, std::nullopt, "4242[2].pbshost") == 24244);
+  std::set<int> ports;
+  for (int t = 0; t < 100; ++t)
+    ports.insert(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", std::to_string(t)}}, std::nullopt, "local-1732189200-4242"));
+  CHECK(ports.size() == 100);
+  CHECK(*ports.begin() >= 20000);
+  CHECK(*ports.rbegin() <= 29999);
+  // Wrapping stays in the span.
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}}, std::nullopt, "9999") == 20001);
+  // A profile's fixed port moves by the index too; what the user set does not.
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}, {"HPCLAUNCH_MASTER_PORT", "29500"}}, std::nullopt, "1") == 29502);
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}, {"MASTER_PORT", "12345"}}, std::nullopt, "1") == 12345);
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}}, 7000, "1") == 7000);
+  CHECK(error_of([] { choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "x"}}, std::nullopt, "1"); }) ==
+        "HPCLAUNCH_ARRAY_TASK: 'x' is not an array task index (0-9999); it is set by hpclaunch's array script; unset it "
+        "outside one");
+  CHECK(error_of([] { choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "1"}, {"HPCLAUNCH_MASTER_PORT", "65535"}}, std::nullopt, "1"); })
+            .rfind("HPCLAUNCH_MASTER_PORT + HPCLAUNCH_ARRAY_TASK: '65536' is not a port", 0) == 0);
 }
 
 TEST_SUITE_END();

@@ -81,7 +81,8 @@ TEST_CASE("arrays and dependencies in each scheduler's syntax") {
   CHECK(slurm.array_options(4, 0) == std::vector<std::string>{"--array=0-3"});
   CHECK(slurm.array_options(4, 2) == std::vector<std::string>{"--array=0-3%2"});
   CHECK(pbs.array_options(4, 0) == std::vector<std::string>{"-J 0-3"});
-  CHECK(pbs.array_options(4, 2) == std::vector<std::string>{"-J 0-3", "-W max_run_subjobs=2"});
+  CHECK(pbs.array_options(4, 2) == std::vector<std::string>{"-J 0-3%2"});
+  CHECK(pbs.array_options(1, 0) == std::vector<std::string>{"-J 0-1:2"});  // qsub refuses 0-0
   std::vector<Dependency> after = {{"11", DependencyKind::ok}, {"12", DependencyKind::any}, {"13", DependencyKind::ok}};
   CHECK(slurm.dependency_options(after) == std::vector<std::string>{"--dependency=afterok:11:13,afterany:12"});
   CHECK(pbs.dependency_options({{"5.pbs", DependencyKind::notok}}) == std::vector<std::string>{"-W depend=afternotok:5.pbs"});

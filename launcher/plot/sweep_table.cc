@@ -1,0 +1,56 @@
+#include "plot/sweep_table.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace hpclaunch {
+
+namespace {
+
+// The lowest validation loss of a run and its step; nullopt without validation records.
+std::optional<ValidationRecord> best_validation(const Metrics& m) {
+  if (m.validations.empty()) return std::nullopt;
+  return *std::min_element(m.validations.begin(), m.validations.end(),
+                           [](const auto& a, const auto& b) { return a.val_loss < b.val_loss; });
+}
+
+}  // namespace
+
+std::string best_validation_table(const std::vector<std::string>& keys, const std::vector<TaskResult>& tasks) {
+  std::vector<std::string> header = {"TASK"};
+  header.insert(header.end(), keys.begin(), keys.end());
+  header.insert(header.end(), {"BEST VAL LOSS", "AT STEP", "LAST LOSS", "STEPS"});
+  std::vector<std::vector<std::string>> rows = {header};
+  std::optional<size_t> best_row;
+  double best = 0;
+  for (const auto& t : tasks) {
+    std::vector<std::string> row = {std::to_string(t.task)};
+    for (const auto& key : keys) {
+      auto it = std::find_if(t.values.begin(), t.values.end(), [&](const auto& kv) { return kv.first == key; });
+      row.push_back(it == t.values.end() ? "-" : it->second);
+    }
+    auto v = t.metrics ? best_validation(*t.metrics) : std::nullopt;
+    row.push_back(v ? fmt::format("{:.6g}", v->val_loss) : "-");
+    row.push_back(v ? std::to_string(v->step) : "-");
+    const bool stepped = t.metrics && !t.metrics->steps.empty();
+    row.push_back(stepped ? fmt::format("{:.6g}", t.metrics->steps.back().loss) : "-");
+    row.push_back(stepped ? std::to_string(t.metrics->steps.back().step) : t.metrics ? "0" : "(no metrics)");
+    if (v && (!best_row || v->val_loss < best)) best_row = rows.size(), best = v->val_loss;
+    rows.push_back(row);
+  }
+  std::vector<size_t> width(header.size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (size_t c = 0; c < rows[r].size(); ++c) line += fmt::format("{:<{}}  ", rows[r][c], width[c]);
+    if (best_row && r == *best_row) line += "<- best";
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace hpclaunch

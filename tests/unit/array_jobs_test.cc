@@ -1,0 +1,190 @@
+// Following array jobs: the counts of an array's states, each scheduler's names for one task, the JOB_I and
+// JOB[I] forms, every task's state in one squeue (answers captured from the test cluster, slurm-wlm 22.05.8), PBS's
+// subjob ids (OpenPBS's documented forms; no PBS server runs here), the local runner's tasks, and plot's table.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "jobs/metrics_location.h"
+#include "plot/sweep_table.h"
+#include "record/job_record.h"
+#include "scheduler/local.h"
+#include "scheduler/local_job.h"
+#include "scheduler/slurm.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+namespace fs = std::filesystem;
+
+namespace {
+
+JobState phase(Phase p) {
+  JobState s;
+  s.phase = p;
+  return s;
+}
+
+// An array job directory with `tasks` tasks of values lr=0.1*(i+1), as submit writes it.
+struct ArrayDir {
+  fs::path dir;
+  explicit ArrayDir(const std::string& name, int tasks, Scheduler scheduler = Scheduler::slurm, const std::string& id = "1000") {
+    dir = fs::temp_directory_path() / ("hpclaunch-array-test-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "plan.json") << nlohmann::json({{"site", "x"}, {"scheduler", scheduler}, {"job_name", "train"},
+                                                         {"nodes", 1}, {"command", {"train"}},
+                                                         {"array", {{"tasks", tasks}, {"max_concurrent", 2}, {"mode", "product"}, {"keys", {"lr"}}}}});
+    std::ofstream(dir / "job.json") << nlohmann::json({{"job_id", id}, {"scheduler", scheduler}, {"site", "x"}, {"nodes", 1}});
+    for (int i = 0; i < tasks; ++i) {
+      fs::create_directories(dir / "tasks" / std::to_string(i));
+      TaskFile f{i, {{"lr", "0." + std::to_string(i + 1)}}, {"train", "--metrics", (dir / "tasks" / std::to_string(i) / "m.jsonl").string()}, {}};
+      std::ofstream(dir / "tasks" / std::to_string(i) / "task.json") << nlohmann::json(f).dump();
+    }
+  }
+  ~ArrayDir() { fs::remove_all(dir); }
+  JobRecord record() const { return read_job_record(dir.string()); }
+};
+
+}  // namespace
+
+TEST_SUITE_BEGIN("array_jobs");
+
+TEST_CASE("an array's state counts its tasks' and says the whole: running, pending, or how it ended") {
+  JobState s = summarize_tasks({phase(Phase::completed), phase(Phase::running), phase(Phase::pending), phase(Phase::completed)});
+  CHECK(describe(s) == "4 tasks: 1 running, 1 pending, 2 completed");
+  CHECK(s.phase == Phase::running);
+  CHECK(summarize_tasks({phase(Phase::pending), phase(Phase::pending)}).phase == Phase::pending);
+  CHECK(summarize_tasks({phase(Phase::completed), phase(Phase::pending)}).phase == Phase::running);  // under way
+  CHECK(summarize_tasks({phase(Phase::completed), phase(Phase::completed)}).succeeded());
+  CHECK(summarize_tasks({phase(Phase::completed), phase(Phase::cancelled), phase(Phase::failed)}).phase == Phase::failed);
+  CHECK(summarize_tasks({phase(Phase::timeout), phase(Phase::cancelled)}).phase == Phase::timeout);
+  CHECK(summarize_tasks({phase(Phase::completed), phase(Phase::cancelled)}).phase == Phase::cancelled);
+  JobState forgot = summarize_tasks({phase(Phase::completed), phase(Phase::finished_unknown)});
+  CHECK(forgot.phase == Phase::finished_unknown);
+  CHECK(describe(forgot) == "2 tasks: 1 completed, 1 finished");
+  CHECK(describe(summarize_tasks({phase(Phase::running)})) == "1 task: 1 running");
+}
+
+TEST_CASE("a task's id in each scheduler's spelling") {
+  CHECK(task_job_id(Scheduler::slurm, "1000", 3) == "1000_3");
+  CHECK(task_job_id(Scheduler::pbs, "1000[].pbshost", 3) == "1000[3].pbshost");
+  CHECK(task_job_id(Scheduler::pbs, "1000[]", 0) == "1000[0]");
+  CHECK(task_job_id(Scheduler::local, "local-1-2", 1) == "local-1-2_1");
+}
+
+TEST_CASE("JOB_I and JOB[I] name one task: its directory, id, values and command") {
+  ArrayDir a("resolve", 3);
+  std::vector<std::string> index = {a.dir.string()};
+  JobRecord array = resolve_job("1000", index);
+  CHECK(array.is_array());
+  CHECK(array.array_tasks == 3);
+  JobRecord t = resolve_job("1000_2", index);
+  CHECK_FALSE(t.is_array());
+  CHECK(t.task == 2);
+  CHECK(t.job_id == "1000_2");
+  CHECK(t.array_job_id == "1000");
+  CHECK(t.dir == (a.dir / "tasks" / "2").string());
+  CHECK(t.array_dir == a.dir.string());
+  CHECK(task_label(t) == "lr=0.3");
+  CHECK(t.command.back() == (a.dir / "tasks" / "2" / "m.jsonl").string());
+  CHECK(metrics_path(t, "/elsewhere") == (a.dir / "tasks" / "2" / "m.jsonl").string());
+  CHECK(resolve_job("1000[1]", index).task == 1);
+  CHECK(resolve_job(a.dir.string() + "_0", index).task == 0);  // a job directory with a task
+  CHECK(backend_for(Scheduler::slurm).output_files(t) ==
+        std::vector<std::string>{(a.dir / "tasks/2/slurm-1000_2.out").string(), (a.dir / "tasks/2/output.log").string()});
+  CHECK_THROWS_WITH(resolve_job("1000_3", index), "1000: has no task 3 (its tasks are 0-2); give a task in that range");
+  CHECK_THROWS_WITH(resolve_job("999_1", index), doctest::Contains("999_1: is neither a job directory nor a job id"));
+  CHECK_THROWS_WITH(task_record(t, 0), "1000_2: is not an array job; give the job without a task");
+  JobRecord plain = array;
+  plain.array_tasks = 0;
+  CHECK_THROWS_WITH(task_record(plain, 0), "1000: is not an array job; give the job without a task");
+}
+
+TEST_CASE("Slurm: one squeue -r gives every task; an unlisted one is forgotten, or never started") {
+  ArrayDir a("slurm", 4);
+  std::ofstream(a.dir / "tasks/0/slurm-1000_0.out") << "done\n";
+  std::vector<std::vector<std::string>> calls;
+  auto run = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return ProcessResult{0, "2 PENDING\n1 RUNNING\n", ""};  // task 3 was cancelled while pending, 0 forgotten
+  };
+  const auto& slurm = backend_for(Scheduler::slurm);
+  std::vector<JobState> tasks = slurm.query_tasks(a.record(), run);
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == std::vector<std::string>{"squeue", "-h", "-r", "-t", "all", "-j", "1000", "-o", "%K %T"});
+  REQUIRE(tasks.size() == 4);
+  CHECK(tasks[0].phase == Phase::finished_unknown);
+  CHECK(tasks[1].phase == Phase::running);
+  CHECK(tasks[2].phase == Phase::pending);
+  CHECK(describe(tasks[3]) == "CANCELLED (before it started)");
+  CHECK(describe(slurm.query(a.record(), run)) == "4 tasks: 1 running, 1 pending, 1 cancelled, 1 finished");
+  auto parsed = parse_squeue_tasks("0 COMPLETED\n1 RUNNING\nN/A RUNNING\n\n3 NONSENSE\n");
+  CHECK(parsed.size() == 2);
+  CHECK(parsed.at(0).phase == Phase::completed);
+  auto forgotten = [](const std::vector<std::string>&) {
+    return ProcessResult{1, "", "slurm_load_jobs error: Invalid job id specified\n"};
+  };
+  CHECK(slurm.query(a.record(), forgotten).phase == Phase::cancelled);  // 0 finished unknown, 1-3 never started
+  CHECK(describe(slurm.query(task_record(a.record(), 3), forgotten)) == "CANCELLED (before it started)");
+  CHECK(slurm.query(task_record(a.record(), 0), forgotten).phase == Phase::finished_unknown);
+  auto dead = [](const std::vector<std::string>&) { return ProcessResult{1, "", "slurm_load_jobs error: Zero Bytes\n"}; };
+  CHECK_THROWS_WITH(slurm.query(a.record(), dead), doctest::Contains("squeue -h -r -t all -j 1000 -o %K %T: failed (exit 1)"));
+}
+
+TEST_CASE("PBS: each subjob is asked by its id; cancel takes the array or one subjob") {
+  ArrayDir a("pbs", 2, Scheduler::pbs, "1000[].pbshost");
+  std::vector<std::vector<std::string>> calls;
+  auto run = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return ProcessResult{0, "Job Id: " + argv.back() + "\n    job_state = R\n", ""};
+  };
+  const auto& pbs = backend_for(Scheduler::pbs);
+  CHECK(describe(pbs.query(a.record(), run)) == "2 tasks: 2 running");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[1] == std::vector<std::string>{"qstat", "-f", "1000[1].pbshost"});
+  pbs.cancel(a.record(), run);
+  CHECK(calls.back() == std::vector<std::string>{"qdel", "1000[].pbshost"});
+  pbs.cancel(task_record(a.record(), 1), run);
+  CHECK(calls.back() == std::vector<std::string>{"qdel", "1000[1].pbshost"});
+  backend_for(Scheduler::slurm).cancel(task_record(ArrayDir("scancel", 2).record(), 1), run);
+  CHECK(calls.back() == std::vector<std::string>{"scancel", "1000_1"});
+}
+
+TEST_CASE("local: a task not started waits while the runner works, and never starts once it has gone") {
+  ArrayDir a("local", 2, Scheduler::local, "local-1-2");
+  const auto& local = backend_for(Scheduler::local);
+  write_local_state(a.dir.string(), ::getpid(), -1);  // the runner: this process, alive
+  write_local_state((a.dir / "tasks/0").string(), ::getpid(), 0);
+  std::vector<JobState> tasks = local.query_tasks(a.record(), nullptr);
+  CHECK(tasks[0].phase == Phase::completed);
+  CHECK(describe(tasks[1]) == "PENDING (waiting for an earlier task)");
+  local.cancel(task_record(a.record(), 1), nullptr);  // not started: recorded as cancelled, the runner skips it
+  CHECK(local.query_tasks(a.record(), nullptr)[1].phase == Phase::cancelled);
+  fs::remove(a.dir / "tasks/1/state.json");
+  write_local_state(a.dir.string(), ::getpid(), 143);  // the runner ended
+  CHECK(describe(local.query_tasks(a.record(), nullptr)[1]) == "CANCELLED (never started: the array's runner ended first)");
+  CHECK(describe(local.query(a.record(), nullptr)) == "2 tasks: 1 completed, 1 cancelled");
+}
+
+TEST_CASE("plot's table: each task's values, best validation loss and its step; the best marked") {
+  Metrics m1;
+  m1.steps = {{1, 0.9, 0.1, 0, 0}, {20, 0.5, 0.1, 0, 0}};
+  m1.validations = {{10, 0.7, 0}, {20, 0.6, 0}};
+  Metrics m2;
+  m2.steps = {{20, 0.4, 0.2, 0, 0}};
+  m2.validations = {{10, 0.45, 0}, {20, 0.5, 0}};
+  Metrics m3;
+  m3.steps = {{5, 1.0, 0.3, 0, 0}};
+  std::vector<TaskResult> tasks = {{0, {{"lr", "0.1"}}, m1}, {1, {{"lr", "0.2"}}, m2}, {2, {{"lr", "0.3"}}, m3},
+                                   {3, {{"lr", "0.4"}}, std::nullopt}};
+  CHECK(best_validation_table({"lr"}, tasks) ==
+        "TASK  lr   BEST VAL LOSS  AT STEP  LAST LOSS  STEPS\n"
+        "0     0.1  0.6            20       0.5        20\n"
+        "1     0.2  0.45           10       0.4        20            <- best\n"
+        "2     0.3  -              -        1          5\n"
+        "3     0.4  -              -        -          (no metrics)\n");
+}
+
+TEST_SUITE_END();
