@@ -18,7 +18,9 @@ check() {  # JOBDIR ENV...: submits the preflight, prints the job id
     "${envs[@]}" -- "$HPCLAUNCH" check --max-bytes 65536 --expect-gpus 4 2>/dev/null
 }
 
-id=$(check "$test_tmp/ok") || fail "submit failed"
+# The healthy and missing-GPU runs take a large slow factor: other tests share these 2 cores, and a rank delayed
+# by them is not a slow node. The slow-node run keeps the default (2) against the hook's 0.5 s.
+id=$(check "$test_tmp/ok" HPCLAUNCH_CHECK_SLOW_FACTOR=100) || fail "submit failed"
 assert_eq COMPLETED "$(wait_job "$id" 180)" "healthy preflight (output: $(cat "$test_tmp/ok/slurm-$id.out" 2>/dev/null))"
 out=$(cat "$test_tmp/ok/slurm-$id.out")
 assert_contains "$out" "busbw(GB/s)"
@@ -27,7 +29,7 @@ report=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d
   || fail "no preflight.json in the job directory"
 assert_eq "True 8 ['n1', 'n2'] [4, 4]" "$report" "preflight.json"
 
-id=$(check "$test_tmp/gpus" HPCLAUNCH_PROBE_TEST_GPUS=n2=3) || fail "submit failed"
+id=$(check "$test_tmp/gpus" HPCLAUNCH_PROBE_TEST_GPUS=n2=3 HPCLAUNCH_CHECK_SLOW_FACTOR=100) || fail "submit failed"
 assert_eq FAILED "$(wait_job "$id" 180)" "preflight with a node missing a GPU"
 assert_contains "$(cat "$test_tmp/gpus/slurm-$id.out")" "bad node(s): n2"
 assert_contains "$(cat "$test_tmp/gpus/slurm-$id.out")" "3 GPU(s), expected 4"
