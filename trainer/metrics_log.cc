@@ -2,25 +2,21 @@
 #include "metrics_log.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <vector>
 
 #include "atomic_file.h"
+#include "metrics/records.h"
 #include "util/file.h"
 
 namespace hpctrain {
 namespace {
 
-// The value of the "step" field of one of our JSON records; -1 when there is none.
+// The "step" of a record (metrics/records.h); -1 for a line that is no JSON object or has no step.
 int64_t step_of(const std::string& line) {
-  static const std::string key = "\"step\":";
-  const auto at = line.find(key);
-  if (at == std::string::npos) return -1;
-  const char* start = line.c_str() + at + key.size();
-  char* end = nullptr;
-  const long long value = std::strtoll(start, &end, 10);
-  return end == start ? -1 : value;
+  const auto record = hpclaunch::metrics::parse_line(line);
+  if (!record) return -1;
+  return hpclaunch::metrics::step_of(*record).value_or(-1);
 }
 
 // Lines in `text`, an unterminated last one included.

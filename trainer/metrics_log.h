@@ -8,7 +8,7 @@
 namespace hpctrain {
 
 // The lines of `text` to keep when resuming at `step`: records whose "step" is at most `step`, lines without a
-// step, and no unterminated last line (a record cut off by a kill).
+// step, and no unterminated last line (a record cut off by a kill). Lines are read as metrics/records.h says.
 std::string metrics_up_to(const std::string& text, int64_t step);
 
 // Rewrites `path` (atomically) to metrics_up_to(its text, step); returns how many lines went. No file: 0.

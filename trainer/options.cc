@@ -48,7 +48,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--weight-decay", o.weight_decay, "weight decay")->check(CLI::NonNegativeNumber);
   app.add_option("--backend", o.backend, "auto | gloo | nccl")->check(CLI::IsMember({"auto", "gloo", "nccl"}));
   app.add_option("--device", o.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  app.add_option("--threads", o.threads, "intra-op threads per rank (0: Torch's default)")
+  app.add_option("--threads", o.threads,
+                 "intra-op and BLAS threads per rank (0: OMP_NUM_THREADS, else the CPUs / LOCAL_WORLD_SIZE)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--bucket-cap-mb", o.bucket_cap_mb, "gradient bucket size")->check(CLI::Range(0.001, 4096.0));
   app.add_option("--spin-wait-us", o.spin_wait_us,
@@ -57,6 +58,12 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("!--no-broadcast-buffers", o.broadcast_buffers, "do not broadcast rank 0's buffers every step");
   app.add_flag("--amp", o.amp, "bfloat16 autocast (CUDA only)");
   app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");
+  app.add_option("--on-nonfinite", o.on_nonfinite,
+                 "when the loss is NaN or infinite on any rank: stop (exit 3, nothing saved) | skip-step")
+      ->check(CLI::IsMember({"stop", "skip-step"}));
+  app.add_option("--max-skipped-steps", o.max_skipped_steps,
+                 "skip-step: stop (exit 3) after this many skipped steps in a row")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--checkpoint-dir", o.checkpoint_dir, "where latest.pt and best.pt go");
   app.add_option("--checkpoint-every", o.checkpoint_every, "also save every N steps")->check(CLI::NonNegativeNumber);
   app.add_flag("--resume", o.resume, "continue from CHECKPOINT_DIR/latest.pt when it exists");
@@ -139,6 +146,45 @@ void apply_model_defaults(TrainOptions* o) {
   if (o->lr == 0.0) o->lr = o->optimizer == "sgd" ? 0.1 : 1e-3;
   if (o->synthetic_samples == 0)
     o->synthetic_samples = o->model == "autoencoder" ? 60000 : o->model == "resnet" ? 10000 : 256;
+}
+
+NonfiniteHook parse_nonfinite_hook(const char* value) {
+  NonfiniteHook hook;
+  if (value == nullptr || *value == '\0') return hook;
+  std::vector<long long> parts;
+  for (const char* p = value;;) {
+    char* end = nullptr;
+    parts.push_back(std::strtoll(p, &end, 10));
+    if (end == p || (*end != ':' && *end != '\0')) {
+      parts.clear();
+      break;
+    }
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  const long long rank = parts.empty() ? -1 : parts[0], step = parts.size() > 1 ? parts[1] : 0;
+  const long long count = parts.size() > 2 ? parts[2] : 1;
+  if (parts.size() < 2 || parts.size() > 3 || rank < 0 || step < 1 || count < 1)
+    throw Error("HPCLAUNCH_TRAIN_NONFINITE", std::string("'") + value + "' is not RANK:STEP[:COUNT]",
+                "e.g. 1:5 (rank 1's loss is NaN at step 5) or 0:3:20; unset it outside tests");
+  hook.rank = static_cast<int>(rank);
+  hook.first_step = step;
+  hook.count = count;
+  return hook;
+}
+
+int threads_per_rank(int flag, int available_cpus, const std::function<const char*(const char*)>& getenv) {
+  if (flag > 0) return flag;
+  auto positive = [&](const char* name) {
+    const char* text = getenv(name);
+    if (text == nullptr) return 0L;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    return *text != '\0' && *end == '\0' && value > 0 ? value : 0L;
+  };
+  if (const long omp = positive("OMP_NUM_THREADS"); omp > 0) return static_cast<int>(omp);
+  const long ranks = std::max(1L, positive("LOCAL_WORLD_SIZE"));
+  return static_cast<int>(std::max(1L, available_cpus / ranks));
 }
 
 DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv) {

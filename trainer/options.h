@@ -12,6 +12,9 @@ namespace hpctrain {
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_failure = 1;
 inline constexpr int k_exit_bad_input = 2;
+// The loss went non-finite (NaN or infinite) on some rank: stopped without saving (--on-nonfinite stop), or
+// after --max-skipped-steps skipped steps in a row (skip-step). Not worth a requeue: the same run would diverge.
+inline constexpr int k_exit_nonfinite = 3;
 // Stopped by SIGUSR1/SIGTERM after finishing the step and saving: the batch script should requeue.
 inline constexpr int k_exit_requeue = 99;
 
@@ -51,6 +54,8 @@ struct TrainOptions {
   bool broadcast_buffers = true;
   bool amp = false;
   bool channels_last = false;
+  std::string on_nonfinite = "stop";  // stop | skip-step
+  int64_t max_skipped_steps = 10;     // skip-step: stop after this many skipped steps in a row
 
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;  // also save every N steps (0: only per epoch, at the end and on demand)
@@ -94,5 +99,20 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv);
 
 // The per-model defaults (batch size, learning rate, synthetic sample count) filled in where 0.
 void apply_model_defaults(TrainOptions* options);
+
+// Test hook HPCLAUNCH_TRAIN_NONFINITE=RANK:STEP[:COUNT]: rank RANK's loss is made NaN in steps STEP to
+// STEP+COUNT-1 (COUNT 1 by default; steps count from 1), so tests can diverge one rank on purpose.
+struct NonfiniteHook {
+  int rank = -1;  // -1: off
+  int64_t first_step = 0;
+  int64_t count = 0;
+  bool applies(int r, int64_t step) const { return r == rank && step >= first_step && step < first_step + count; }
+};
+// Parses the hook's value (null or empty: off); a malformed one throws hpclaunch::Error naming the variable.
+NonfiniteHook parse_nonfinite_hook(const char* value);
+
+// Threads per rank for Torch's intra-op pool and the BLAS: --threads, else OMP_NUM_THREADS, else the CPUs this
+// process may use shared among LOCAL_WORLD_SIZE ranks (1 when unset); at least 1. Values through `getenv`.
+int threads_per_rank(int flag, int available_cpus, const std::function<const char*(const char*)>& getenv);
 
 }  // namespace hpctrain

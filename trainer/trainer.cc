@@ -2,6 +2,8 @@
 #include "trainer.h"
 
 #include <ATen/autocast_mode.h>
+#include <dlfcn.h>
+#include <sched.h>
 #include <time.h>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include "checkpoint.h"
 #include "data.h"
 #include "ddp.h"
+#include "metrics/records.h"
 #include "metrics_log.h"
 #include "models.h"
 #include "sampler.h"
@@ -23,11 +26,14 @@
 #include "signals.h"
 #include "util/error.h"
 
+#include <nlohmann/json.hpp>
+
 namespace hpctrain {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using hpclaunch::Error;
+namespace metrics = hpclaunch::metrics;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -59,7 +65,7 @@ double unix_time() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// One JSON object per line; rank 0 only.
+// The --metrics file: one record (metrics/records.h) per line, flushed as written; rank 0 only.
 class MetricsFile {
  public:
   explicit MetricsFile(const std::string& path) {
@@ -73,31 +79,33 @@ class MetricsFile {
   ~MetricsFile() {
     if (m_file) std::fclose(m_file);
   }
-  void step(int64_t epoch, int64_t step, double loss, double lr, double samples_per_s, double step_s,
-            double allreduce_s, double cpu_s) {
-    if (m_file)
-      std::fprintf(m_file,
-                   "{\"type\":\"step\",\"epoch\":%lld,\"step\":%lld,\"loss\":%.8g,\"lr\":%.8g,\"samples_per_s\":%.6g,"
-                   "\"step_time_s\":%.6g,\"allreduce_s\":%.6g,\"cpu_s\":%.6g,\"time\":%.3f}\n",
-                   static_cast<long long>(epoch), static_cast<long long>(step), loss, lr, samples_per_s, step_s,
-                   allreduce_s, cpu_s, unix_time());
-    flush();  // a line per step for whoever follows the file (a few microseconds)
-  }
-  void validation(int64_t epoch, int64_t step, double loss, double seconds) {
-    if (m_file) {
-      std::fprintf(m_file,
-                   "{\"type\":\"validation\",\"epoch\":%lld,\"step\":%lld,\"val_loss\":%.8g,\"time_s\":%.6g,\"time\":%.3f}\n",
-                   static_cast<long long>(epoch), static_cast<long long>(step), loss, seconds, unix_time());
-      std::fflush(m_file);
-    }
-  }
-  void flush() {
-    if (m_file) std::fflush(m_file);
+  // A line per record for whoever follows the file (a few microseconds).
+  void write(const metrics::Record& record) {
+    if (!m_file) return;
+    std::fputs(metrics::to_line(record).c_str(), m_file);
+    std::fflush(m_file);
   }
 
  private:
   std::FILE* m_file = nullptr;
 };
+
+// The CPUs this process may run on (its affinity mask: a Slurm task's cores), at least 1.
+int available_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Gives OpenBLAS (Debian's libopenblas0-pthread behind libblas.so.3) the same thread count as Torch's intra-op
+// pool, so ranks sharing a node do not each start a pool per core; returns false when the BLAS is no OpenBLAS.
+bool set_blas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set == nullptr) return false;
+  set(threads);
+  return true;
+}
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, std::vector<torch::Tensor> params) {
   if (o.optimizer == "sgd")
@@ -127,6 +135,8 @@ struct Run {
   LrSchedule schedule;
   TrainState state;
   int64_t steps_per_epoch = 0;
+  int threads = 1;        // intra-op and BLAS threads of this rank
+  bool openblas = false;  // the BLAS is OpenBLAS and got the same count
   bool rank0() const { return env.rank == 0; }
   std::string latest_path() const { return o.checkpoint_dir + "/latest.pt"; }
 };
@@ -180,16 +190,48 @@ double replica_deviation(Run& run) {
   return deviation.cpu().item<double>();
 }
 
+bool parameters_finite(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : model.parameters())
+    if (!torch::isfinite(p).all().item<bool>()) return false;
+  return true;
+}
+
+// Rank 0 writes the checkpoint; weights that are not finite are never written (the last good file stays).
 void save(Run& run, const std::string& path) {
-  if (run.o.checkpoint_dir.empty()) return;
-  if (run.rank0()) save_checkpoint(path, *run.model, *run.optimizer, run.state);
+  if (run.o.checkpoint_dir.empty() || !run.rank0()) return;
+  if (!parameters_finite(*run.model)) {
+    std::fprintf(stderr, "hpclaunch-train: not saving %s at step %lld: parameters are not finite (the file stays as it was)\n",
+                 path.c_str(), static_cast<long long>(run.state.global_step));
+    return;
+  }
+  save_checkpoint(path, *run.model, *run.optimizer, run.state);
+}
+
+// The ranks whose own loss was not finite this step (one small allreduce, only after a non-finite step).
+std::vector<int> nonfinite_ranks(Run& run, bool mine) {
+  torch::Tensor flags = torch::zeros({run.env.world_size}, torch::kFloat32);
+  flags[run.env.rank] = mine ? 1.0f : 0.0f;
+  flags = flags.to(run.device);
+  run.comm->allreduce_sum(flags);
+  flags = flags.cpu();
+  std::vector<int> ranks;
+  for (int r = 0; r < run.env.world_size; ++r)
+    if (flags[r].item<float>() > 0) ranks.push_back(r);
+  return ranks;
+}
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return (ranks.size() == 1 ? "rank " : "ranks ") + out;
 }
 
 void setup(Run& run) {
   const TrainOptions& o = run.o;
-  if (o.threads > 0) {
-    torch::set_num_threads(o.threads);
-  }
+  run.threads = threads_per_rank(o.threads, available_cpus(), [](const char* name) { return std::getenv(name); });
+  torch::set_num_threads(run.threads);
+  run.openblas = set_blas_threads(run.threads);
   run.device = choose_device(o, run.env);
   if ((o.amp || o.channels_last) && !run.device.is_cuda())
     throw Error(o.amp ? "--amp" : "--channels-last", "only for CUDA devices and this run is on the CPU",
@@ -299,12 +341,14 @@ void setup(Run& run) {
     for (const auto& p : run.model->parameters()) count += p.numel();
     std::fprintf(stdout,
                  "hpclaunch-train: %s (%lld parameters) on %s, %d rank(s), backend %s, %zu gradient bucket(s)\n"
-                 "  data: %s\n  batch: %lld per rank, %lld global (base %lld), lr %.4g -> peak %.4g, %lld steps/epoch\n",
+                 "  data: %s\n  batch: %lld per rank, %lld global (base %lld), lr %.4g -> peak %.4g, %lld steps/epoch\n"
+                 "  threads: %d per rank (intra-op%s)\n",
                  o.model.c_str(), static_cast<long long>(count), run.device.str().c_str(), run.env.world_size,
                  run.comm->backend().c_str(), run.reducer->bucket_count(), run.data.description.c_str(),
                  static_cast<long long>(run.batch.local_batch), static_cast<long long>(run.batch.global_batch),
                  static_cast<long long>(run.batch.base_batch), o.lr, run.schedule.peak_lr,
-                 static_cast<long long>(run.steps_per_epoch));
+                 static_cast<long long>(run.steps_per_epoch), run.threads,
+                 run.openblas ? ", OpenBLAS" : "; the BLAS is not OpenBLAS");
     std::fflush(stdout);
   }
 }
@@ -313,6 +357,8 @@ void setup(Run& run) {
 
 int run_training(const TrainOptions& o, const DistEnv& env) {
   install_signal_handlers();  // main() did it already; here for callers that are not main()
+  // Test hook: make one rank's loss NaN (read first, so a bad value fails before connecting).
+  const NonfiniteHook nan_hook = parse_nonfinite_hook(std::getenv("HPCLAUNCH_TRAIN_NONFINITE"));
   Run run{o, env};
   setup(run);
   const bool resuming = o.resume || !o.resume_from.empty();
@@ -324,23 +370,44 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
                    dropped, static_cast<long long>(run.state.global_step));
   }
   MetricsFile metrics(run.rank0() ? o.metrics_file : "");
+  {
+    metrics::RunStart start;
+    start.step = run.state.global_step;
+    start.model = o.model;
+    start.world_size = env.world_size;
+    start.global_batch = run.batch.global_batch;
+    start.on_nonfinite = o.on_nonfinite;
+    start.time = unix_time();
+    metrics.write(start);
+  }
   DistributedSampler sampler(run.data.train->size(), env.world_size, env.rank, o.shuffle, o.seed);
 
   // Test hook: paces the steps so a test's training takes about as long on any machine.
   const char* sleep_text = std::getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS");
   const std::chrono::milliseconds step_sleep(sleep_text ? std::atoll(sleep_text) : 0);
+  const bool skip_nonfinite = o.on_nonfinite == "skip-step";
   const auto run_start = Clock::now();
   int64_t trained_samples = 0;
   double train_seconds = 0.0;
   auto window_start = Clock::now();
   int64_t window_steps = 0;
   bool stopped = false, done = false, validated_last = false;
+  int64_t skipped = 0, skipped_in_a_row = 0;
+  std::optional<int64_t> last_finite_step;
+  double last_finite_loss = std::numeric_limits<double>::quiet_NaN();
+  metrics::RunEnd diverged;  // status "nonfinite" once the run must stop
 
   auto end_epoch = [&] {
     if (o.validate) {
       const auto start = Clock::now();
       const double val = validate(run);
-      metrics.validation(run.state.epoch + 1, run.state.global_step, val, since(start));
+      metrics::Validation v;
+      v.epoch = run.state.epoch + 1;
+      v.step = run.state.global_step;
+      v.val_loss = val;
+      v.time_s = since(start);
+      v.time = unix_time();
+      metrics.write(v);
       if (val < run.state.best_val_loss) {
         run.state.best_val_loss = val;
         save(run, o.checkpoint_dir + "/best.pt");
@@ -359,6 +426,7 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
       const auto step_start = Clock::now();
       const double cpu_start = process_cpu_seconds();
       const int64_t batch_index = run.state.next_batch;
+      const int64_t step_number = run.state.global_step + 1;
       const double lr = run.schedule.at(run.state.global_step);
       set_lr(*run.optimizer, lr);
       const Batch b = run.data.train->gather(DistributedSampler::batch(shard, batch_index, run.batch.local_batch));
@@ -373,41 +441,81 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
         at::autocast::set_enabled(false);
         loss = run.model->loss(out.to(torch::kFloat32), target);
       }
+      if (nan_hook.applies(env.rank, step_number)) loss = loss * std::numeric_limits<float>::quiet_NaN();
       torch::Tensor control = run.reducer->control();
+      torch::Tensor my_nonfinite;
       {
         torch::NoGradGuard no_grad;
         control[0].fill_(stop_requested() ? 1.0 : 0.0);
         control[1].fill_(take_save_request() ? 1.0 : 0.0);
         control[2].copy_(loss.detach());
+        my_nonfinite = torch::isfinite(loss.detach()).logical_not();  // stays on the device: no sync here
+        control[3].copy_(my_nonfinite);
       }
       loss.backward();
       run.reducer->finish();
-      run.optimizer->step();
-      ++run.state.global_step;
-      ++run.state.next_batch;  // from here on the state is the position to continue from
-      validated_last = false;
-
+      // Every rank reads the same means, so every rank takes (or skips) the step and stops alike.
       const torch::Tensor flags = control.cpu();
       const float* f = flags.data_ptr<float>();
+      const bool nonfinite = f[3] > 0.0f || !std::isfinite(f[2]);
+      bool stop_here = false;
+      std::vector<int> bad_ranks;
+      if (!nonfinite) {
+        run.optimizer->step();
+        skipped_in_a_row = 0;
+        last_finite_step = step_number;
+        last_finite_loss = f[2];
+      } else {
+        bad_ranks = nonfinite_ranks(run, my_nonfinite.cpu().item<bool>());
+        if (skip_nonfinite) ++skipped, ++skipped_in_a_row;
+        stop_here = !skip_nonfinite || skipped_in_a_row >= o.max_skipped_steps;
+        if (stop_here) {
+          diverged.status = "nonfinite";
+          diverged.nonfinite_step = step_number;
+          diverged.nonfinite_ranks = bad_ranks;
+        }
+      }
+      if (!stop_here) {
+        ++run.state.global_step;
+        ++run.state.next_batch;  // from here on the state is the position to continue from
+      }
+      validated_last = false;
+
       const double step_s = since(step_start);
       trained_samples += run.batch.global_batch;
       train_seconds += step_s;
       ++window_steps;
       if (run.rank0()) {
-        metrics.step(run.state.epoch + 1, run.state.global_step, f[2], lr,
-                     static_cast<double>(run.batch.global_batch) / step_s, step_s, run.reducer->last_wait_seconds(),
-                     process_cpu_seconds() - cpu_start);
-        if (run.state.global_step % o.log_every == 0) {
+        metrics::Step record;
+        record.epoch = run.state.epoch + 1;
+        record.step = step_number;
+        record.loss = f[2];
+        record.lr = lr;
+        record.samples_per_s = static_cast<double>(run.batch.global_batch) / step_s;
+        record.step_time_s = step_s;
+        record.allreduce_s = run.reducer->last_wait_seconds();
+        record.cpu_s = process_cpu_seconds() - cpu_start;
+        record.time = unix_time();
+        record.skipped = nonfinite && skip_nonfinite;
+        metrics.write(record);
+        if (nonfinite && !stop_here)
+          std::fprintf(stdout, "step %lld: non-finite loss on %s: optimizer step skipped (%lld in a row, %lld in all)\n",
+                       static_cast<long long>(step_number), join_ranks(bad_ranks).c_str(),
+                       static_cast<long long>(skipped_in_a_row), static_cast<long long>(skipped));
+        if (run.state.global_step % o.log_every == 0 && !nonfinite) {
           const double window_s = since(window_start);
           std::fprintf(stdout, "epoch %lld step %lld/%lld loss %.5f lr %.3e samples/s %.1f\n",
                        static_cast<long long>(run.state.epoch + 1), static_cast<long long>(batch_index + 1),
                        static_cast<long long>(run.steps_per_epoch), f[2], lr,
                        static_cast<double>(window_steps * run.batch.global_batch) / window_s);
           std::fflush(stdout);
-          metrics.flush();
           window_start = Clock::now();
           window_steps = 0;
         }
+      }
+      if (stop_here) {
+        done = true;
+        break;
       }
       const bool stop = f[0] > 0.0f, save_now = f[1] > 0.0f;
       const bool periodic = o.checkpoint_every > 0 && run.state.global_step % o.checkpoint_every == 0;
@@ -424,9 +532,45 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
     run.state.next_batch = 0;
     save(run, run.latest_path());
   }
+
+  metrics::RunEnd end = diverged;
+  end.step = run.state.global_step;
+  end.skipped_steps = skipped;
+  end.time = unix_time();
+  if (end.status == "nonfinite") {
+    // One line, rank 0; nothing is saved, so latest.pt and best.pt stay the last good ones.
+    end.exit_code = k_exit_nonfinite;
+    end.last_finite_step = last_finite_step;
+    end.last_finite_loss = last_finite_loss;
+    if (run.rank0()) {
+      metrics.write(end);
+      char last[96] = "no finite loss before it";
+      if (last_finite_step)
+        std::snprintf(last, sizeof last, "last finite loss %.6g at step %lld", last_finite_loss,
+                      static_cast<long long>(*last_finite_step));
+      const std::string how =
+          skip_nonfinite ? "non-finite loss for " + std::to_string(skipped_in_a_row) + " steps in a row (--max-skipped-steps " +
+                               std::to_string(o.max_skipped_steps) + ")"
+                         : "non-finite loss";
+      std::fprintf(stderr,
+                   "hpclaunch-train: error: step %lld: %s on %s of %d (%s); stopped without saving, %s; exit %d%s; %s\n",
+                   static_cast<long long>(*end.nonfinite_step), how.c_str(), join_ranks(end.nonfinite_ranks).c_str(),
+                   env.world_size, last,
+                   o.checkpoint_dir.empty() ? "no --checkpoint-dir" : "the checkpoints stay the last good ones",
+                   k_exit_nonfinite, skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped").c_str() : "",
+                   skip_nonfinite ? "lower --lr, or allow more with --max-skipped-steps"
+                                  : "lower --lr, or skip such steps with --on-nonfinite skip-step (--resume starts "
+                                    "from the checkpoint)");
+      std::fflush(stderr);
+    }
+    return k_exit_nonfinite;
+  }
   if (stopped) {
     // Said before the barrier: once one rank exits 99, `srun --kill-on-bad-exit` may end the others.
+    end.status = "stopped";
+    end.exit_code = k_exit_requeue;
     if (run.rank0()) {
+      metrics.write(end);
       std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
                    static_cast<long long>(run.state.global_step),
                    o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : run.latest_path().c_str(),
@@ -445,11 +589,16 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
     std::fprintf(stdout, "replicas: max parameter deviation between ranks %.3g%s\n", deviation,
                  deviation == 0.0 ? " (identical)" : "");
   if (run.rank0()) {
+    end.status = "done";
+    end.exit_code = k_exit_ok;
+    end.time = unix_time();
+    metrics.write(end);
     const double best = run.state.best_val_loss;
-    std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s\n",
+    std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s%s\n",
                  static_cast<long long>(run.state.global_step), since(run_start), train_seconds,
                  train_seconds > 0 ? static_cast<double>(trained_samples) / train_seconds : 0.0,
-                 std::isfinite(best) ? std::to_string(best).c_str() : "n/a");
+                 std::isfinite(best) ? std::to_string(best).c_str() : "n/a",
+                 skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped (non-finite loss)").c_str() : "");
   }
   return k_exit_ok;
 }
@@ -458,12 +607,18 @@ int inspect_checkpoint(const std::string& path) {
   const Checkpoint c = read_checkpoint(path);
   int64_t numel = 0;
   for (const auto& entry : c.tensors) numel += entry.second.numel();
-  std::printf("{\"model\":\"%s\",\"epoch\":%lld,\"next_batch\":%lld,\"global_step\":%lld,\"global_batch\":%lld,"
-              "\"world_size\":%lld,\"best_val_loss\":%.8g,\"optimizer\":\"%s\",\"tensors\":%zu,\"elements\":%lld}\n",
-              c.state.model.c_str(), static_cast<long long>(c.state.epoch), static_cast<long long>(c.state.next_batch),
-              static_cast<long long>(c.state.global_step), static_cast<long long>(c.state.global_batch),
-              static_cast<long long>(c.state.world_size), c.state.best_val_loss, c.state.optimizer.c_str(),
-              c.tensors.size(), static_cast<long long>(numel));
+  // One JSON line (an infinite best_val_loss, no validation yet, is null).
+  const nlohmann::ordered_json j{{"model", c.state.model},
+                                 {"epoch", c.state.epoch},
+                                 {"next_batch", c.state.next_batch},
+                                 {"global_step", c.state.global_step},
+                                 {"global_batch", c.state.global_batch},
+                                 {"world_size", c.state.world_size},
+                                 {"best_val_loss", c.state.best_val_loss},
+                                 {"optimizer", c.state.optimizer},
+                                 {"tensors", c.tensors.size()},
+                                 {"elements", numel}};
+  std::printf("%s\n", j.dump().c_str());
   return 0;
 }
 

@@ -4,8 +4,11 @@
 # and threads. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
 # the machine is shared. Usage: bench/trainer/run.sh [REPEATS] > results.jsonl  (a table goes to stderr)
 # Env: HPCLAUNCH_TRAIN (default build-trainer/trainer/hpclaunch-train), THREADS (per rank, default 1),
-#      BLAS=openblas: both run on OpenBLAS instead of Debian's default reference BLAS, through LD_LIBRARY_PATH;
-#      the package is unpacked (apt-get download + dpkg -x) under build-trainer/openblas, nothing is installed.
+#      BLAS: unset = the system's libblas.so.3 (OpenBLAS since scripts/install-deps.sh installs
+#      libopenblas0-pthread); BLAS=reference: Debian's netlib reference BLAS through LD_LIBRARY_PATH (the old
+#      default); BLAS=openblas: OpenBLAS unpacked privately (apt-get download + dpkg -x under
+#      build-trainer/openblas, nothing installed), for a machine where it is not installed.
+#      OPENBLAS_NUM_THREADS=THREADS for both implementations (hpclaunch-train also sets it itself).
 #      CONFIGS: space-separated subset of the config names below (default: all).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,8 +27,10 @@ if [ "${BLAS:-}" = openblas ]; then
     (cd "$blas_dir" && apt-get download libopenblas0-pthread && dpkg -x libopenblas0-pthread_*.deb root)
   fi
   export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export OPENBLAS_NUM_THREADS=$threads
+elif [ "${BLAS:-}" = reference ]; then
+  export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
+export OPENBLAS_NUM_THREADS=$threads
 
 source "$root/tests/integration/lib-port.sh"
 # two_ranks CMD...: rank 0 and rank 1 on loopback; rank 0's stdout to $work/out.
@@ -52,6 +57,7 @@ PY
 # (autoencoder-block: hpclaunch-train blocking on every allreduce at once, as DDP does, instead of polling first)
 all_configs=(
   "autoencoder|--model autoencoder --batch-size 128|--model autoencoder --batch-size 128|${AE_STEPS:-400}|40"
+  "autoencoder-b64|--model autoencoder --batch-size 64|--model autoencoder --batch-size 64|${AE_STEPS:-400}|40"
   "autoencoder-block|--model autoencoder --batch-size 128 --spin-wait-us 0|--model autoencoder --batch-size 128|${AE_STEPS:-400}|40"
   "resnet18|--model resnet --resnet-depth 18 --batch-size 32|--model resnet --resnet-depth 18 --batch-size 32|60|10"
 )
@@ -59,7 +65,8 @@ configs=()
 for c in "${all_configs[@]}"; do
   [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
 done
-printf '# blas=%s threads=%s repeats=%s %s\n' "${BLAS:-debian-default}" "$threads" "$repeats" "$(date -u +%FT%TZ)" >&2
+blas_name=${BLAS:-$(basename "$(dirname "$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)")")}
+printf '# blas=%s threads=%s repeats=%s %s\n' "$blas_name" "$threads" "$repeats" "$(date -u +%FT%TZ)" >&2
 printf '%-12s %-22s %10s %10s\n' config impl samples/s per-cpu-s >&2
 for config in "${configs[@]}"; do
   IFS='|' read -r name cpp_flags py_flags steps warm <<<"$config"
@@ -69,14 +76,14 @@ for config in "${configs[@]}"; do
       --metrics "$work/m.jsonl"
     read -r rate cpu_rate < <(cpp_rates "$work/m.jsonl" "$warm")
     rm -f "$work/m.jsonl"
-    echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+    echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
     printf '%-12s %-22s %10.1f %10.1f\n' "$name" hpclaunch-train "$rate" "$cpu_rate" >&2
     for loader in dataloader index; do
       # shellcheck disable=SC2086
       two_ranks "$py" "$here/ddp_train.py" $py_flags --steps "$steps" --warmup-steps "$warm" --threads "$threads" \
         --loader "$loader"
       read -r rate cpu_rate < <("$py" -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["samples_per_s"], r["samples_per_cpu_s"])' "$work/out")
-      echo "{\"config\":\"$name\",\"blas\":\"${BLAS:-default}\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+      echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
       printf '%-12s %-22s %10.1f %10.1f\n' "$name" "python-ddp-$loader" "$rate" "$cpu_rate" >&2
     done
   done

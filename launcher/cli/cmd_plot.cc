@@ -64,7 +64,8 @@ int cmd_plot(const Args& args) {
   CLI::App app("Plot training curves from metrics files or jobs (PNG and/or SVG).", "plot");
   std::vector<std::string> refs;
   std::string output, title;
-  app.add_option("RUN", refs, "metrics file (hpclaunch-train --metrics) or job (id or directory; an array: all its tasks); several to compare")
+  app.add_option("RUN", refs, "metrics file (hpclaunch-train --metrics, or JSON lines with \"step\"), or job (id or "
+                 "directory; an array: all its tasks); several to compare")
       ->required();
   app.add_option("--output,-o", output, "NAME.png or NAME.svg; default: both, next to the first run's metrics");
   app.add_option("--title", title, "title over the panels; default: the runs' names");
@@ -95,6 +96,8 @@ int cmd_plot(const Args& args) {
   }
   std::vector<Metrics> runs;
   for (const auto& p : paths) runs.push_back(read_metrics(p));
+  for (const auto& run : runs)
+    for (const auto& note : plot_notes(run)) fmt::print(stderr, "hpclaunch: note: {}\n", note);
 
   std::vector<std::pair<std::string, ImageFormat>> outputs;
   if (!output.empty()) {

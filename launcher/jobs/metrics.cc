@@ -1,9 +1,10 @@
 #include "jobs/metrics.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
-
-#include <nlohmann/json.hpp>
+#include <set>
 
 #include "util/error.h"
 #include "util/file.h"
@@ -13,57 +14,77 @@ namespace hpclaunch {
 
 namespace {
 
-const char* k_fix = "give a file written by `hpclaunch-train --metrics`";
+const char* k_fix = "give a file written by `hpclaunch-train --metrics`, or JSON lines with a numeric \"step\"";
 
-bool number(const nlohmann::json& j, const char* key, double* out) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return false;
-  *out = it->get<double>();
-  return true;
+// A user log's fields that count or keep time rather than measure training: not drawn.
+const std::set<std::string> k_not_drawn = {"epoch", "time", "wall_s", "timestamp", "step_time_s", "iteration", "iter",
+                                           "global_step", "batch"};
+
+Curve& curve_for(Metrics& m, const std::string& field) {
+  for (auto& c : m.curves)
+    if (c.field == field) return c;
+  m.curves.push_back({field, {}});
+  return m.curves.back();
 }
 
-// A step record, or nullopt when `j` is not one. `where` names path:line for errors; empty = do not throw.
-std::optional<StepRecord> to_step(const nlohmann::json& j, const std::string& where) {
-  StepRecord s;
-  double step = 0;
-  if (!number(j, "step", &step)) {
-    if (where.empty()) return std::nullopt;
-    throw Error(where, "step record without a numeric \"step\"", k_fix);
-  }
-  if (!number(j, "loss", &s.loss)) {
-    if (where.empty()) return std::nullopt;
-    throw Error(where, "step record without a numeric \"loss\"", k_fix);
-  }
-  s.step = static_cast<long long>(step);
-  number(j, "lr", &s.lr);
-  number(j, "samples_per_s", &s.samples_per_s);
-  return s;
+void add(Metrics& m, const std::string& field, long long step, double wall_s, double value) {
+  curve_for(m, field).points.push_back({step, wall_s, value});
 }
 
-std::optional<ValidationRecord> to_validation(const nlohmann::json& j, const std::string& where) {
-  ValidationRecord v;
-  double step = 0;
-  if (!number(j, "step", &step) || !number(j, "val_loss", &v.val_loss)) {
-    if (where.empty()) return std::nullopt;
-    throw Error(where, "validation record without numeric \"step\" and \"val_loss\"", k_fix);
-  }
-  v.step = static_cast<long long>(step);
-  return v;
+void mark(Metrics& m, long long step, double wall_s, const std::string& what) {
+  for (const auto& k : m.marks)
+    if (k.step == step) return;
+  m.marks.push_back({step, wall_s, what});
 }
 
-std::string type_of(const nlohmann::json& j) {
-  auto it = j.find("type");
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// A run resumed from a checkpoint (requeue, restart) appends steps from the checkpoint on: the records it
-// repeats are replaced by the resumed run's, so every step is plotted once.
+// A run resumed from a checkpoint (requeue, restart) appends records from the checkpoint on: the ones it repeats
+// are replaced by the resumed run's, so every step is plotted once.
 void drop_from(Metrics& m, long long step) {
-  while (!m.steps.empty() && m.steps.back().step >= step) m.steps.pop_back();
-  while (!m.validations.empty() && m.validations.back().step >= step) m.validations.pop_back();
+  for (auto& c : m.curves)
+    while (!c.points.empty() && c.points.back().step >= step) c.points.pop_back();
+  while (!m.marks.empty() && m.marks.back().step >= step) m.marks.pop_back();
+}
+
+std::optional<double> user_value(const metrics::UserRecord& u, const char* key) {
+  for (const auto& [k, v] : u.values)
+    if (k == key && std::isfinite(v)) return v;
+  return std::nullopt;
+}
+
+// What the record says of the clock: its "time" (Unix seconds), its "wall_s", the time it took.
+struct Stamp {
+  std::optional<double> time, wall_s;
+  double took = 0;
+};
+
+Stamp stamp_of(const metrics::Record& r) {
+  if (auto* s = std::get_if<metrics::Step>(&r)) return {s->time, s->wall_s, std::isfinite(s->step_time_s) ? s->step_time_s : 0};
+  if (auto* v = std::get_if<metrics::Validation>(&r)) return {v->time, v->wall_s, std::isfinite(v->time_s) ? v->time_s : 0};
+  if (auto* b = std::get_if<metrics::RunStart>(&r)) return {b->time, std::nullopt, 0};
+  if (auto* e = std::get_if<metrics::RunEnd>(&r)) return {e->time, std::nullopt, 0};
+  if (auto* u = std::get_if<metrics::UserRecord>(&r))
+    return {user_value(*u, "time"), user_value(*u, "wall_s"), user_value(*u, "step_time_s").value_or(0)};
+  return {};
 }
 
 }  // namespace
+
+const Curve* Metrics::curve(std::string_view field) const {
+  for (const auto& c : curves)
+    if (c.field == field) return &c;
+  return nullptr;
+}
+
+std::string canonical_field(const std::string& field) {
+  static const std::pair<const char*, const char*> k_aliases[] = {
+      {"train_loss", "loss"},         {"training_loss", "loss"},   {"learning_rate", "lr"},
+      {"eval_loss", "val_loss"},      {"valid_loss", "val_loss"},  {"validation_loss", "val_loss"},
+      {"test_loss", "val_loss"},      {"throughput", "samples_per_s"}, {"samples_per_sec", "samples_per_s"},
+      {"samples_per_second", "samples_per_s"}};
+  for (const auto& [alias, name] : k_aliases)
+    if (field == alias) return name;
+  return field;
+}
 
 Metrics parse_metrics(std::string_view text, const std::string& path) {
   Metrics m;
@@ -73,12 +94,14 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
   const bool ends_with_newline = !text.empty() && text.back() == '\n';
   double clock = 0;  // the sum of step and validation times, for records without "time" or "wall_s"
   std::optional<double> first_time;  // the first record's "time" (Unix seconds): wall time counts from it
+  std::optional<long long> last_step, last_user_step;
+  bool user_values = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = trim(lines[i]);
     if (line.empty()) continue;
     const std::string where = path + ":" + std::to_string(i + 1);
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    const std::optional<metrics::Record> record = metrics::parse_line(line, where);
+    if (!record) {
       const bool last = i + 1 == lines.size() || (i + 2 == lines.size() && lines.back().empty());
       if (last && !ends_with_newline)
         throw Error(where, "the last line is cut short (the run was stopped while writing it?)",
@@ -86,33 +109,43 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
       std::string shown(line.substr(0, 40));
       throw Error(where, "not a JSON object: '" + shown + (line.size() > 40 ? "...'" : "'"), k_fix);
     }
-    const std::string type = type_of(j);
-    double wall = 0, time = 0;
-    bool has_wall = number(j, "wall_s", &wall);
-    if (number(j, "time", &time)) {  // as TensorBoard's relative time: queue waits between requeued runs count
-      if (!first_time) first_time = time;
-      wall = time - *first_time;
-      has_wall = true;
+    const Stamp stamp = stamp_of(*record);
+    clock += stamp.took;
+    double wall = stamp.wall_s.value_or(clock);
+    if (stamp.time) {  // as TensorBoard's relative time: queue waits between requeued runs count
+      if (!first_time) first_time = stamp.time;
+      wall = *stamp.time - *first_time;
     }
-    if (type == "step") {
-      StepRecord s = *to_step(j, where);
-      if (!m.steps.empty() && s.step <= m.steps.back().step) drop_from(m, s.step);  // a resumed run
-      double dt = 0;
-      number(j, "step_time_s", &dt);
-      clock += dt;
-      s.wall_s = has_wall ? wall : clock;
-      m.steps.push_back(s);
-    } else if (type == "validation") {
-      ValidationRecord v = *to_validation(j, where);
-      double dt = 0;
-      number(j, "time_s", &dt);
-      clock += dt;
-      v.wall_s = has_wall ? wall : clock;
-      m.validations.push_back(v);
+    if (auto* s = std::get_if<metrics::Step>(&*record)) {
+      if (last_step && s->step <= *last_step) drop_from(m, s->step);  // a resumed run
+      last_step = s->step;
+      add(m, "loss", s->step, wall, s->loss);
+      add(m, "lr", s->step, wall, s->lr);
+      add(m, "samples_per_s", s->step, wall, s->samples_per_s);
+      if (!std::isfinite(s->loss)) mark(m, s->step, wall, s->skipped ? "step skipped: non-finite loss" : "non-finite loss");
+    } else if (auto* v = std::get_if<metrics::Validation>(&*record)) {
+      add(m, "val_loss", v->step, wall, v->val_loss);
+    } else if (auto* e = std::get_if<metrics::RunEnd>(&*record)) {
+      if (e->status == "nonfinite" && e->nonfinite_step) mark(m, *e->nonfinite_step, wall, "stopped: non-finite loss");
+    } else if (auto* u = std::get_if<metrics::UserRecord>(&*record)) {
+      if (last_user_step && u->step < *last_user_step) drop_from(m, u->step);  // a restarted script
+      last_user_step = u->step;
+      for (const auto& [key, value] : u->values) {
+        if (k_not_drawn.count(key)) {
+          if (std::find(m.not_drawn.begin(), m.not_drawn.end(), key) == m.not_drawn.end()) m.not_drawn.push_back(key);
+          continue;
+        }
+        const std::string field = canonical_field(key);
+        add(m, field, u->step, wall, value);
+        user_values = true;
+        if (field == "loss" && !std::isfinite(value)) mark(m, u->step, wall, "non-finite loss");
+      }
     }
-    // Other record types (a future "summary", ...) are not plotted.
+    // Run starts and record types this reader does not know draw nothing.
   }
-  if (m.steps.empty()) throw Error(path, "holds no step records ({\"type\":\"step\",...})", k_fix);
+  m.user_log = !last_step && user_values;
+  if (!last_step && !user_values)
+    throw Error(path, "holds no step records ({\"type\":\"step\",...}) and no JSON lines with a numeric \"step\" and other numbers", k_fix);
   return m;
 }
 
@@ -128,12 +161,14 @@ LatestMetrics latest_metrics(std::string_view tail) {
   size_t end = tail.rfind('\n');
   if (end == std::string_view::npos) return out;
   std::vector<std::string> lines = split(tail.substr(0, end), '\n');
+  bool last = true;
   for (auto it = lines.rbegin(); it != lines.rend() && !(out.step && out.validation); ++it) {
-    nlohmann::json j = nlohmann::json::parse(*it, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    const std::string type = type_of(j);
-    if (type == "step" && !out.step) out.step = to_step(j, "");
-    else if (type == "validation" && !out.validation) out.validation = to_validation(j, "");
+    const std::optional<metrics::Record> record = metrics::parse_line(*it);
+    if (!record) continue;
+    if (auto* s = std::get_if<metrics::Step>(&*record); s && !out.step) out.step = *s;
+    else if (auto* v = std::get_if<metrics::Validation>(&*record); v && !out.validation) out.validation = *v;
+    else if (auto* e = std::get_if<metrics::RunEnd>(&*record); e && last) out.end = *e;
+    last = false;
   }
   return out;
 }

@@ -1,31 +1,47 @@
-// Reading hpclaunch-train's --metrics file: one JSON object per line, {"type":"step",...} per step and
-// {"type":"validation",...} per validation (trainer/trainer.cc, MetricsFile). `plot` reads it whole and strictly;
-// `wait` reads the latest records of a file still being written.
+// Reading a metrics file as curves, for `plot` and `wait`: hpclaunch-train's records (metrics/records.h), or a
+// user's own JSON-lines log (objects with a numeric "step" and no "type", as most Python training scripts write).
+// `plot` reads a file whole and strictly; `wait` reads the latest records of a file still being written.
 #pragma once
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metrics/records.h"
+
 namespace hpclaunch {
 
-struct StepRecord {
+struct Point {
   long long step = 0;
-  double loss = 0, lr = 0, samples_per_s = 0;
   double wall_s = 0;  // seconds since the first record's "time" (Unix seconds); else "wall_s"; else the sum of step times
+  double value = 0;   // NaN: not finite (null in the file), drawn as a gap
 };
 
-struct ValidationRecord {
+struct Curve {
+  std::string field;  // "loss", "val_loss", "lr", "samples_per_s", or a user log's field
+  std::vector<Point> points;
+};
+
+// Where a run went non-finite: a step whose loss was not finite, a skipped step, the step a run stopped at.
+struct Mark {
   long long step = 0;
-  double val_loss = 0;
   double wall_s = 0;
+  std::string what;  // "non-finite loss", "step skipped", ...
 };
 
 struct Metrics {
   std::string path;
-  std::vector<StepRecord> steps;
-  std::vector<ValidationRecord> validations;
+  bool user_log = false;     // records without "type" (someone else's log)
+  std::vector<Curve> curves; // hpclaunch-train: loss, lr, samples_per_s, val_loss; a user log: its numeric fields
+  std::vector<Mark> marks;
+  std::vector<std::string> not_drawn;  // a user log's numeric fields that are counters or clocks (epoch, time, ...)
+  // The curve of `field`, or nullptr.
+  const Curve* curve(std::string_view field) const;
 };
+
+// A user log's field names for the four standard curves: "train_loss" -> "loss", "learning_rate" -> "lr",
+// "eval_loss" -> "val_loss", ... Other names are returned unchanged.
+std::string canonical_field(const std::string& field);
 
 // Parses a whole metrics file's text. Records a resumed run repeats (a step not after the previous one) replace
 // the earlier ones from that step on; wall time keeps counting the time both runs spent (with "time" stamps, the
@@ -37,10 +53,11 @@ Metrics parse_metrics(std::string_view text, const std::string& path);
 Metrics read_metrics(const std::string& path);
 
 // The last complete step and validation records in the tail of a file being written (a partial last line, or any
-// line that does not parse, is skipped: the trainer may be mid-write).
+// line that does not parse, is skipped: the trainer may be mid-write), and the run_end record when it is the last.
 struct LatestMetrics {
-  std::optional<StepRecord> step;
-  std::optional<ValidationRecord> validation;
+  std::optional<metrics::Step> step;
+  std::optional<metrics::Validation> validation;
+  std::optional<metrics::RunEnd> end;
 };
 LatestMetrics latest_metrics(std::string_view tail);
 

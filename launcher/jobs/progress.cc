@@ -21,6 +21,13 @@ std::string progress_line(const Progress& p) {
     if (s->samples_per_s > 0) line += fmt::format(" {:.0f} samples/s", s->samples_per_s);
   }
   if (const auto& v = p.metrics.validation) line += fmt::format(" val {:.4g}", v->val_loss);
+  if (const auto& e = p.metrics.end) {
+    if (e->status == "nonfinite")
+      line += fmt::format(" stopped: non-finite loss at step {}", e->nonfinite_step.value_or(e->step));
+    if (e->skipped_steps > 0) line += fmt::format(" ({} skipped)", e->skipped_steps);
+  } else if (const auto& s = p.metrics.step; s && s->skipped) {
+    line += " (step skipped)";
+  }
   return line;
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <set>
 
 namespace hpclaunch {
@@ -23,9 +22,10 @@ TimeUnit time_unit_for(double max_seconds) {
 }
 
 bool wants_log_scale(const std::vector<double>& values) {
-  if (values.empty()) return false;
-  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  return *lo > 0 && *hi / *lo > 20;
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values)
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return lo <= hi && lo > 0 && hi / lo > 20;
 }
 
 std::vector<std::string> run_labels(const std::vector<std::string>& paths) {
@@ -48,8 +48,11 @@ void fit_ranges(Panel& p) {
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   for (const auto& s : p.series) {
     for (double x : s.x) x0 = std::min(x0, x), x1 = std::max(x1, x);
-    for (double y : s.y) y0 = std::min(y0, y), y1 = std::max(y1, y);
+    for (double y : s.y)
+      if (std::isfinite(y)) y0 = std::min(y0, y), y1 = std::max(y1, y);  // NaN: a gap
   }
+  if (!p.empty())
+    for (double x : p.marks) x0 = std::min(x0, x), x1 = std::max(x1, x);
   if (!(x0 <= x1)) x0 = 0, x1 = 1;
   if (!(y0 <= y1)) y0 = 0, y1 = 1;
   if (x1 == x0) x1 = x0 + 1;
@@ -66,50 +69,44 @@ void fit_ranges(Panel& p) {
   if (y0 >= 0 && p.y_min < 0) p.y_min = 0;  // rates and throughputs are never negative
 }
 
-using Pick = std::function<void(const Metrics&, double x_scale, bool by_time, Series&)>;
+// The four standard quantities: the field each draws, its title and axis.
+struct Quantity {
+  std::string field, title, y_label;
+  bool may_log;
+};
+const Quantity k_standard[] = {{"loss", "Training loss", "loss", true},
+                               {"val_loss", "Validation loss", "loss", true},
+                               {"lr", "Learning rate", "learning rate", false},
+                               {"samples_per_s", "Throughput", "samples/s", false}};
+
+bool is_standard(const std::string& field) {
+  for (const auto& q : k_standard)
+    if (q.field == field) return true;
+  return false;
+}
 
 }  // namespace
 
 std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vector<std::string>& labels) {
   double max_wall = 0;
-  for (const auto& m : runs) {
-    for (const auto& s : m.steps) max_wall = std::max(max_wall, s.wall_s);
-    for (const auto& v : m.validations) max_wall = std::max(max_wall, v.wall_s);
-  }
+  for (const auto& m : runs)
+    for (const auto& c : m.curves)
+      for (const auto& p : c.points) max_wall = std::max(max_wall, p.wall_s);
   const TimeUnit unit = time_unit_for(max_wall);
   const std::string time_label = std::string("wall time (") + unit.name + ")";
 
-  struct Quantity {
-    const char* title;
-    const char* y_label;
-    bool may_log;
-    Pick pick;
-  };
-  auto steps = [](double StepRecord::*field) {
-    return Pick([field](const Metrics& m, double scale, bool by_time, Series& s) {
-      for (const auto& r : m.steps) {
-        s.x.push_back(by_time ? r.wall_s / scale : static_cast<double>(r.step));
-        s.y.push_back(r.*field);
-      }
-    });
-  };
-  const Quantity quantities[] = {
-      {"Training loss", "loss", true, steps(&StepRecord::loss)},
-      {"Validation loss", "loss", true,
-       [](const Metrics& m, double scale, bool by_time, Series& s) {
-         for (const auto& r : m.validations) {
-           s.x.push_back(by_time ? r.wall_s / scale : static_cast<double>(r.step));
-           s.y.push_back(r.val_loss);
-         }
-       }},
-      {"Learning rate", "learning rate", false, steps(&StepRecord::lr)},
-      {"Throughput", "samples/s", false, steps(&StepRecord::samples_per_s)},
-  };
+  std::vector<Quantity> quantities(std::begin(k_standard), std::end(k_standard));
+  for (const auto& m : runs)
+    for (const auto& c : m.curves)
+      if (!is_standard(c.field) && std::none_of(quantities.begin(), quantities.end(),
+                                                [&](const Quantity& q) { return q.field == c.field; }))
+        quantities.push_back({c.field, c.field, c.field, true});
+
   std::vector<Panel> panels;
   for (const auto& q : quantities) {
     for (bool by_time : {false, true}) {
       Panel p;
-      p.title = std::string(q.title) + (by_time ? " vs wall time" : " vs step");
+      p.title = q.title + (by_time ? " vs wall time" : " vs step");
       p.x_label = by_time ? time_label : "step";
       p.y_label = q.y_label;
       std::vector<double> all;
@@ -117,7 +114,14 @@ std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vect
         Series s;
         s.run = static_cast<int>(i);
         s.label = i < labels.size() ? labels[i] : runs[i].path;
-        q.pick(runs[i], unit.seconds, by_time, s);
+        if (const Curve* c = runs[i].curve(q.field)) {
+          for (const auto& point : c->points) {
+            s.x.push_back(by_time ? point.wall_s / unit.seconds : static_cast<double>(point.step));
+            s.y.push_back(point.value);
+          }
+        }
+        for (const auto& mark : runs[i].marks)
+          p.marks.push_back(by_time ? mark.wall_s / unit.seconds : static_cast<double>(mark.step));
         all.insert(all.end(), s.y.begin(), s.y.end());
         p.series.push_back(std::move(s));
       }
@@ -127,6 +131,28 @@ std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vect
     }
   }
   return panels;
+}
+
+std::vector<std::string> plot_notes(const Metrics& m) {
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  };
+  std::vector<std::string> notes;
+  if (m.user_log) {
+    std::vector<std::string> drawn;
+    for (const auto& c : m.curves) drawn.push_back(c.field);
+    std::string note = m.path + ": JSON lines without \"type\" (not hpclaunch-train's): drew " + join(drawn);
+    if (!m.not_drawn.empty()) note += "; not drawn (counters and clocks): " + join(m.not_drawn);
+    notes.push_back(note);
+  }
+  if (!m.marks.empty()) {
+    std::string note = m.path + ": " + m.marks.front().what + " at step " + std::to_string(m.marks.front().step);
+    if (m.marks.size() > 1) note += " and " + std::to_string(m.marks.size() - 1) + " more step(s)";
+    notes.push_back(note + ", marked in red");
+  }
+  return notes;
 }
 
 }  // namespace hpclaunch

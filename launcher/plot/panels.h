@@ -1,5 +1,6 @@
 // What `hpclaunch plot` draws, decided apart from drawing: four quantities (training loss, validation loss,
-// learning rate, samples/s) against step and against wall time, one series per run; axis ranges, log scales and
+// learning rate, samples/s), and a user log's other numeric fields, against step and against wall time, one
+// series per run; gaps where a value was not finite and marks where that happened; axis ranges, log scales and
 // the wall-time unit. Pure, so tests check the choices; plot/plot.cc hands the panels to PLplot.
 #pragma once
 #include <string>
@@ -12,7 +13,7 @@ namespace hpclaunch {
 struct Series {
   std::string label;  // the run's name in the legend
   int run = 0;        // index of the run: its colour
-  std::vector<double> x, y;
+  std::vector<double> x, y;  // y NaN: not finite in the file, drawn as a gap
 };
 
 struct Panel {
@@ -20,6 +21,7 @@ struct Panel {
   bool log_y = false;
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;  // y range in data units (log_y: both > 0)
   std::vector<Series> series;
+  std::vector<double> marks;  // x of the steps where a run went non-finite: a vertical line each
   bool empty() const;  // no points in any series
 };
 
@@ -36,7 +38,12 @@ bool wants_log_scale(const std::vector<double>& values);
 // Names for the runs' legend: file names when they differ, else their directories' names, else the paths.
 std::vector<std::string> run_labels(const std::vector<std::string>& paths);
 
-// Eight panels, row by row: {loss, validation loss, learning rate, samples/s} x {step, wall time}.
+// Eight panels, row by row: {loss, validation loss, learning rate, samples/s} x {step, wall time}; then two
+// more for each further field of a user log (in the order the runs' files name them).
 std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vector<std::string>& labels);
+
+// What `plot` tells about a run beside drawing it: for a user log the fields it drew and those it did not; where
+// values were not finite. Empty for a clean hpclaunch-train file.
+std::vector<std::string> plot_notes(const Metrics& m);
 
 }  // namespace hpclaunch

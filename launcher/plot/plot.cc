@@ -15,13 +15,13 @@ namespace hpclaunch {
 
 namespace {
 
-// cmap0 entries: 0 background, 1 axes and text, 2 grid, 3.. one per run (Tableau 10, readable on white).
-constexpr int k_background = 0, k_ink = 1, k_grid = 2, k_first_run = 3;
+// cmap0 entries: 0 background, 1 axes and text, 2 grid, 3 non-finite marks, 4.. one per run (Tableau 10, readable on white).
+constexpr int k_background = 0, k_ink = 1, k_grid = 2, k_mark = 3, k_first_run = 4;
 constexpr unsigned char k_run_colours[][3] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
                                               {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127},
                                               {188, 189, 34}, {23, 190, 207}};
 constexpr int k_run_count = sizeof k_run_colours / sizeof k_run_colours[0];
-constexpr int k_width = 1600, k_height = 2000;
+constexpr int k_width = 1600, k_row_height = 500;  // 4 rows: 1600 x 2000; a user log's extra fields add rows
 
 // PLplot reads '#' as the start of an escape sequence.
 std::string escape(const std::string& s) { return replace_all(s, "#", "##"); }
@@ -31,20 +31,55 @@ void set_palette() {
   plscol0(k_background, 255, 255, 255);
   plscol0(k_ink, 30, 30, 30);
   plscol0(k_grid, 215, 215, 215);
+  plscol0(k_mark, 200, 0, 0);
   for (int i = 0; i < k_run_count; ++i)
     plscol0(k_first_run + i, k_run_colours[i][0], k_run_colours[i][1], k_run_colours[i][2]);
 }
 
 double y_value(const Panel& p, double y) { return p.log_y ? std::log10(std::max(y, 1e-300)) : y; }
 
+// One line per finite stretch: a value that was not finite (NaN) leaves a gap.
 void draw_series(const Panel& p, const Series& s) {
-  std::vector<PLFLT> x(s.x.begin(), s.x.end()), y;
-  for (double v : s.y) y.push_back(y_value(p, v));
   plcol0(k_first_run + s.run % k_run_count);
   plwidth(2.0);
-  if (x.size() > 1) plline(static_cast<PLINT>(x.size()), x.data(), y.data());
-  if (x.size() <= 40) plpoin(static_cast<PLINT>(x.size()), x.data(), y.data(), 17);  // few points: mark them
+  std::vector<PLFLT> x, y;
+  auto flush = [&] {
+    if (x.size() > 1) plline(static_cast<PLINT>(x.size()), x.data(), y.data());
+    else if (x.size() == 1) plpoin(1, x.data(), y.data(), 17);  // a point alone between gaps
+    x.clear();
+    y.clear();
+  };
+  for (size_t i = 0; i < s.x.size(); ++i) {
+    if (!std::isfinite(s.y[i])) {
+      flush();
+      continue;
+    }
+    x.push_back(s.x[i]);
+    y.push_back(y_value(p, s.y[i]));
+  }
+  const bool few = s.x.size() <= 40;
+  if (few) {  // few points: mark them
+    std::vector<PLFLT> fx, fy;
+    for (size_t i = 0; i < s.x.size(); ++i)
+      if (std::isfinite(s.y[i])) fx.push_back(s.x[i]), fy.push_back(y_value(p, s.y[i]));
+    if (fx.size() > 1) plpoin(static_cast<PLINT>(fx.size()), fx.data(), fy.data(), 17);
+  }
+  flush();
   plwidth(1.0);
+}
+
+// A dashed red line at each step where a run went non-finite, labelled once.
+void draw_marks(const Panel& p) {
+  if (p.marks.empty()) return;
+  const double y0 = y_value(p, p.y_min), y1 = y_value(p, p.y_max);
+  plcol0(k_mark);
+  pllsty(2);
+  for (double x : p.marks) {
+    PLFLT xs[2] = {x, x}, ys[2] = {y0, y1};
+    plline(2, xs, ys);
+  }
+  pllsty(1);
+  plptex(p.marks.front(), y1 - (y1 - y0) * 0.06, 1, 0, 1.05, "non-finite");
 }
 
 void draw_legend(const Panel& p) {
@@ -93,6 +128,7 @@ void draw_panel(const Panel& p, size_t i, size_t count, bool legend) {
     return;
   }
   for (const auto& s : p.series) draw_series(p, s);
+  draw_marks(p);
   if (legend) draw_legend(p);
 }
 
@@ -114,7 +150,7 @@ void draw_panels(const std::vector<Panel>& panels, const std::string& title, con
 
   plsdev(format == ImageFormat::png ? "pngcairo" : "svgcairo");
   plsfnam(path.c_str());
-  plspage(0, 0, k_width, k_height, 0, 0);
+  plspage(0, 0, k_width, k_row_height * static_cast<int>((panels.size() + 1) / 2), 0, 0);
   set_palette();
   plinit();
   pladv(0);

@@ -3,16 +3,20 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace hpclaunch {
 
 namespace {
 
-// The lowest validation loss of a run and its step; nullopt without validation records.
-std::optional<ValidationRecord> best_validation(const Metrics& m) {
-  if (m.validations.empty()) return std::nullopt;
-  return *std::min_element(m.validations.begin(), m.validations.end(),
-                           [](const auto& a, const auto& b) { return a.val_loss < b.val_loss; });
+// The lowest finite validation loss of a run and its step; nullopt without one.
+std::optional<Point> best_validation(const Metrics& m) {
+  const Curve* c = m.curve("val_loss");
+  std::optional<Point> best;
+  if (c)
+    for (const auto& p : c->points)
+      if (std::isfinite(p.value) && (!best || p.value < best->value)) best = p;
+  return best;
 }
 
 }  // namespace
@@ -31,12 +35,13 @@ std::string best_validation_table(const std::vector<std::string>& keys, const st
       row.push_back(it == t.values.end() ? "-" : it->second);
     }
     auto v = t.metrics ? best_validation(*t.metrics) : std::nullopt;
-    row.push_back(v ? fmt::format("{:.6g}", v->val_loss) : "-");
+    row.push_back(v ? fmt::format("{:.6g}", v->value) : "-");
     row.push_back(v ? std::to_string(v->step) : "-");
-    const bool stepped = t.metrics && !t.metrics->steps.empty();
-    row.push_back(stepped ? fmt::format("{:.6g}", t.metrics->steps.back().loss) : "-");
-    row.push_back(stepped ? std::to_string(t.metrics->steps.back().step) : t.metrics ? "0" : "(no metrics)");
-    if (v && (!best_row || v->val_loss < best)) best_row = rows.size(), best = v->val_loss;
+    const Curve* loss = t.metrics ? t.metrics->curve("loss") : nullptr;
+    const bool stepped = loss && !loss->points.empty();
+    row.push_back(stepped ? fmt::format("{:.6g}", loss->points.back().value) : "-");
+    row.push_back(stepped ? std::to_string(loss->points.back().step) : t.metrics ? "0" : "(no metrics)");
+    if (v && (!best_row || v->value < best)) best_row = rows.size(), best = v->value;
     rows.push_back(row);
   }
   std::vector<size_t> width(header.size(), 0);

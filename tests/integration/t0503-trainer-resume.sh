@@ -26,14 +26,20 @@ grep -q 'batch: 64 per rank, 64 global' "$work/second.log" || fail "global batch
 # on resume those records go, so the file holds every step once, as the checkpoint does.
 "$HPCLAUNCH_TRAIN" "${data[@]}" --threads 1 --no-validation --steps 4 --checkpoint-dir "$work/m" \
   --metrics "$work/m.jsonl" >/dev/null 2>&1 || fail "metrics run"
-grep '"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":5,/' >>"$work/m.jsonl"
-grep '"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":6,/' >>"$work/m.jsonl"
+grep '"type":"step",.*"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":5,/' >>"$work/m.jsonl"
+grep '"type":"step",.*"step":4,' "$work/m.jsonl" | sed 's/"step":4,/"step":6,/' >>"$work/m.jsonl"
 printf '{"type":"step","epoch":1,"st' >>"$work/m.jsonl"
 "$HPCLAUNCH_TRAIN" "${data[@]}" --threads 1 --no-validation --steps 7 --checkpoint-dir "$work/m" --resume \
   --metrics "$work/m.jsonl" >"$work/m.log" 2>&1 || { cat "$work/m.log"; fail "metrics resume"; }
 grep -q 'm.jsonl: dropped 3 record(s) after step 4, the checkpoint' "$work/m.log" || { cat "$work/m.log"; fail "no drop line"; }
 steps=$(grep '"type":"step"' "$work/m.jsonl" | sed 's/.*"step":\([0-9]*\).*/\1/' | xargs)
 [ "$steps" = "1 2 3 4 5 6 7" ] || fail "metrics steps after resume: $steps"
+# Read as JSON: each run's start and end around its steps; the first run's end (at its checkpoint's step) stays.
+kinds=$(/usr/bin/python3 -c 'import json, sys; print(" ".join("%s:%s" % (r["type"], r["step"]) for r in map(json.loads, open(sys.argv[1]))))' "$work/m.jsonl") ||
+  fail "metrics after resume are not JSON lines"
+[ "$kinds" = "run_start:0 step:1 step:2 step:3 step:4 run_end:4 run_start:4 step:5 step:6 step:7 run_end:7" ] ||
+  fail "records after resume: $kinds"
+[ -z "${HPCLAUNCH:-}" ] || "$HPCLAUNCH" plot "$work/m.jsonl" -o "$work/m.svg" >/dev/null || fail "plot of the resumed metrics"
 
 # A different global batch on resume is refused, naming the flag; --resume-from a missing file too.
 set +e

@@ -19,42 +19,8 @@ train "$test_tmp/a.jsonl" 1e-3
 train "$test_tmp/b.jsonl" 3e-3
 assert_eq 24 "$(grep -c '"type":"step"' "$test_tmp/a.jsonl")" "step records"
 
-# Counts the pixels of an RGB colour in a PNG (8-bit RGB or RGBA, non-interlaced): decodes the filters itself.
-pixels() {  # PNG R G B
-  /usr/bin/python3 - "$@" <<'PY'
-import struct, sys, zlib
-path, want = sys.argv[1], tuple(int(v) for v in sys.argv[2:5])
-data = open(path, "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "no PNG signature"
-pos, idat, w = 8, b"", 0
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        assert depth == 8 and ctype in (2, 6), f"unexpected PNG format depth {depth} type {ctype}"
-        bpp = 3 if ctype == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-raw, stride, prev, count, i = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0, 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    count += sum(1 for x in range(0, stride, bpp) if tuple(line[x:x + 3]) == want)
-    prev = line
-print(count)
-PY
-}
+# Counts the pixels of an RGB colour in a PNG.
+pixels() { /usr/bin/python3 "$HPCLAUNCH_SOURCE_DIR/tests/tools/png_pixels.py" "$@"; }
 svg_ok() {  # SVG: parses, and has many drawn paths
   /usr/bin/python3 -c '
 import sys, xml.etree.ElementTree as ET
@@ -94,6 +60,26 @@ $test_tmp/job/metrics.svg" "$(hl plot "$test_tmp/job")" "plot of a job directory
 id=$(sed -n 's/.*"job_id": "\([^"]*\)".*/\1/p' "$test_tmp/job/job.json")
 hl plot "$id" -o "$test_tmp/by-id.svg" >/dev/null || fail "plot by job id failed"
 
+# A user's own log, as a Python script writes it (json.dumps: no "type", NaN for a diverged value): drawn, with
+# its further field in panels of its own, and `plot` says which fields it drew.
+/usr/bin/python3 - "$test_tmp/user.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for step in range(1, 41):
+        loss = float("nan") if step == 25 else 1.0 / step
+        f.write(json.dumps({"step": step * 10, "epoch": step // 10, "train_loss": loss, "lr": 0.1, "accuracy": 1 - loss / 2}) + "\n")
+        if step % 10 == 0:
+            f.write(json.dumps({"step": step * 10, "val_loss": 1.2 / step}) + "\n")
+PY
+grep -q NaN "$test_tmp/user.jsonl" || fail "the user log has no NaN"
+out=$(hl plot "$test_tmp/user.jsonl" -o "$test_tmp/user.png" 2>"$test_tmp/user.err") || fail "plot of a user log failed: $(cat "$test_tmp/user.err")"
+assert_eq "$test_tmp/user.png" "$out"
+assert_contains "$(cat "$test_tmp/user.err")" "hpclaunch: note: $test_tmp/user.jsonl: JSON lines without \"type\" (not hpclaunch-train's): drew loss, lr, accuracy, val_loss; not drawn (counters and clocks): epoch"
+assert_contains "$(cat "$test_tmp/user.err")" "$test_tmp/user.jsonl: non-finite loss at step 250, marked in red"
+assert_contains "$(file "$test_tmp/user.png")" "PNG image data, 1600 x 2500"  # five rows: accuracy added
+[ "$(pixels "$test_tmp/user.png" 31 119 180)" -gt 2000 ] || fail "no curves in user.png"
+[ "$(pixels "$test_tmp/user.png" 200 0 0)" -gt 100 ] || fail "no mark in user.png"
+
 # Bad metrics files and outputs: one line, naming the file (and line), exit 2.
 bad() {  # EXPECTED_MESSAGE FILE_CONTENT (printf format)
   printf "$2" >"$test_tmp/bad.jsonl"
@@ -108,6 +94,7 @@ bad ": is empty" ''
 bad ":2: the last line is cut short" "$good"'{"type":"step","st'
 bad ":2: not a JSON object: 'oops'" "$good"'oops\n'
 bad ": holds no step records" '{"type":"validation","step":1,"val_loss":1}\n'
+bad ": holds no step records" '{"step":1,"name":"only text"}\n'
 bad ":1: step record without a numeric \"loss\"" '{"type":"step","step":1}\n'
 rm -f "$test_tmp/bad.jsonl"
 assert_fails "$test_tmp/nothere.jsonl: cannot read the metrics file" hl plot "$test_tmp/nothere.jsonl"

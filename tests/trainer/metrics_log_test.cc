@@ -49,3 +49,13 @@ TEST_CASE("truncate_metrics_file rewrites the file and counts what went") {
   CHECK(truncate_metrics_file(path, 2) == 0);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("records are read as JSON: a step's place in the line, spaces and a run's end do not matter") {
+  const std::string spaced = "{\"loss\": null, \"type\": \"step\", \"step\" : 4}\n";
+  const std::string end = "{\"type\":\"run_end\",\"step\":6,\"status\":\"nonfinite\",\"nonfinite_step\":6}\n";
+  CHECK(metrics_up_to(step(3) + spaced + end, 3) == step(3));
+  CHECK(metrics_up_to(step(3) + spaced + end, 5) == step(3) + spaced);
+  // A "step" inside a nested object is not the record's step.
+  const std::string other = "{\"type\":\"note\",\"detail\":{\"step\":99}}\n";
+  CHECK(metrics_up_to(other + step(1), 1) == other + step(1));
+}

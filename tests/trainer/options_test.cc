@@ -124,4 +124,48 @@ TEST_CASE("an incomplete or inconsistent environment names the variable") {
   CHECK(error({{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}}).rfind("RANK: unset", 0) == 0);
 }
 
+
+TEST_CASE("non-finite policy: stop by default; skip-step with a limit of skipped steps in a row") {
+  CHECK(parse_command_line({}).options.on_nonfinite == "stop");
+  CHECK(parse_command_line({}).options.max_skipped_steps == 10);
+  const TrainOptions o = parse_command_line({"--on-nonfinite", "skip-step", "--max-skipped-steps", "3"}).options;
+  CHECK(o.on_nonfinite == "skip-step");
+  CHECK(o.max_skipped_steps == 3);
+  CHECK(error_of({"--on-nonfinite", "ignore"}).find("--on-nonfinite") != std::string::npos);
+  CHECK(error_of({"--max-skipped-steps", "0"}).find("--max-skipped-steps") != std::string::npos);
+}
+
+TEST_CASE("the non-finite test hook: RANK:STEP[:COUNT], off when unset, one line when malformed") {
+  CHECK(parse_nonfinite_hook(nullptr).rank == -1);
+  CHECK_FALSE(parse_nonfinite_hook("").applies(0, 1));
+  const NonfiniteHook once = parse_nonfinite_hook("1:5");
+  CHECK(once.applies(1, 5));
+  CHECK_FALSE(once.applies(1, 6));
+  CHECK_FALSE(once.applies(0, 5));
+  const NonfiniteHook three = parse_nonfinite_hook("0:2:3");
+  CHECK_FALSE(three.applies(0, 1));
+  CHECK(three.applies(0, 4));
+  CHECK_FALSE(three.applies(0, 5));
+  for (const char* bad : {"1", "x:1", "1:0", "-1:3", "1:2:0", "1:2:3:4", "1:2x"})
+    CHECK_THROWS_WITH(parse_nonfinite_hook(bad), doctest::Contains("HPCLAUNCH_TRAIN_NONFINITE: '"));
+}
+
+TEST_CASE("threads per rank: the flag, else OMP_NUM_THREADS, else the CPUs shared by the node's ranks") {
+  std::map<std::string, std::string> vars;
+  auto getenv = [&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  CHECK(threads_per_rank(3, 16, getenv) == 3);
+  CHECK(threads_per_rank(0, 16, getenv) == 16);
+  vars["LOCAL_WORLD_SIZE"] = "4";
+  CHECK(threads_per_rank(0, 16, getenv) == 4);
+  CHECK(threads_per_rank(0, 2, getenv) == 1);  // more ranks than CPUs: one thread each
+  vars["OMP_NUM_THREADS"] = "6";
+  CHECK(threads_per_rank(0, 16, getenv) == 6);
+  CHECK(threads_per_rank(2, 16, getenv) == 2);
+  vars["OMP_NUM_THREADS"] = "4,2";  // nested lists are not ours to read: the share instead
+  CHECK(threads_per_rank(0, 16, getenv) == 4);
+}
+
 TEST_SUITE_END();

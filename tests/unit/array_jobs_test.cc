@@ -2,6 +2,8 @@
 // JOB[I] forms, every task's state in one squeue (answers captured from the test cluster, slurm-wlm 22.05.8), PBS's
 // subjob ids (OpenPBS's documented forms; no PBS server runs here), the local runner's tasks, and plot's table.
 #include <doctest/doctest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <filesystem>
@@ -169,14 +171,16 @@ TEST_CASE("local: a task not started waits while the runner works, and never sta
 }
 
 TEST_CASE("plot's table: each task's values, best validation loss and its step; the best marked") {
-  Metrics m1;
-  m1.steps = {{1, 0.9, 0.1, 0, 0}, {20, 0.5, 0.1, 0, 0}};
-  m1.validations = {{10, 0.7, 0}, {20, 0.6, 0}};
-  Metrics m2;
-  m2.steps = {{20, 0.4, 0.2, 0, 0}};
-  m2.validations = {{10, 0.45, 0}, {20, 0.5, 0}};
-  Metrics m3;
-  m3.steps = {{5, 1.0, 0.3, 0, 0}};
+  // Curves as metrics.cc reads them: loss per step, val_loss per validation (a NaN one is a gap, never the best).
+  auto curves = [](std::vector<Point> loss, std::vector<Point> val) {
+    Metrics m;
+    m.curves.push_back({"loss", std::move(loss)});
+    if (!val.empty()) m.curves.push_back({"val_loss", std::move(val)});
+    return m;
+  };
+  Metrics m1 = curves({{1, 0, 0.9}, {20, 0, 0.5}}, {{10, 0, 0.7}, {20, 0, 0.6}});
+  Metrics m2 = curves({{20, 0, 0.4}}, {{10, 0, 0.45}, {15, 0, std::nan("")}, {20, 0, 0.5}});
+  Metrics m3 = curves({{5, 0, 1.0}}, {});
   std::vector<TaskResult> tasks = {{0, {{"lr", "0.1"}}, m1}, {1, {{"lr", "0.2"}}, m2}, {2, {{"lr", "0.3"}}, m3},
                                    {3, {{"lr", "0.4"}}, std::nullopt}};
   CHECK(best_validation_table({"lr"}, tasks) ==

@@ -1,5 +1,8 @@
-// Reading hpclaunch-train's metrics lines: strict for `plot` (errors name file:line), tolerant for `wait`.
+// Reading hpclaunch-train's metrics lines as curves: strict for `plot` (errors name file:line), tolerant for
+// `wait`; non-finite values as gaps with marks; a user's own JSON-lines log.
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "jobs/metrics.h"
 #include "util/error.h"
@@ -7,6 +10,12 @@
 using namespace hpclaunch;
 
 namespace {
+
+const std::vector<Point>& points(const Metrics& m, const char* field) {
+  const Curve* c = m.curve(field);
+  REQUIRE_MESSAGE(c != nullptr, "no curve ", field);
+  return c->points;
+}
 
 // Lines as trainer/trainer.cc (MetricsFile) writes them.
 const char* k_file =
@@ -21,21 +30,23 @@ TEST_SUITE_BEGIN("jobs_metrics");
 
 TEST_CASE("steps and validations are read; wall time sums step and validation times") {
   Metrics m = parse_metrics(k_file, "m.jsonl");
-  REQUIRE(m.steps.size() == 3);
-  REQUIRE(m.validations.size() == 1);
-  CHECK(m.steps[1].step == 2);
-  CHECK(m.steps[1].loss == doctest::Approx(1.5));
-  CHECK(m.steps[1].lr == doctest::Approx(0.002));
-  CHECK(m.steps[1].samples_per_s == doctest::Approx(420));
-  CHECK(m.steps[0].wall_s == doctest::Approx(0.5));
-  CHECK(m.steps[1].wall_s == doctest::Approx(0.75));
-  CHECK(m.validations[0].wall_s == doctest::Approx(1.75));
-  CHECK(m.steps[2].wall_s == doctest::Approx(2.0));
+  CHECK_FALSE(m.user_log);
+  REQUIRE(points(m, "loss").size() == 3);
+  REQUIRE(points(m, "val_loss").size() == 1);
+  CHECK(points(m, "loss")[1].step == 2);
+  CHECK(points(m, "loss")[1].value == doctest::Approx(1.5));
+  CHECK(points(m, "lr")[1].value == doctest::Approx(0.002));
+  CHECK(points(m, "samples_per_s")[1].value == doctest::Approx(420));
+  CHECK(points(m, "loss")[0].wall_s == doctest::Approx(0.5));
+  CHECK(points(m, "loss")[1].wall_s == doctest::Approx(0.75));
+  CHECK(points(m, "val_loss")[0].wall_s == doctest::Approx(1.75));
+  CHECK(points(m, "loss")[2].wall_s == doctest::Approx(2.0));
+  CHECK(m.marks.empty());
 }
 
 TEST_CASE("a record's own wall_s wins over the sum") {
   Metrics m = parse_metrics("{\"type\":\"step\",\"step\":1,\"loss\":1,\"step_time_s\":0.5,\"wall_s\":9}\n", "m");
-  CHECK(m.steps[0].wall_s == doctest::Approx(9));
+  CHECK(points(m, "loss")[0].wall_s == doctest::Approx(9));
 }
 
 TEST_CASE("with \"time\" stamps wall time counts from the first record, across requeued runs and their wait") {
@@ -47,11 +58,11 @@ TEST_CASE("with \"time\" stamps wall time counts from the first record, across r
       "{\"type\":\"step\",\"step\":2,\"loss\":1.4,\"step_time_s\":0.5,\"time\":1700000121.75}\n"
       "{\"type\":\"step\",\"step\":3,\"loss\":1.0,\"step_time_s\":0.5,\"time\":1700000122.25}\n";
   Metrics m = parse_metrics(stamped, "m");
-  REQUIRE(m.steps.size() == 3);
-  CHECK(m.steps[0].wall_s == doctest::Approx(0.0));
-  CHECK(m.steps[1].wall_s == doctest::Approx(121.5));
-  CHECK(m.steps[2].wall_s == doctest::Approx(122.0));
-  CHECK(m.validations.empty());
+  REQUIRE(points(m, "loss").size() == 3);
+  CHECK(points(m, "loss")[0].wall_s == doctest::Approx(0.0));
+  CHECK(points(m, "loss")[1].wall_s == doctest::Approx(121.5));
+  CHECK(points(m, "loss")[2].wall_s == doctest::Approx(122.0));
+  CHECK(points(m, "val_loss").empty());
 }
 
 TEST_CASE("bad metrics files: one error naming file:line") {
@@ -72,6 +83,7 @@ TEST_CASE("bad metrics files: one error naming file:line") {
 TEST_CASE("latest_metrics skips a line still being written") {
   std::string growing = std::string(k_file) + "{\"type\":\"step\",\"step\":4,\"lo";
   LatestMetrics l = latest_metrics(growing);
+  CHECK_FALSE(l.end.has_value());
   REQUIRE(l.step);
   CHECK(l.step->step == 3);
   REQUIRE(l.validation);
@@ -80,6 +92,14 @@ TEST_CASE("latest_metrics skips a line still being written") {
   CHECK_FALSE(latest_metrics("{\"type\":\"step\",\"step\":1,\"loss\":1}").step.has_value());  // no newline yet
   // A tail cut mid-line at its start: the first fragment is not JSON and is skipped.
   CHECK(latest_metrics("ss\":1}\n{\"type\":\"step\",\"step\":8,\"loss\":0.5}\n").step->step == 8);
+  // The end of a run, when it is the last record; a null loss reads as NaN.
+  LatestMetrics ended = latest_metrics(
+      "{\"type\":\"step\",\"step\":8,\"loss\":null}\n{\"type\":\"run_end\",\"step\":8,\"status\":\"nonfinite\"}\n");
+  REQUIRE(ended.end);
+  CHECK(ended.end->status == "nonfinite");
+  CHECK(std::isnan(ended.step->loss));
+  CHECK_FALSE(latest_metrics("{\"type\":\"run_end\",\"step\":8,\"status\":\"stopped\"}\n"
+                             "{\"type\":\"step\",\"step\":8,\"loss\":1}\n").end.has_value());
 }
 
 TEST_CASE("a resumed run's records replace the steps it repeats; wall time goes on") {
@@ -87,11 +107,64 @@ TEST_CASE("a resumed run's records replace the steps it repeats; wall time goes 
       "{\"type\":\"step\",\"epoch\":1,\"step\":2,\"loss\":1.4,\"step_time_s\":0.25}\n"
       "{\"type\":\"step\",\"epoch\":2,\"step\":3,\"loss\":0.9,\"step_time_s\":0.25}\n";
   Metrics m = parse_metrics(resumed, "m");
-  REQUIRE(m.steps.size() == 3);
-  CHECK(m.steps[0].step == 1);
-  CHECK(m.steps[1].step == 2);
-  CHECK(m.steps[1].loss == doctest::Approx(1.4));
-  CHECK(m.steps[2].loss == doctest::Approx(0.9));
-  CHECK(m.validations.empty());  // the validation after step 2 was repeated too
-  CHECK(m.steps[2].wall_s == doctest::Approx(2.5));
+  const auto& loss = points(m, "loss");
+  REQUIRE(loss.size() == 3);
+  CHECK(loss[0].step == 1);
+  CHECK(loss[1].step == 2);
+  CHECK(loss[1].value == doctest::Approx(1.4));
+  CHECK(loss[2].value == doctest::Approx(0.9));
+  CHECK(points(m, "val_loss").empty());  // the validation after step 2 was repeated too
+  CHECK(loss[2].wall_s == doctest::Approx(2.5));
+}
+
+TEST_CASE("a non-finite loss (null) is a gap with a mark; a nonfinite run_end marks its step") {
+  const std::string diverged =
+      "{\"type\":\"run_start\",\"step\":0,\"model\":\"autoencoder\",\"world_size\":2}\n"
+      "{\"type\":\"step\",\"step\":1,\"loss\":2,\"step_time_s\":0.5}\n"
+      "{\"type\":\"step\",\"step\":2,\"loss\":null,\"skipped\":true,\"step_time_s\":0.5}\n"
+      "{\"type\":\"step\",\"step\":3,\"loss\":1.5,\"step_time_s\":0.5}\n"
+      "{\"type\":\"step\",\"step\":4,\"loss\":null,\"step_time_s\":0.5}\n"
+      "{\"type\":\"run_end\",\"step\":4,\"status\":\"nonfinite\",\"exit_code\":3,\"nonfinite_step\":4,"
+      "\"nonfinite_ranks\":[1],\"last_finite_step\":3,\"last_finite_loss\":1.5}\n";
+  Metrics m = parse_metrics(diverged, "d.jsonl");
+  const auto& loss = points(m, "loss");
+  REQUIRE(loss.size() == 4);
+  CHECK(std::isnan(loss[1].value));
+  CHECK(loss[2].value == doctest::Approx(1.5));
+  CHECK(std::isnan(loss[3].value));
+  REQUIRE(m.marks.size() == 2);  // the run_end's step is marked once
+  CHECK(m.marks[0].step == 2);
+  CHECK(m.marks[0].what == "step skipped: non-finite loss");
+  CHECK(m.marks[1].step == 4);
+  CHECK(m.marks[1].what == "non-finite loss");
+}
+
+TEST_CASE("a user's own JSON lines: every numeric field but counters, known names mapped to the four curves") {
+  const std::string user =
+      "{\"step\": 10, \"epoch\": 0, \"train_loss\": 0.9, \"learning_rate\": 0.1, \"acc\": 0.5, \"tag\": \"x\"}\n"
+      "{\"step\": 10, \"eval_loss\": 0.95}\n"
+      "{\"step\": 20, \"epoch\": 1, \"train_loss\": NaN, \"acc\": 0.7, \"time\": 1700000000}\n";  // Python's nan
+  Metrics m = parse_metrics(user, "u.jsonl");
+  CHECK(m.user_log);
+  std::vector<std::string> fields;
+  for (const auto& c : m.curves) fields.push_back(c.field);
+  CHECK(fields == std::vector<std::string>{"loss", "lr", "acc", "val_loss"});
+  CHECK(m.not_drawn == std::vector<std::string>{"epoch", "time"});
+  CHECK(points(m, "acc").size() == 2);
+  CHECK(points(m, "val_loss")[0].step == 10);
+  CHECK(std::isnan(points(m, "loss")[1].value));
+  REQUIRE(m.marks.size() == 1);
+  CHECK(m.marks[0].step == 20);
+  CHECK(canonical_field("valid_loss") == "val_loss");
+  CHECK(canonical_field("accuracy") == "accuracy");
+}
+
+TEST_CASE("a user log that starts again from a lower step replaces what it repeats") {
+  Metrics m = parse_metrics("{\"step\":1,\"loss\":3}\n{\"step\":2,\"loss\":2}\n{\"step\":2,\"loss\":1.5}\n"
+                            "{\"step\":1,\"loss\":2.5}\n{\"step\":2,\"loss\":1}\n", "u");
+  const auto& loss = points(m, "loss");
+  REQUIRE(loss.size() == 2);
+  CHECK(loss[0].value == doctest::Approx(2.5));
+  CHECK(loss[1].value == doctest::Approx(1));
+  CHECK_THROWS_WITH(parse_metrics("{\"step\":1,\"name\":\"a\"}\n", "u"), doctest::Contains("u: holds no step records"));
 }

@@ -1,6 +1,8 @@
 // What `hpclaunch plot` draws: the eight panels, their scales and units, the runs' names.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "plot/panels.h"
 
 using namespace hpclaunch;
@@ -10,11 +12,14 @@ namespace {
 Metrics run(double first_loss, double last_loss, double seconds_per_step, int steps) {
   Metrics m;
   m.path = "m.jsonl";
+  m.curves = {{"loss", {}}, {"lr", {}}, {"samples_per_s", {}}, {"val_loss", {}}};
   for (int i = 1; i <= steps; ++i) {
     double t = static_cast<double>(i - 1) / std::max(1, steps - 1);
-    m.steps.push_back({i, first_loss + (last_loss - first_loss) * t, 0.001, 500, i * seconds_per_step});
+    m.curves[0].points.push_back({i, i * seconds_per_step, first_loss + (last_loss - first_loss) * t});
+    m.curves[1].points.push_back({i, i * seconds_per_step, 0.001});
+    m.curves[2].points.push_back({i, i * seconds_per_step, 500});
   }
-  m.validations.push_back({steps, last_loss, steps * seconds_per_step + 1});
+  m.curves[3].points.push_back({steps, steps * seconds_per_step + 1, last_loss});
   return m;
 }
 
@@ -66,4 +71,41 @@ TEST_CASE("runs are named by file, else by directory, else by path") {
   CHECK(run_labels({"/a/x.jsonl", "/a/y.jsonl"}) == std::vector<std::string>{"x.jsonl", "y.jsonl"});
   CHECK(run_labels({"/j/run1/metrics.jsonl", "/j/run2/metrics.jsonl"}) == std::vector<std::string>{"run1", "run2"});
   CHECK(run_labels({"/a/r/metrics.jsonl", "/b/r/metrics.jsonl"}) == std::vector<std::string>{"/a/r/metrics.jsonl", "/b/r/metrics.jsonl"});
+}
+
+TEST_CASE("a non-finite value stays in the series as NaN (a gap), out of the ranges, and its step is marked") {
+  Metrics m = run(2, 1, 0.5, 10);
+  m.curves[0].points[4].value = NAN;
+  m.marks.push_back({5, 2.5, "non-finite loss"});
+  auto panels = make_panels({m}, {"a"});
+  CHECK(std::isnan(panels[0].series[0].y[4]));
+  CHECK(panels[0].y_max < 3);
+  CHECK(panels[0].y_min > 0);
+  CHECK(panels[0].marks == std::vector<double>{5});
+  CHECK(panels[1].marks == std::vector<double>{2.5});
+  CHECK(panels[4].marks == std::vector<double>{5});  // every panel shows where
+  CHECK_FALSE(wants_log_scale({NAN, 1, 2}));
+  CHECK(wants_log_scale({NAN, 1, 100}));
+  auto notes = plot_notes(m);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "m.jsonl: non-finite loss at step 5, marked in red");
+}
+
+TEST_CASE("a user log's further fields get two panels each, after the four; notes name what was drawn") {
+  Metrics user;
+  user.path = "u.jsonl";
+  user.user_log = true;
+  user.curves = {{"loss", {{1, 0, 1.0}, {2, 1, 0.5}}}, {"acc", {{1, 0, 0.2}, {2, 1, 0.6}}}};
+  user.not_drawn = {"epoch"};
+  auto panels = make_panels({run(2, 1, 0.5, 10), user}, {"a", "u"});
+  REQUIRE(panels.size() == 10);
+  CHECK(panels[8].title == "acc vs step");
+  CHECK(panels[9].title == "acc vs wall time");
+  CHECK(panels[8].series[0].x.empty());  // the trainer's run has no such field
+  CHECK(panels[8].series[1].y == std::vector<double>{0.2, 0.6});
+  CHECK(panels[2].series[1].x.empty());  // and the user's no validation loss
+  auto notes = plot_notes(user);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "u.jsonl: JSON lines without \"type\" (not hpclaunch-train's): drew loss, acc; not drawn (counters and clocks): epoch");
+  CHECK(plot_notes(run(2, 1, 0.5, 10)).empty());
 }

@@ -1,0 +1,133 @@
+// The metrics file's records (metrics/records.h): written as one JSON line each, "type" first, non-finite
+// numbers as null; read back the same; a user's own lines; what a reader of a growing file is spared.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "metrics/records.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+using namespace hpclaunch::metrics;
+
+TEST_SUITE_BEGIN("metrics_records");
+
+TEST_CASE("a step record is one JSON line, type first; it reads back field by field") {
+  Step s;
+  s.epoch = 2;
+  s.step = 41;
+  s.loss = 0.125;
+  s.lr = 0.001;
+  s.samples_per_s = 1500;
+  s.step_time_s = 0.25;
+  s.allreduce_s = 0.5;
+  s.cpu_s = 0.75;
+  s.time = 1700000000.5;
+  const std::string line = to_line(s);
+  CHECK(line ==
+        "{\"type\":\"step\",\"epoch\":2,\"step\":41,\"loss\":0.125,\"lr\":0.001,\"samples_per_s\":1500.0,"
+        "\"step_time_s\":0.25,\"allreduce_s\":0.5,\"cpu_s\":0.75,\"time\":1700000000.5}\n");
+  auto back = parse_line(line.substr(0, line.size() - 1), "m:1");
+  REQUIRE(back);
+  const Step& r = std::get<Step>(*back);
+  CHECK(r.epoch == 2);
+  CHECK(r.step == 41);
+  CHECK(r.loss == 0.125);
+  CHECK(r.cpu_s == 0.75);
+  CHECK(*r.time == 1700000000.5);
+  CHECK_FALSE(r.wall_s.has_value());
+  CHECK_FALSE(r.skipped);
+  CHECK(step_of(*back) == 41);
+}
+
+TEST_CASE("a non-finite loss is written as null (valid JSON) and read back as NaN; a skipped step says so") {
+  Step s;
+  s.step = 7;
+  s.loss = -std::numeric_limits<double>::infinity();
+  s.skipped = true;
+  const std::string line = to_line(s);
+  CHECK(line.find("\"loss\":null") != std::string::npos);
+  CHECK(line.find("\"skipped\":true") != std::string::npos);
+  CHECK(line.find("inf") == std::string::npos);
+  const Step r = std::get<Step>(*parse_line(line));
+  CHECK(std::isnan(r.loss));
+  CHECK(r.skipped);
+  Validation v;
+  v.val_loss = k_nan;
+  CHECK(to_line(v).find("\"val_loss\":null") != std::string::npos);
+  CHECK(std::isnan(std::get<Validation>(*parse_line(to_line(v))).val_loss));
+}
+
+TEST_CASE("run start and run end round-trip; the end of a diverged run names step, ranks and last finite loss") {
+  RunStart b;
+  b.step = 20;
+  b.model = "resnet";
+  b.world_size = 4;
+  b.global_batch = 256;
+  b.on_nonfinite = "skip-step";
+  const RunStart rb = std::get<RunStart>(*parse_line(to_line(b)));
+  CHECK(rb.step == 20);
+  CHECK(rb.model == "resnet");
+  CHECK(rb.world_size == 4);
+  CHECK(rb.global_batch == 256);
+  CHECK(rb.on_nonfinite == "skip-step");
+  RunEnd e;
+  e.step = 33;
+  e.status = "nonfinite";
+  e.exit_code = 3;
+  e.skipped_steps = 2;
+  e.nonfinite_step = 33;
+  e.nonfinite_ranks = {1, 3};
+  e.last_finite_step = 32;
+  e.last_finite_loss = 0.5;
+  const std::string line = to_line(e);
+  CHECK(line.rfind("{\"type\":\"run_end\",\"step\":33,\"status\":\"nonfinite\",\"exit_code\":3,\"skipped_steps\":2,"
+                   "\"nonfinite_step\":33,\"nonfinite_ranks\":[1,3],\"last_finite_step\":32,\"last_finite_loss\":0.5",
+                   0) == 0);
+  const RunEnd re = std::get<RunEnd>(*parse_line(line));
+  CHECK(re.nonfinite_ranks == std::vector<int>{1, 3});
+  CHECK(*re.last_finite_step == 32);
+  CHECK(re.last_finite_loss == 0.5);
+  RunEnd done;
+  done.step = 100;
+  done.status = "done";
+  CHECK(to_line(done).find("nonfinite") == std::string::npos);
+}
+
+TEST_CASE("lines without \"type\" but with a numeric step are a user's records: their numbers in order") {
+  auto r = parse_line(R"({"step": 5, "loss": 0.5, "name": "x", "acc": null, "lr": 1e-3})");
+  REQUIRE(r);
+  const UserRecord& u = std::get<UserRecord>(*r);
+  CHECK(u.step == 5);
+  REQUIRE(u.values.size() == 3);
+  CHECK(u.values[0].first == "loss");
+  CHECK(u.values[1].first == "acc");
+  CHECK(std::isnan(u.values[1].second));
+  CHECK(u.values[2].second == doctest::Approx(1e-3));
+  CHECK(std::holds_alternative<OtherRecord>(*parse_line(R"({"note": "no step"})")));
+  CHECK(std::get<OtherRecord>(*parse_line(R"({"type":"summary","step":3})")).step == 3);
+}
+
+TEST_CASE("Python's NaN, Infinity and -Infinity (json.dumps) read as null, but not inside strings") {
+  const UserRecord u = std::get<UserRecord>(*parse_line(R"({"step": 2, "loss": NaN, "g": -Infinity, "h": Infinity, "s": "NaN"})"));
+  REQUIRE(u.values.size() == 3);
+  CHECK(std::isnan(u.values[0].second));
+  CHECK(std::isnan(u.values[1].second));
+  CHECK(std::isnan(u.values[2].second));
+  CHECK_FALSE(parse_line(R"({"step": 2, "loss": NaNa})").has_value());
+  CHECK_FALSE(parse_line(R"({"step": 2, "loss": nan})").has_value());
+}
+
+TEST_CASE("not JSON: nullopt; an incomplete typed record: an error naming where, or (no where) an other record") {
+  CHECK_FALSE(parse_line("{\"type\":\"step\",\"st").has_value());
+  CHECK_FALSE(parse_line("[1,2]").has_value());
+  CHECK_FALSE(parse_line("{\"type\":\"step\",\"step\":1,\"loss\":-nan}").has_value());  // the old trainer's output
+  CHECK_THROWS_WITH(parse_line("{\"type\":\"step\",\"step\":1}", "m.jsonl:4"),
+                    doctest::Contains("m.jsonl:4: step record without a numeric \"loss\""));
+  CHECK_THROWS_WITH(parse_line("{\"type\":\"validation\",\"step\":1}", "m.jsonl:5"),
+                    doctest::Contains("m.jsonl:5: validation record without numeric \"step\" and \"val_loss\""));
+  auto quiet = parse_line("{\"type\":\"step\",\"step\":3}");
+  REQUIRE(quiet);
+  CHECK(std::holds_alternative<OtherRecord>(*quiet));
+  CHECK(step_of(*quiet) == 3);
+}
