@@ -14,6 +14,7 @@ packages=(
   libplplot-dev plplot-driver-cairo fonts-dejavu-core file
   procps iproute2 psmisc
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
+  clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -26,7 +26,9 @@ IdxArray parse_idx(const std::vector<uint8_t>& bytes, const std::string& where) 
     const uint8_t* p = &bytes[4 + 4 * d];
     const uint32_t size = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
     out.dims.push_back(size);
-    count *= size;
+    // A product past 2^64 would wrap around, and a small body could match it.
+    if (__builtin_mul_overflow(count, size_t{size}, &count))
+      throw Error(where, "IDX dimensions too large to hold in memory", "the file is corrupt; re-install the data set");
   }
   const size_t offset = 4 + 4 * ndims;
   if (bytes.size() - offset != count)

@@ -216,9 +216,12 @@ void require_complete(const Reader& r, const YAML::Node& root) {
       {"launch", "launch: {default: srun, allowed: [agent, srun]}"}};
   for (const auto& [key, example] : required)
     if (!root[key]) r.fail(root, "", "missing required field '" + key + "'", "add e.g. `" + example + "`");
+  // Mappings before their keys are looked up: yaml-cpp throws its own exception for a key of a scalar.
   const YAML::Node node = root["node"];
+  r.expect_map(node, "node");
   for (const char* key : {"gpus", "cores"})
     if (!node[key]) r.fail(node, "node", std::string("missing required field 'node.") + key + "'", "add it");
+  r.expect_map(root["launch"], "launch");
   if (!root["launch"]["allowed"]) r.fail(root["launch"], "launch", "missing required field 'launch.allowed'", "list the launch modes the site supports");
 }
 
@@ -238,13 +241,18 @@ YAML::Node parse(const ProfileSource& source) {
   return Reader(source.file).load_map(source.text, "a site profile", "start with `name: mysite`");
 }
 
-std::string name_of(const Reader& r, const YAML::Node& root) {
-  if (!root["name"]) r.fail(root, "", "missing required field 'name'", "add `name: mysite`");
-  std::string name = r.scalar(root["name"], "name");
+// A site's name as `name:` or a key of `variants:` gives it (`at`), checked: it is typed on command lines.
+std::string site_name(const Reader& r, const YAML::Node& at, const std::string& field) {
+  std::string name = r.scalar(at, field);
   static const std::regex k_name_re("[a-z0-9][a-z0-9._-]*");
   if (!std::regex_match(name, k_name_re))
-    r.fail(root["name"], "name", "'" + name + "' is not a valid site name", "use lower-case letters, digits, '-', '.', '_'");
+    r.fail(at, field, "'" + name + "' is not a valid site name", "use lower-case letters, digits, '-', '.', '_'");
   return name;
+}
+
+std::string name_of(const Reader& r, const YAML::Node& root) {
+  if (!root["name"]) r.fail(root, "", "missing required field 'name'", "add `name: mysite`");
+  return site_name(r, root["name"], "name");
 }
 
 }  // namespace
@@ -256,7 +264,8 @@ ProfileHeader read_header(const ProfileSource& source) {
   h.names.push_back(name_of(r, root));
   if (root["extends"]) h.extends = r.scalar(root["extends"], "extends");
   if (root["variants"] && root["variants"].IsMap())
-    for (auto it = root["variants"].begin(); it != root["variants"].end(); ++it) h.names.push_back(it->first.Scalar());
+    for (auto it = root["variants"].begin(); it != root["variants"].end(); ++it)
+      h.names.push_back(site_name(r, it->first, "variants"));
   return h;
 }
 
@@ -286,7 +295,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
     r.expect_map(variants, "variants");
     for (auto it = variants.begin(); it != variants.end(); ++it) {
       SiteProfile v = base;
-      v.name = it->first.Scalar();
+      v.name = site_name(r, it->first, "variants");
       if (it->second.IsMap() && it->second["name"])
         r.fail(it->second["name"], "variants." + v.name, "a variant is named by its key", "remove `name:`");
       if (!it->second.IsNull()) apply(r, it->second, &v, true);

@@ -10,10 +10,15 @@ namespace hpclaunch {
 
 namespace {
 
+// sbatch's largest limit: Slurm keeps minutes in 32 bits, and its last two values mean "infinite" and "no value".
+// No field may pass it, so that the sums below cannot overflow.
+constexpr long k_max_seconds = 4294967293L * 60;
+
 bool parse_fields(std::string_view text, std::vector<long>* out) {
   for (const auto& part : split(text, ':')) {
     long long v = 0;
-    if (part.empty() || part[0] == '+' || part[0] == '-' || !parse_int(part, &v) || v < 0) return false;
+    if (part.empty() || part[0] == '+' || part[0] == '-' || !parse_int(part, &v) || v < 0 || v > k_max_seconds)
+      return false;
     out->push_back(static_cast<long>(v));
   }
   return true;
@@ -28,7 +33,8 @@ std::optional<long> parse_time_limit(std::string_view text) {
   if (dash != std::string_view::npos) {
     long long d = 0;
     std::string_view day_part = text.substr(0, dash);
-    if (day_part.empty() || day_part[0] == '+' || !parse_int(day_part, &d) || d < 0) return std::nullopt;
+    if (day_part.empty() || day_part[0] == '+' || !parse_int(day_part, &d) || d < 0 || d > k_max_seconds / 86400)
+      return std::nullopt;
     days = static_cast<long>(d);
     has_days = true;
     text = text.substr(dash + 1);
@@ -49,7 +55,7 @@ std::optional<long> parse_time_limit(std::string_view text) {
     if (f[1] >= 60 || f[2] >= 60) return std::nullopt;
     seconds = f[0] * 3600 + f[1] * 60 + f[2];  // HH:MM:SS
   }
-  if (seconds <= 0) return std::nullopt;
+  if (seconds <= 0 || seconds > k_max_seconds) return std::nullopt;
   return seconds;
 }
 

@@ -6,7 +6,8 @@
 
 namespace hpclaunch {
 
-// Seconds, or nullopt when `text` is not one of the forms above (or is zero).
+// Seconds, or nullopt when `text` is not one of the forms above (or is zero, or past the largest sbatch takes:
+// 4294967293 minutes).
 std::optional<long> parse_time_limit(std::string_view text);
 // "HH:MM:SS", or "D-HH:MM:SS" past a day: what #SBATCH --time gets.
 std::string format_slurm_time(long seconds);

@@ -49,6 +49,10 @@ class Reader {
 
   std::string scalar(const YAML::Node& n, const std::string& field) const {
     if (!n.IsScalar()) fail(n, field, "expected a single value", "write it as `" + leaf(field) + ": VALUE`");
+    // A carriage return can only be inside quotes (elsewhere it ends the line); yaml-cpp would write it back
+    // unquoted, where it is read as a line end, so `sites show` would not read back the same.
+    if (n.Scalar().find('\r') != std::string::npos)
+      fail(n, field, "holds a carriage return inside quotes", "remove it (save the file with Unix line ends)");
     return n.Scalar();
   }
 

@@ -51,6 +51,14 @@ TEST_CASE("bad magic, another element type and a wrong length are refused with t
   CHECK_THROWS_AS(parse_idx({0, 0, 8, 3, 0}, "f"), hpclaunch::Error);
 }
 
+TEST_CASE("dimensions whose product passes 2^64 are refused, not wrapped around to the body's length") {
+  // Found by fuzz/idx.cc: 65536^4 wrapped to 0, so an empty body passed for four huge dimensions (and
+  // torch::from_blob would have read far past it).
+  CHECK_THROWS_WITH_AS(parse_idx(idx_bytes({65536, 65536, 65536, 65536}, {}), "f"), doctest::Contains("f: "),
+                       hpclaunch::Error);
+  CHECK_THROWS_AS(parse_idx(idx_bytes({4194304, 4194304, 1048576, 1}, {}), "f"), hpclaunch::Error);
+}
+
 TEST_CASE("gzip and plain files read the same") {
   const auto bytes = idx_bytes({3}, {7, 8, 9});
   const std::string gz = temp_name(".gz"), plain = temp_name(".raw");

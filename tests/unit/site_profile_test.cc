@@ -5,6 +5,7 @@
 #include "site/profile_yaml.h"
 #include "site/registry.h"
 #include "util/error.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 
@@ -129,6 +130,28 @@ TEST_CASE("value errors are caught where they are") {
   CHECK(error_of(base + "variants: {v2: {name: y}}\n").find("a variant is named by its key") != std::string::npos);
   CHECK(error_of(base + "variants: {v2: {variants: {}}}\n").find("unknown key 'variants'") != std::string::npos);
   CHECK(error_of("name: Bad Name\nscheduler: slurm\n").find("'Bad Name' is not a valid site name") != std::string::npos);
+}
+
+TEST_CASE("a node or launch that is no mapping is an error naming file:line, not yaml-cpp's exception") {
+  // Found by fuzz/site_profile.cc: `node: 4` reached node["gpus"] on a scalar (YAML::BadSubscript, exit 1,
+  // no file name).
+  CHECK(error_of("name: x\nscheduler: slurm\nnode: 4\nlaunch: {default: srun, allowed: [srun]}\n") ==
+        "t.yaml:3:7: node: expected a mapping of keys to values; see docs/site-profiles.md");
+  CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1, cores: 2}\nlaunch: srun\n") ==
+        "t.yaml:4:9: launch: expected a mapping of keys to values; see docs/site-profiles.md");
+}
+
+TEST_CASE("what `sites show` writes of a profile reads back: variant names are checked, no carriage return") {
+  // Found by fuzz/site_profile.cc (its round trip): a variant key was taken as a site name unchecked, and a
+  // carriage return inside quotes was written back unquoted, where it reads as a line end.
+  std::string base = k_minimal;
+  CHECK(error_of(base + "variants: {'Big One': {}}\n") ==
+        "t.yaml:5:12: variants: 'Big One' is not a valid site name; use lower-case letters, digits, '-', '.', '_'");
+  CHECK(error_of(base + "variants: {[a]: {}}\n") == "t.yaml:5:12: variants: expected a single value; write it as `variants: VALUE`");
+  CHECK(test::error_of_call([&] { read_header({"t.yaml", base + "variants: {'x y': {}}\n"}); })
+            .find("t.yaml:5:12: variants: 'x y' is not a valid site name") == 0);
+  CHECK(error_of(base + "title: \"GPU\r\"\n") ==
+        "t.yaml:5:8: title: holds a carriage return inside quotes; remove it (save the file with Unix line ends)");
 }
 
 TEST_CASE("extends builds on another profile, in any file order, and cycles are refused") {

@@ -24,6 +24,16 @@ TEST_CASE("malformed or zero limits are refused") {
     CHECK_MESSAGE(!parse_time_limit(bad).has_value(), bad);
 }
 
+TEST_CASE("limits past the largest sbatch takes are refused, not wrapped around") {
+  // Found by fuzz/time_limit.cc: the days or minutes overflowed, and 213503982334602 days read as 61184 s.
+  CHECK(!parse_time_limit("213503982334602-00").has_value());
+  CHECK(!parse_time_limit("0222222220222022230:1").has_value());
+  CHECK(!parse_time_limit("99999999999999999:00:00").has_value());
+  // Slurm keeps a limit in minutes in 32 bits, its last two values meaning "infinite" and "no value".
+  CHECK(parse_time_limit("4294967293") == 4294967293L * 60);
+  CHECK(!parse_time_limit("4294967294").has_value());
+}
+
 TEST_CASE("limits are written as sbatch and PBS read them") {
   CHECK(format_slurm_time(1800) == "00:30:00");
   CHECK(format_slurm_time(86400) == "1-00:00:00");

@@ -1,0 +1,25 @@
+// Fuzz target: what Slurm's commands answer, as scheduler/slurm.cc reads it: `squeue -o %T`, `scontrol show
+// job`, `sbatch --parsable` and `sbatch --test-only`. A scheduler's answer may be anything; reading it may only
+// throw hpclaunch::Error (sbatch's answer holds no job id), and a state that reads describes itself.
+#include "fuzz_check.h"
+#include "scheduler/slurm.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(fuzz_text(data, size));
+  if (auto s = parse_squeue(text)) FUZZ_CHECK(!s->raw.empty() && !describe(*s).empty());
+  if (auto s = parse_scontrol_job(text)) FUZZ_CHECK(!describe(*s).empty());
+  slurm_phase(text);
+  for (int exit_code : {0, 1}) {
+    ProcessResult answer{exit_code, text, text};
+    try {
+      FUZZ_CHECK(!parse_sbatch_answer(answer).empty());
+    } catch (const Error&) {
+    }
+    parse_sbatch_test_only(answer);
+    slurm_unknown_job(answer);
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, clang with ASan + UBSan) and runs each for SECONDS (default 60) from its
+# committed seeds (fuzz/corpus/TARGET/). docs/fuzzing.md says what each target feeds and checks.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 5, scripts/fuzz.sh 600 hostlist
+#
+# One line per target: executions, corpus size. A crash, a hang (-timeout), a leak or a failed check stops with
+# the target, the input libFuzzer saved and the command that replays it; exit 1. New inputs go to a scratch
+# corpus under the output directory, never into fuzz/corpus/ (add an input there by hand when it is worth keeping).
+# Environment: HPCLAUNCH_FUZZ_BUILD_DIR (default build-fuzz), HPCLAUNCH_FUZZ_OUT (default BUILD/fuzz-runs).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+shift || true
+case $seconds in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
+build=${HPCLAUNCH_FUZZ_BUILD_DIR:-$root/build-fuzz}
+out=${HPCLAUNCH_FUZZ_OUT:-$build/fuzz-runs}
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in "$root"/fuzz/*.cc; do targets+=("$(basename "$f" .cc)"); done
+fi
+for t in "${targets[@]}"; do
+  [ -f "$root/fuzz/$t.cc" ] || { echo "fuzz.sh: no target '$t' (fuzz/$t.cc)" >&2; exit 2; }
+done
+
+command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found; run scripts/install-deps.sh" >&2; exit 2; }
+launcher=()
+if command -v ccache >/dev/null; then
+  # Relative paths in the cache keys: another checkout of the same sources hits the same entries.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHPCLAUNCH_FUZZ=ON \
+  "${launcher[@]}" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build/fuzz-build.log" 2>&1 ||
+  { tail -n 40 "$build/fuzz-build.log" >&2; echo "fuzz.sh: the build failed ($build/fuzz-build.log)" >&2; exit 1; }
+
+mkdir -p "$out"
+: >"$out/summary.txt"
+failed=0
+for t in "${targets[@]}"; do
+  work=$out/$t
+  rm -rf "$work"
+  mkdir -p "$work/corpus"
+  rc=0
+  # -timeout: one input may take 10 s at most (a hang); -rss_limit_mb: libFuzzer's own default, said aloud.
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/corpus" "$root/fuzz/corpus/$t" >"$work/log" 2>&1 || rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+  corpus=$(find "$work/corpus" "$root/fuzz/corpus/$t" -type f | wc -l)
+  line=$(printf '%-16s %12s executions in %s s, corpus %s inputs' "$t" "${execs:-?}" "$seconds" "$corpus")
+  if [ $rc -ne 0 ]; then
+    failed=1
+    artifact=$(find "$work" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'leak-*' \
+      -o -name 'oom-*' \) | head -n 1)
+    line="$line: FAILED (exit $rc)"
+    grep -m 3 -E 'ERROR:|runtime error:|fuzz check failed|deadly signal' "$work/log" >&2 || tail -n 20 "$work/log" >&2
+    echo "fuzz.sh: $t: input saved as ${artifact:-(none)}; replay: $build/fuzz/fuzz_$t ${artifact:-INPUT}; log: $work/log" >&2
+  fi
+  echo "$line" | tee -a "$out/summary.txt"
+done
+exit $failed
