@@ -10,7 +10,7 @@ namespace hpclaunch {
 
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
                         const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
-  write_job_dir(dir, script, plan_to_json(plan));
+  write_job_dir(dir, script, plan_to_json(plan), steps.job_dir_mode);
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
   const std::vector<std::string> options = backend.dependency_options(steps.after);
