@@ -4,7 +4,6 @@
 #include "agent/failure.h"
 #include "agent/job_environment.h"
 #include "util/line_splitter.h"
-#include "agent/protocol.h"
 #include "agent/worker_env.h"
 #include "util/error.h"
 
@@ -211,16 +210,3 @@ TEST_CASE("output is cut into whole lines, long ones in pieces") {
   CHECK(lines.back() == "789");
 }
 
-TEST_CASE("messages carry the secret and a wrong one is refused") {
-  nlohmann::json m;
-  std::string line = encode_message({{"type", "join"}, {"node_rank", 1}}, "s3cret");
-  CHECK(line.back() == '\n');
-  line.pop_back();
-  CHECK(decode_message(line, "s3cret", &m) == DecodeResult::ok);
-  CHECK(m["node_rank"] == 1);
-  CHECK_FALSE(m.contains("secret"));
-  CHECK(decode_message(line, "other", &m) == DecodeResult::bad_secret);
-  CHECK(decode_message(R"({"type":"join"})", "s3cret", &m) == DecodeResult::bad_secret);
-  CHECK(decode_message("garbage", "s3cret", &m) == DecodeResult::malformed);
-  CHECK(random_secret().size() == 32);
-}
