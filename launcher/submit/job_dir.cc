@@ -57,8 +57,12 @@ std::string reserve_job_dir(const std::string& requested, const std::string& job
   std::error_code ec;
   if (!requested.empty()) {
     std::string dir = choose_job_dir(requested, job_name, stamp);
-    fs::create_directories(dir, ec);
-    if (ec) throw failure(dir, "cannot create the job directory: " + ec.message(), "check permissions, or pass another --job-dir");
+    fs::path parent = fs::path(dir).parent_path();
+    fs::create_directories(parent, ec);
+    if (ec) throw failure(parent.string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)  // an existing one is empty (choose_job_dir checked)
+      throw failure(dir, std::string("cannot create the job directory: ") + std::strerror(errno),
+                    "check permissions, or pass another --job-dir");
     return dir;
   }
   fs::path base = fs::current_path() / "hpclaunch-jobs";
