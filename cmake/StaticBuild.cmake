@@ -1,11 +1,12 @@
 # HPCLAUNCH_STATIC and HPCLAUNCH_PLOT (docs/install.md). A static hpclaunch is the launcher alone, linked with
-# glibc's, libstdc++'s and Debian's static archives (libyaml-cpp.a, libboost_filesystem.a); Debian's libfmt-dev
+# glibc's, libstdc++'s and Debian's static archives (libyaml-cpp.a, libboost_filesystem.a, libcrypto.a); Debian's libfmt-dev
 # has no libfmt.a, so fmt is used header-only there. PLplot has no static archive in Debian (and its cairo
 # drivers are loaded at run time), so `plot` is left out and says how to get it (plot/plot_disabled.cc).
 set(HPCLAUNCH_FMT_TARGET fmt::fmt)
 if(HPCLAUNCH_STATIC)
   set(HPCLAUNCH_FMT_TARGET fmt::fmt-header-only)
   set(Boost_USE_STATIC_LIBS ON)
+  set(OPENSSL_USE_STATIC_LIBS TRUE)  # libcrypto.a (Debian libssl-dev)
   if(HPCLAUNCH_PLOT)
     message(STATUS "HPCLAUNCH_STATIC: building without `hpclaunch plot` (PLplot cannot be linked statically)")
   endif()

@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates ccache
   libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libkainjow-mustache-dev nlohmann-json3-dev doctest-dev
+  libssl-dev                      # the agents' HMAC-SHA256 (OpenSSL libcrypto)
   libtorch-dev libgloo-dev python3-torch
   libopenblas0-pthread            # LibTorch's BLAS (libblas.so.3 alternative): ~10x the reference BLAS's GEMM
   openmpi-bin libopenmpi-dev libhwloc-dev

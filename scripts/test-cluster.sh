@@ -8,6 +8,10 @@
 #   scripts/test-cluster.sh start  DIR   start it (idempotent), wait until both nodes are idle, write DIR/env.sh
 #   scripts/test-cluster.sh stop   DIR   cancel its jobs, stop its daemons, check none is left (idempotent)
 #   scripts/test-cluster.sh status DIR   exit 0 and print `sinfo` if it is up, exit 1 if not
+#   scripts/test-cluster.sh restart-ctld DIR [SECONDS]
+#                                        stop slurmctld (SIGTERM: it saves its state), leave it down SECONDS
+#                                        (default 0), start it again recovering its state (no -c), wait until
+#                                        it answers; jobs and slurmd keep running meanwhile (issue 14 §2)
 #
 # `source DIR/env.sh` points sbatch/srun/sinfo/scontrol at it (SLURM_CONF). Ports: slurmctld 16817, slurmd
 # 17001-17002 by default; if another cluster (another DIR) holds them, the next free block of 20 ports is used,
@@ -20,7 +24,8 @@ prog=test-cluster
 die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 
-[ $# -eq 2 ] || die "usage: scripts/test-cluster.sh start|stop|status DIR"
+[ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$1" = restart-ctld ]; } \
+  || die "usage: scripts/test-cluster.sh start|stop|status DIR, or restart-ctld DIR [SECONDS]"
 action=$1
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
@@ -211,6 +216,17 @@ do_start() {
   note "up in $dir: slurmctld :$ctld_port, slurmd n1 :$node_port0, n2 :$((node_port0 + 1)); source $dir/env.sh"
 }
 
+do_restart_ctld() {
+  is_up || die "cluster in $dir is not running; start it first"
+  kill_pid "$(pid_of "$(ctld_pidfile)")"
+  sleep "${1:-0}"
+  slurmctld -f "$conf" || die "slurmctld did not start again; see $dir/log/slurmctld.log"
+  local i
+  for i in $(seq 1 $((wait_s * 5))); do sinfo_here -h >/dev/null 2>&1 && break; sleep 0.2; done
+  sinfo_here -h >/dev/null 2>&1 || die "slurmctld does not answer ${wait_s}s after its restart; see $dir/log/slurmctld.log"
+  note "slurmctld restarted in $dir (state recovered)"
+}
+
 do_status() {
   if is_up; then
     sinfo_here
@@ -228,5 +244,6 @@ case $action in
   start) do_start ;;
   stop) do_stop ;;
   status) do_status ;;
-  *) die "unknown action '$action'; use start, stop or status" ;;
+  restart-ctld) do_restart_ctld "${3:-0}" ;;
+  *) die "unknown action '$action'; use start, stop, status or restart-ctld" ;;
 esac

@@ -187,6 +187,7 @@ void ElasticAgent::on_idle() {
     m_client->close();
     if (m_server) m_server->stop();
     boost::system::error_code ec;
+    m_signals_done = true;
     m_signals.cancel(ec);
     m_signals.clear(ec);  // from here on a signal has its default effect
     m_workers->close();
@@ -226,7 +227,8 @@ void ElasticAgent::watch_signals() {
   m_signals.async_wait([this](boost::system::error_code ec, int sig) {
     if (ec) return;
     on_signal(sig);
-    watch_signals();
+    // A stop signal with no worker running exits at once (on_idle): waiting again would keep the loop alive.
+    if (!m_signals_done) watch_signals();
   });
 }
 

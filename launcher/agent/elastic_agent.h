@@ -56,6 +56,7 @@ class ElasticAgent {
   After m_after = After::nothing;
   Assignment m_assignment;
   bool m_exiting = false;
+  bool m_signals_done = false;  // the exit path cleared m_signals: never wait on it again
   int m_exit_code = 0;
   std::string m_exit_message;
   int m_stop_signal = 0;  // a terminating signal the agent got

@@ -15,7 +15,8 @@ StoreClient::StoreClient(asio::io_context& io, StoreClientConfig config, OnConne
       m_on_message(std::move(on_message)),
       m_on_lost(std::move(on_lost)),
       m_timer(io),
-      m_heartbeat(io) {}
+      m_heartbeat(io),
+      m_key(std::make_shared<MessageKey>(m_config.secret)) {}
 
 void StoreClient::connect() {
   m_give_up = std::chrono::steady_clock::now() + m_config.connect_timeout;
@@ -35,11 +36,18 @@ void StoreClient::attempt() {
     if (e) return retry(e.message());
     ::fcntl(socket->native_handle(), F_SETFD, FD_CLOEXEC);
     m_conn = std::make_shared<Connection>(std::move(*socket));
+    m_channel.emplace(m_key, Side::agent, random_nonce());
+    m_conn->send(m_channel->hello());
     m_conn->start(
         [this](const std::string& line) {
+          if (!m_channel->ready()) {
+            if (!m_channel->take_hello(line))
+              return lost("the rendezvous store did not say hello: not an hpclaunch agent's store, or another version's");
+            return m_on_connected();
+          }
           nlohmann::json msg;
-          auto r = decode_message(line, m_config.secret, &msg);
-          if (r != DecodeResult::ok) return lost("the store's reply does not carry this job's secret");
+          auto r = m_channel->open(line, &msg);
+          if (r != DecodeResult::ok) return lost(std::string("refused a message from the store: ") + describe(r));
           m_heard = true;
           if (msg["type"] != "hb") m_on_message(msg);
         },
@@ -49,7 +57,6 @@ void StoreClient::attempt() {
                          "node?)");
         });
     heartbeat();
-    m_on_connected();
   });
 }
 
@@ -73,13 +80,13 @@ void StoreClient::heartbeat() {
     if (ec || m_closed || !m_conn) return;
     if (m_conn->idle_for() > m_config.heartbeat_timeout)
       return lost(fmt::format("no heartbeat from the store for {} ms", m_config.heartbeat_timeout.count()));
-    m_conn->send(encode_message({{"type", "hb"}}, m_config.secret));
+    if (m_channel->ready()) m_conn->send(m_channel->seal(nlohmann::json{{"type", "hb"}}));
     heartbeat();
   });
 }
 
 void StoreClient::send(const nlohmann::json& msg) {
-  if (m_conn && !m_closed) m_conn->send(encode_message(msg, m_config.secret));
+  if (m_conn && !m_closed && m_channel->ready()) m_conn->send(m_channel->seal(msg));
 }
 
 void StoreClient::lost(const std::string& why) {

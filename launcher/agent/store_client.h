@@ -1,13 +1,16 @@
-// An agent's link to the rendezvous store: connects with retry and backoff until the join deadline, sends and
-// receives secret-checked messages, exchanges heartbeats, and reports a lost store (closed or silent).
+// An agent's link to the rendezvous store: connects with retry and backoff until the join deadline, exchanges
+// hellos (nonces), sends and receives HMAC-sealed messages (agent/protocol.h), exchanges heartbeats, and reports
+// a lost store (closed, silent, or a message that fails its check).
 #pragma once
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "agent/connection.h"
+#include "agent/protocol.h"
 
 namespace hpclaunch {
 
@@ -47,7 +50,9 @@ class StoreClient {
   asio::steady_timer m_heartbeat;
   std::chrono::steady_clock::time_point m_give_up;
   std::chrono::milliseconds m_backoff{50};
+  std::shared_ptr<const MessageKey> m_key;
   std::shared_ptr<Connection> m_conn;
+  std::optional<MessageChannel> m_channel;  // this connection's nonces and counters
   bool m_closed = false;
   bool m_heard = false;  // a valid message came back: the store knows our secret
 };

@@ -11,15 +11,20 @@ namespace hpclaunch {
 
 namespace {
 
+// The address the other agents reach the store at (the rendezvous host, resolved as they resolve it; IPv4 first),
+// never every interface: the store is not offered on networks the job does not use.
 asio::ip::address bind_address(asio::io_context& io, const std::string& host) {
   boost::system::error_code ec;
   asio::ip::tcp::resolver resolver(io);
-  auto results = resolver.resolve(asio::ip::tcp::v4(), host, "", ec);
+  auto results = resolver.resolve(host, "", ec);
   if (!ec) {
     for (const auto& r : results)
-      if (r.endpoint().address().is_loopback()) return r.endpoint().address();
+      if (r.endpoint().address().is_v4()) return r.endpoint().address();
+    for (const auto& r : results) return r.endpoint().address();
   }
-  return asio::ip::address_v4::any();
+  throw failure("hpclaunch agent", fmt::format("cannot resolve the rendezvous host '{}' to serve the store on: {}", host,
+                                               ec ? ec.message() : "no address"),
+                "give --rdzv-endpoint HOST:PORT with this node's address or name");
 }
 
 }  // namespace
@@ -33,6 +38,7 @@ int pick_free_port() {
 StoreServer::StoreServer(asio::io_context& io, StoreServerConfig config)
     : m_io(io),
       m_config(std::move(config)),
+      m_key(std::make_shared<MessageKey>(m_config.secret)),
       m_acceptor(io),
       m_deadline(io),
       m_heartbeat(io),
@@ -62,7 +68,8 @@ void StoreServer::accept() {
       ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
       ConnId id = m_next_id++;
       auto conn = std::make_shared<Connection>(std::move(socket));
-      m_conns[id] = conn;
+      Peer& peer = m_conns.emplace(id, Peer{conn, MessageChannel(m_key, Side::store, random_nonce())}).first->second;
+      conn->send(peer.channel.hello());
       conn->start([this, id](const std::string& line) { on_line(id, line); },
                   [this, id](const std::string& why) { on_close(id, why); });
     }
@@ -70,21 +77,25 @@ void StoreServer::accept() {
   });
 }
 
+void StoreServer::refuse(ConnId id, const std::string& why) {
+  auto it = m_conns.find(id);
+  if (it == m_conns.end()) return;
+  agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second.conn->peer(), why));
+  it->second.conn->close();
+  m_conns.erase(it);
+  apply(m_state.lost(id, Clock::now()));
+}
+
 void StoreServer::on_line(ConnId id, const std::string& line) {
   auto it = m_conns.find(id);
   if (it == m_conns.end()) return;
-  nlohmann::json msg;
-  auto result = decode_message(line, m_config.secret, &msg);
-  if (result != DecodeResult::ok) {
-    agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second->peer(),
-                                             result == DecodeResult::bad_secret
-                                                 ? "wrong or missing HPCLAUNCH_RDZV_SECRET"
-                                                 : "not an hpclaunch agent message"));
-    it->second->close();
-    m_conns.erase(it);
-    apply(m_state.lost(id, Clock::now()));
+  MessageChannel& channel = it->second.channel;
+  if (!channel.ready()) {
+    if (!channel.take_hello(line)) refuse(id, "not an hpclaunch agent (or one of another version): no hello");
     return;
   }
+  nlohmann::json msg;
+  if (auto result = channel.open(line, &msg); result != DecodeResult::ok) return refuse(id, describe(result));
   const std::string type = msg["type"];
   auto now = Clock::now();
   try {
@@ -101,7 +112,7 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
       apply(m_state.shutdown(id, msg.at("failure").get<Failure>()));
     }
   } catch (const nlohmann::json::exception& e) {
-    agent_log(m_config.log_host, fmt::format("bad '{}' message from {}: {}", type, it->second->peer(), e.what()));
+    agent_log(m_config.log_host, fmt::format("bad '{}' message from {}: {}", type, it->second.conn->peer(), e.what()));
   }
   arm_deadline();
 }
@@ -145,12 +156,13 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
         break;
       case Reply::refuse:
         msg = {{"type", "refuse"}, {"reason", r.failure.reason}};
-        agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second->peer(), r.failure.reason));
+        agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second.conn->peer(), r.failure.reason));
         break;
     }
-    it->second->send(encode_message(msg, m_config.secret));
+    if (!it->second.channel.ready()) continue;  // replies go only to agents that joined: they said hello
+    it->second.conn->send(it->second.channel.seal(msg));
     if (r.kind == Reply::refuse) {
-      it->second->close_after_flush();
+      it->second.conn->close_after_flush();
       m_conns.erase(it);
     }
   }
@@ -170,23 +182,23 @@ void StoreServer::arm_deadline() {
 }
 
 // Silence is looked for every 50 ms, so a lost agent is noticed within the timeout + 50 ms (with a 1 s scan it
-// was up to a second late); heartbeats go out every 1 s, one line encoded once for everyone. At 10,000 agents
-// a scan is 10,000 clock comparisons: microseconds (bench/agent/RESULTS-scale.md).
+// was up to a second late); heartbeats go out every 1 s, the JSON made once, sealed per connection (its own nonces
+// and count). At 10,000 agents a scan is 10,000 clock comparisons: microseconds (bench/agent/RESULTS-scale.md).
 void StoreServer::heartbeat() {
   constexpr int k_checks_per_heartbeat = 20;
   m_heartbeat.expires_after(std::chrono::milliseconds(1000 / k_checks_per_heartbeat));
   m_heartbeat.async_wait([this](boost::system::error_code ec) {
     if (ec || m_stopped) return;
     bool send = ++m_checks % k_checks_per_heartbeat == 0;
-    const std::string hb = send ? encode_message({{"type", "hb"}}, m_config.secret) : std::string();
+    static const std::string hb = nlohmann::json{{"type", "hb"}}.dump();
     std::vector<ConnId> silent;
     const auto cutoff = Clock::now() - m_config.heartbeat_timeout;  // one clock read per scan, not per agent
-    for (auto& [id, conn] : m_conns) {
-      if (conn->last_read() < cutoff) silent.push_back(id);
-      else if (send) conn->send(hb);
+    for (auto& [id, peer] : m_conns) {
+      if (peer.conn->last_read() < cutoff) silent.push_back(id);
+      else if (send && peer.channel.ready()) peer.conn->send(peer.channel.seal_text(hb));
     }
     for (ConnId id : silent) {
-      m_conns[id]->close();
+      m_conns.at(id).conn->close();
       on_close(id, fmt::format("no heartbeat for {} ms", m_config.heartbeat_timeout.count()));
     }
     heartbeat();
@@ -204,7 +216,7 @@ void StoreServer::stop() {
   m_acceptor.close(ec);
   m_deadline.cancel();
   m_heartbeat.cancel();
-  for (auto& [id, conn] : m_conns) conn->close_after_flush();
+  for (auto& [id, peer] : m_conns) peer.conn->close_after_flush();
   m_conns.clear();
 }
 

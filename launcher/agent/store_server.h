@@ -1,17 +1,19 @@
-// The node-0 agent's rendezvous store: a TCP server (Boost.Asio) that checks every message's secret, refuses
-// and logs peers without it, drives the RendezvousState, sends heartbeats and notices silent or closed peers.
+// The node-0 agent's rendezvous store: a TCP server (Boost.Asio) on the rendezvous address alone that opens every
+// connection with a hello (agent/protocol.h), checks every message's HMAC and sequence, refuses and logs peers
+// whose messages fail, drives the RendezvousState, sends heartbeats and notices silent or closed peers.
 #pragma once
 #include <map>
 #include <memory>
 #include <string>
 
 #include "agent/connection.h"
+#include "agent/protocol.h"
 #include "agent/rendezvous_state.h"
 
 namespace hpclaunch {
 
 struct StoreServerConfig {
-  std::string bind_host;  // an address or name; a loopback one binds only loopback, others bind every interface
+  std::string bind_host;  // the rendezvous host (an address or a name): the store listens on its address only
   int port = 0;           // 0: a free port
   std::string secret;
   std::string log_host;   // for log lines
@@ -36,9 +38,16 @@ class StoreServer {
   void apply(const std::vector<Reply>& replies);
   void arm_deadline();
   void heartbeat();
+  void refuse(ConnId id, const std::string& why);
+
+  struct Peer {
+    std::shared_ptr<Connection> conn;
+    MessageChannel channel;
+  };
 
   asio::io_context& m_io;
   StoreServerConfig m_config;
+  std::shared_ptr<const MessageKey> m_key;
   asio::ip::tcp::acceptor m_acceptor;
   asio::steady_timer m_deadline;
   asio::steady_timer m_heartbeat;
@@ -46,7 +55,7 @@ class StoreServer {
   bool m_stopped = false;
   unsigned m_checks = 0;  // heartbeat() ticks: every 20th sends heartbeats
   ConnId m_next_id = 1;
-  std::map<ConnId, std::shared_ptr<Connection>> m_conns;
+  std::map<ConnId, Peer> m_conns;
   RendezvousState m_state;
 };
 

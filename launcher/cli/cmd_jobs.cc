@@ -1,8 +1,10 @@
 // `hpclaunch jobs`: the jobs submitted from this machine (the job index), with each one's site, nodes, state,
-// submission time and directory. A directory that vanished is listed as such.
+// submission time and directory. A directory that vanished is listed as such; --prune drops those rows.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "cli/cli_util.h"
 #include "record/job_record.h"
@@ -27,9 +29,22 @@ std::string readable_time(const std::string& stamp) {
 
 int cmd_jobs(const Args& args) {
   CLI::App app("List the jobs submitted from this machine (newest last).", "jobs");
-  bool no_state = false;
+  bool no_state = false, prune = false;
   app.add_flag("--no-state", no_state, "do not ask the schedulers for states");
+  app.add_flag("--prune", prune, "drop the jobs whose directory is gone from the list, print them, and list nothing else");
   if (!parse_or_throw(app, args)) return 0;
+
+  if (prune) {
+    // Only a directory that is surely gone is dropped (not one this machine cannot look into just now).
+    auto dropped = prune_job_index([](const std::string& dir) {
+      std::error_code ec;
+      (void)std::filesystem::status(dir, ec);
+      return !(ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory);
+    });
+    for (const auto& dir : dropped) fmt::print("{}\n", dir);
+    fmt::print(stderr, "hpclaunch: dropped {} job(s) whose directory is gone from {}\n", dropped.size(), job_index_path());
+    return 0;
+  }
 
   std::vector<std::string> index = read_job_index();
   if (index.empty()) {

@@ -104,6 +104,7 @@ int cmd_logs(const Args& args) {
   auto last_check = Clock::now() - state_every;
   std::optional<FileFollower> output;
   StateWatch watch(job, run_capture);
+  watch.on_note([](const std::string& note) { fmt::print(stderr, "hpclaunch: note: {}\n", note); });
   auto read_output = [&](bool last) {
     if (!output)
       if (std::string path = existing_output(job); !path.empty()) output.emplace(path);

@@ -30,6 +30,7 @@ struct SubmitOptions {
   std::string spec;
   std::vector<std::string> site_files;
   std::string job_dir;
+  std::string job_dir_mode;
   bool dry_run = false;
   std::optional<bool> check;  // --check / --no-check; unset: the profile's submit_check
   std::vector<std::string> after;  // --after JOB[:ok|any|notok]
@@ -69,6 +70,8 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
              "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
              "leaves it out (docs/preflight.md)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
+  app.add_option("--job-dir-mode", o->job_dir_mode, "the job directory's mode, octal (default 700: yours only; "
+                 "e.g. 750 for your group to read it)");
   app.add_option("--site-file", o->site_files, "extra site profile YAML (repeatable)")->take_last();
   app.add_option("--array", o->array, "an array job of N tasks, each with HPCLAUNCH_ARRAY_TASK and {task} = its index");
   app.add_option("--sweep", o->sweep, "KEY=V1,V2,...: one array task per value, given as {KEY} in the command or "
@@ -176,8 +179,11 @@ int run_submit(const Args& args, bool dry_run_only) {
   }
   if (!parse_request(app, args, &o)) return 0;
 
+  SubmitSteps steps;
+  steps.job_dir_mode = o.job_dir_mode.empty() ? k_default_job_dir_mode : parse_job_dir_mode(o.job_dir_mode);
   LaunchPlan plan = plan_for(o);
-  std::string dir = choose_job_dir(o.job_dir, plan.job_name, timestamp_now());
+  const std::string stamp = timestamp_now();
+  std::string dir = choose_job_dir(o.job_dir, plan.job_name, stamp);
   const SchedulerBackend& backend = backend_for(plan.site.scheduler);
   std::string script = render_script(plan, context_for(dir, plan, backend));
   std::vector<Dependency> after = dependencies(o.after);
@@ -190,11 +196,15 @@ int run_submit(const Args& args, bool dry_run_only) {
     return 0;
   }
   check_submittable(plan);  // a retired site: refused before anything is written
+  // Another submit from this directory may have taken the name meanwhile: the reserved one is ours alone.
+  if (std::string reserved = reserve_job_dir(o.job_dir, plan.job_name, stamp); reserved != dir) {
+    dir = reserved;
+    script = render_script(plan, context_for(dir, plan, backend));
+  }
   const char* scratch = plan.site.scratch.empty() ? nullptr : std::getenv(plan.site.scratch.front().c_str());
   if (std::string w = check_job_dir_location(plan.site, std::filesystem::absolute(dir).string(), scratch ? scratch : "");
       !w.empty())
     fmt::print(stderr, "hpclaunch: warning: {}\n", w);
-  SubmitSteps steps;
   steps.after = after;
   steps.validate = o.check.value_or(plan.site.submit_check);
   if (steps.validate && !backend.has_test_only() && o.check)

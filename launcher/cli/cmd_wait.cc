@@ -54,6 +54,11 @@ int cmd_wait(const Args& args) {
   std::string previous;
   size_t previous_length = 0;
   StateWatch watch(job, run_capture);
+  watch.on_note([&](const std::string& note) {
+    if (tty && previous_length) fmt::print("\n");
+    previous_length = 0;
+    fmt::print(stderr, "hpclaunch: note: {}\n", note);
+  });
   JobState state;
   for (;;) {
     try {

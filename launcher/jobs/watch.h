@@ -1,8 +1,12 @@
 // Asking a job's scheduler again and again, for `wait` and `logs --follow`. A scheduler that answered once may
-// hiccup (slurmctld busy or restarting), so a few failed looks in a row are tolerated; one that never answered, or
-// that keeps failing, is the scheduler's error.
+// hiccup or be restarted (slurmctld recovering its state can take minutes on a large site), so failed looks are
+// tolerated for k_tolerated_silence since the last answer, and at least k_tolerated_failures of them in a row;
+// one that never answered, or stays silent longer, is the scheduler's error.
 #pragma once
+#include <chrono>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "record/job_record.h"
 #include "scheduler/backend.h"
@@ -11,18 +15,29 @@ namespace hpclaunch {
 
 class StateWatch {
  public:
+  using Clock = std::chrono::steady_clock;
   static constexpr int k_tolerated_failures = 5;
-  StateWatch(JobRecord job, CommandRunner run) : m_job(std::move(job)), m_run(std::move(run)) {}
+  static constexpr std::chrono::seconds k_tolerated_silence{600};
+  StateWatch(JobRecord job, CommandRunner run, std::function<Clock::time_point()> now = Clock::now)
+      : m_job(std::move(job)), m_run(std::move(run)), m_now(std::move(now)) {}
 
   // The job's state now; nullopt when this look failed but is tolerated. Throws the backend's Error when the
-  // scheduler has never answered, or has failed k_tolerated_failures looks in a row.
+  // scheduler has never answered, or has been silent past both limits.
   std::optional<JobState> look();
+  // Told once when the scheduler stops answering (and what it said) and once when it answers again.
+  void on_note(std::function<void(const std::string&)> note) { m_note = std::move(note); }
+  int failures() const { return m_failures; }
+  const std::string& last_error() const { return m_last_error; }
 
  private:
   JobRecord m_job;
   CommandRunner m_run;
+  std::function<Clock::time_point()> m_now;
+  std::function<void(const std::string&)> m_note;
   bool m_answered = false;
+  Clock::time_point m_last_answer{};
   int m_failures = 0;
+  std::string m_last_error;
 };
 
 }  // namespace hpclaunch

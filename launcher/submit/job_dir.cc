@@ -1,8 +1,11 @@
 #include "submit/job_dir.h"
 
 #include <fcntl.h>
-#include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <ctime>
@@ -50,16 +53,56 @@ std::string choose_job_dir(const std::string& requested, const std::string& job_
   return dir.string();
 }
 
+std::string reserve_job_dir(const std::string& requested, const std::string& job_name, const std::string& stamp) {
+  std::error_code ec;
+  if (!requested.empty()) {
+    std::string dir = choose_job_dir(requested, job_name, stamp);
+    fs::path parent = fs::path(dir).parent_path();
+    fs::create_directories(parent, ec);
+    if (ec) throw failure(parent.string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)  // an existing one is empty (choose_job_dir checked)
+      throw failure(dir, std::string("cannot create the job directory: ") + std::strerror(errno),
+                    "check permissions, or pass another --job-dir");
+    return dir;
+  }
+  fs::path base = fs::current_path() / "hpclaunch-jobs";
+  fs::create_directories(base, ec);
+  if (ec) throw failure(base.string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+  for (int n = 1;; ++n) {
+    fs::path dir = n == 1 ? base / (job_name + "-" + stamp) : base / fmt::format("{}-{}-{}", job_name, stamp, n);
+    if (::mkdir(dir.c_str(), 0700) == 0) return dir.string();
+    if (errno != EEXIST || n == 100000)
+      throw failure(dir.string(), std::string("cannot create the job directory: ") + std::strerror(errno),
+                    "check permissions, or pass --job-dir");
+  }
+}
+
+mode_t parse_job_dir_mode(const std::string& text) {
+  mode_t mode = 0;
+  bool ok = !text.empty() && text.size() <= 4;
+  for (char c : text) {
+    ok = ok && c >= '0' && c <= '7';
+    mode = mode * 8 + static_cast<mode_t>(c - '0');
+  }
+  if (!ok || mode > 0777)
+    throw Error("--job-dir-mode", "'" + text + "' is not an octal mode", "give one such as 700, 750 or 755");
+  if ((mode & 0700) != 0700)
+    throw Error("--job-dir-mode", fmt::format("{:o} does not let you read, write and enter your own job directory", mode),
+                "start it with 7, e.g. 700, 750 or 755");
+  return mode;
+}
+
 void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan,
-                   const std::vector<std::pair<std::string, std::string>>& files) {
+                   const std::vector<std::pair<std::string, std::string>>& files, mode_t mode) {
   fs::path final_dir(dir);
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
   if (ec) throw failure(final_dir.parent_path().string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
   fs::path tmp = final_dir.parent_path() / fmt::format(".{}.tmp-{}", final_dir.filename().string(), ::getpid());
   fs::remove_all(tmp, ec);
-  if (!fs::create_directory(tmp, ec))
-    throw failure(final_dir.parent_path().string(), "cannot create the job directory: " + ec.message(), "check permissions, or pass --job-dir");
+  if (::mkdir(tmp.c_str(), 0700) != 0 || ::chmod(tmp.c_str(), mode) != 0)
+    throw failure(final_dir.parent_path().string(), std::string("cannot create the job directory: ") + std::strerror(errno),
+                  "check permissions, or pass --job-dir");
   try {
     write_file(tmp / "job.sh", script, 0755);
     write_file(tmp / "plan.json", plan.dump(2) + "\n", 0644);
@@ -67,13 +110,15 @@ void write_job_dir(const std::string& dir, const std::string& script, const nloh
       fs::create_directories((tmp / name).parent_path());
       write_file(tmp / name, text, 0644);
     }
-    if (fs::exists(final_dir, ec)) fs::remove(final_dir, ec);  // only an empty one gets here (choose_job_dir)
+    // Over the empty directory reserve_job_dir made (rename replaces an empty one, never a filled one).
     fs::rename(tmp, final_dir);
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
+    fs::remove(final_dir, ec);  // the reserved, empty one (a filled one is not removed)
     throw failure(dir, std::string("cannot create the job directory: ") + e.code().message(), "check permissions and free space");
   } catch (...) {
     fs::remove_all(tmp, ec);
+    fs::remove(final_dir, ec);
     throw;
   }
 }

@@ -1,17 +1,69 @@
 #include "submit/job_index.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+
+#include "util/error.h"
+#include "util/file.h"
 
 namespace hpclaunch {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// An exclusive flock on jobs.lock for the lifetime of the object (released by the kernel if the holder dies).
+class IndexLock {
+ public:
+  explicit IndexLock(const fs::path& index) {
+    std::error_code ec;
+    fs::create_directories(index.parent_path(), ec);
+    std::string path = index.string() + ".lock";
+    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (m_fd < 0) {
+      m_err = path + ": " + std::strerror(errno);
+      return;
+    }
+    while (::flock(m_fd, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        m_err = path + ": cannot lock: " + std::strerror(errno);
+        ::close(m_fd);
+        m_fd = -1;
+        return;
+      }
+  }
+  ~IndexLock() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  IndexLock(const IndexLock&) = delete;
+  IndexLock& operator=(const IndexLock&) = delete;
+  bool held() const { return m_fd >= 0; }
+  const std::string& error() const { return m_err; }
+
+ private:
+  int m_fd = -1;
+  std::string m_err;
+};
+
+bool write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
 
 std::string job_index_path() {
   const char* state = std::getenv("XDG_STATE_HOME");
@@ -19,28 +71,65 @@ std::string job_index_path() {
   return (base / "hpclaunch" / "jobs").string();
 }
 
+size_t complete_lines_size(std::string_view text) {
+  size_t last = text.rfind('\n');
+  return last == std::string_view::npos ? 0 : last + 1;
+}
+
+std::vector<std::string> parse_job_index(std::string_view text) {
+  std::vector<std::string> out;
+  text = text.substr(0, complete_lines_size(text));
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl > 0) out.emplace_back(text.substr(0, nl));
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 bool add_to_job_index(const std::string& job_dir, std::string* err) {
   fs::path path = job_index_path();
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  IndexLock lock(path);
+  if (!lock.held()) {
+    *err = lock.error();
+    return false;
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) {
     *err = path.string() + ": " + std::strerror(errno);
     return false;
   }
-  std::string line = job_dir + "\n";
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  // A writer killed half-way left a tail without '\n': cut it, or this entry would be glued to it.
+  bool ok = true;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    char last = '\n';
+    if (::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
+      std::string text = read_file(path.string()).value_or("");
+      ok = ::ftruncate(fd, static_cast<off_t>(complete_lines_size(text))) == 0;
+    }
+  }
+  ok = ok && write_all(fd, job_dir + "\n") && ::fdatasync(fd) == 0;
   if (!ok) *err = path.string() + ": " + std::strerror(errno);
   ::close(fd);
   return ok;
 }
 
-std::vector<std::string> read_job_index() {
-  std::vector<std::string> out;
-  std::ifstream in(job_index_path());
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
-  return out;
+std::vector<std::string> read_job_index() { return parse_job_index(read_file(job_index_path()).value_or("")); }
+
+std::vector<std::string> prune_job_index(const std::function<bool(const std::string& dir)>& keep) {
+  fs::path path = job_index_path();
+  IndexLock lock(path);
+  if (!lock.held()) throw failure(path.string(), "cannot lock the job index: " + lock.error(), "check its directory's permissions");
+  std::string text;
+  std::vector<std::string> dropped;
+  for (const auto& dir : parse_job_index(read_file(path.string()).value_or("")))
+    if (keep(dir)) text += dir + "\n";
+    else dropped.push_back(dir);
+  if (dropped.empty()) return dropped;
+  if (!write_file_atomic(path.string(), text))
+    throw failure(path.string(), std::string("cannot rewrite the job index: ") + std::strerror(errno), "check free space and permissions");
+  return dropped;
 }
 
 }  // namespace hpclaunch

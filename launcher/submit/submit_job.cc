@@ -28,7 +28,7 @@ std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& pl
 
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
                         const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
-  write_job_dir(dir, script, plan_to_json(plan), task_files(plan, dir));
+  write_job_dir(dir, script, plan_to_json(plan), task_files(plan, dir), steps.job_dir_mode);
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
   const std::vector<std::string> options = backend.dependency_options(steps.after);

@@ -1,6 +1,8 @@
 // Submitting a planned job: write its directory, hand it to the scheduler's backend, record the job id (job.json)
 // and list it in the job index. The one path every `hpclaunch submit` takes, whatever the scheduler.
 #pragma once
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 
@@ -24,9 +26,11 @@ struct SubmitSteps {
   std::function<void(const TestVerdict&)> on_verdict;
   // Start only once these jobs have ended so (--after); given to the scheduler on its submit command line.
   std::vector<Dependency> after;
+  // The job directory's mode (--job-dir-mode): the owner's only by default.
+  mode_t job_dir_mode = 0700;
 };
 
-// Writes `dir` (job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index
+// Writes `dir` (absent, or empty as reserve_job_dir left it; job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index
 // entry. A refused validation or submission removes the directory again and throws the scheduler's words.
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
                         const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps = {});

@@ -38,10 +38,12 @@ class Hpclaunch(CMakePackage):
     depends_on("cli11@2.1:", type="build")
     depends_on("nlohmann-json@3.10:", type="build")
     depends_on("boost@1.74:+filesystem")
+    depends_on("openssl@3:")  # libcrypto: the agents' HMAC-SHA256
     depends_on("plplot", when="+plot")
     # A static link needs the libraries' archives.
     depends_on("yaml-cpp~shared", when="+static")
     depends_on("boost~shared", when="+static")
+    depends_on("openssl~shared", when="+static")
     # LibTorch comes with PyTorch (its share/cmake/Torch); a CUDA build of it gives the trainer NCCL.
     depends_on("py-torch", when="+trainer")
     depends_on("doctest", type="test")

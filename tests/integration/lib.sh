@@ -15,6 +15,9 @@ source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
 # HPCLAUNCH_KEEP_TMP=1, to look at after a failure.
 test_tmp=$(mktemp -d "/tmp/hpclaunch-$test_name.XXXXXX")
 chmod 755 "$test_tmp"
+# Tests never touch the user's own state: the job index and user site profiles of every hpclaunch a test runs
+# (and every job it submits: sbatch passes the environment on) live in the test's directory (t0236 checks it).
+export XDG_STATE_HOME=$test_tmp/xdg-state XDG_CONFIG_HOME=$test_tmp/xdg-config
 # Open MPI's session directories (/tmp/ompi.HOST.UID/jf.N/...) for this test alone: mpiruns of tests running side
 # by side shared one, and one's clean-up removed it while another's orted was creating its own in it (CI:
 # "A call to mkdir was unable to create the desired directory"). Short, for the Unix sockets made under it.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fault injection for hpclaunch agent on loopback (two agents as emulated nodes, two workers each): worker exit 1
 # with and without restarts left, worker kill -9, agent kill -9, node-0 agent kill -9, SIGTERM to the agents
-# (scancel), a peer with a wrong secret. Each checks the exit codes, the root-cause summary, that no process of
-# the job is left, and (where restarts remain) that the job finished. No timing assertions: every wait is
-# bounded by `timeout` and by files the workers write.
+# (scancel), also before the rendezvous, a peer with a wrong secret. Each checks the exit codes, the root-cause
+# summary, that no process of the job is left, and (where restarts remain) that the job finished. No timing
+# assertions: every wait is bounded by `timeout` and by files the workers write.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 
@@ -212,3 +212,14 @@ touch "$test_tmp/w/finish"
 wait_agents
 assert_eq "0 0" "$(rc_of 0) $(rc_of 1)" "exit codes of the job that grew ($(out_of 0) /// $(out_of 1))"
 no_leftovers "scale-up"
+
+# 12. SIGTERM (scancel) while node 0 still waits for its peers, no worker started: it exits 143 at once (it used
+#     to wait again on its signals after clearing them and hung until its time limit). Bounded by `timeout 60`:
+#     a hang shows as 124.
+new_case
+start_agent 0 -- "$test_tmp/worker.sh"
+for _ in $(seq 1 200); do ss -ltn | grep -q ":$port " && break; sleep 0.05; done
+kill -TERM "$(agent_pid 0)"
+wait_agents
+assert_eq 143 "$(rc_of 0)" "exit code of node 0 stopped while waiting for its peers ($(out_of 0))"
+no_leftovers "SIGTERM before the rendezvous"

@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
   // The last node is a raw connection that echoes heartbeats until told to go silent: a hung node.
   bool silent = false;
   std::shared_ptr<Connection> hung;
+  MessageChannel hung_channel(std::make_shared<MessageKey>(secret), Side::agent, random_nonce());
 
   int connected = 0, assigned = 0, restarts = 0, reassigned = 0, lost = 0;
   Steady::time_point t_start = Steady::now(), t_last_join{}, t_hung_last = t_start, t_assigned{}, t_silent{}, t_first_restart{},
@@ -223,16 +224,20 @@ int main(int argc, char** argv) {
     hung = std::make_shared<Connection>(std::move(s));
     hung->start(
         [&](const std::string& line) {
+          if (!hung_channel.ready()) {
+            if (!hung_channel.take_hello(line)) return check(false, "no hello to the hung node");
+            hung->send(hung_channel.seal(join_msg(clients - 1)));
+            return joined();
+          }
           nlohmann::json msg;
-          if (decode_message(line, secret, &msg) != DecodeResult::ok) return check(false, "bad line to the hung node");
+          if (hung_channel.open(line, &msg) != DecodeResult::ok) return check(false, "bad line to the hung node");
           if (msg["type"] == "hb" && !silent) {
-            hung->send(encode_message({{"type", "hb"}}, secret));
+            hung->send(hung_channel.seal(nlohmann::json{{"type", "hb"}}));
             t_hung_last = Steady::now();
           }
         },
         [&](const std::string&) {});
-    hung->send(encode_message(join_msg(clients - 1), secret));
-    joined();
+    hung->send(hung_channel.hello());
   }
 
   // Phases, driven by a poll timer: joined -> steady heartbeats -> silent node -> restart round.

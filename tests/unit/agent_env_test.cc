@@ -2,13 +2,14 @@
 
 #include <csignal>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/agent_options.h"
 #include "agent/failure.h"
 #include "agent/job_environment.h"
 #include "agent/numa_binding.h"
 #include "agent/numa_topology.h"
 #include "util/line_splitter.h"
-#include "agent/protocol.h"
 #include "agent/worker_env.h"
 #include "util/error.h"
 
@@ -213,20 +214,6 @@ TEST_CASE("output is cut into whole lines, long ones in pieces") {
   CHECK(lines.back() == "f0123456");
   s.finish(emit);
   CHECK(lines.back() == "789");
-}
-
-TEST_CASE("messages carry the secret and a wrong one is refused") {
-  nlohmann::json m;
-  std::string line = encode_message({{"type", "join"}, {"node_rank", 1}}, "s3cret");
-  CHECK(line.back() == '\n');
-  line.pop_back();
-  CHECK(decode_message(line, "s3cret", &m) == DecodeResult::ok);
-  CHECK(m["node_rank"] == 1);
-  CHECK_FALSE(m.contains("secret"));
-  CHECK(decode_message(line, "other", &m) == DecodeResult::bad_secret);
-  CHECK(decode_message(R"({"type":"join"})", "s3cret", &m) == DecodeResult::bad_secret);
-  CHECK(decode_message("garbage", "s3cret", &m) == DecodeResult::malformed);
-  CHECK(random_secret().size() == 32);
 }
 
 TEST_SUITE_BEGIN("agent env");

@@ -46,13 +46,30 @@ TEST_CASE("a scheduler that never answered is an error at once") {
   CHECK_THROWS_WITH(watch.look(), doctest::Contains("Socket timed out"));
 }
 
-TEST_CASE("after an answer, failed looks are tolerated until the limit in a row") {
+TEST_CASE("after an answer, failed looks are tolerated for the silence limit (a restarting controller)") {
   size_t asked = 0;
-  StateWatch watch(slurm_job(), scripted("RxxxxRxxxxx", &asked));
+  StateWatch::Clock::time_point now{};
+  StateWatch watch(slurm_job(), scripted("RxxxxxxxRxxxxxxx", &asked), [&] { return now; });
+  std::vector<std::string> notes;
+  watch.on_note([&](const std::string& n) { notes.push_back(n); });
   CHECK(watch.look()->phase == Phase::running);
-  for (int i = 0; i < StateWatch::k_tolerated_failures - 1; ++i) CHECK_FALSE(watch.look().has_value());
-  CHECK(watch.look()->phase == Phase::running);  // an answer resets the count
-  for (int i = 0; i < StateWatch::k_tolerated_failures - 1; ++i) CHECK_FALSE(watch.look().has_value());
+  // Many quick failures within the limit (a controller refusing connections while it restarts): tolerated.
+  for (int i = 0; i < StateWatch::k_tolerated_failures + 2; ++i) {
+    now += std::chrono::seconds(30);
+    CHECK_FALSE(watch.look().has_value());
+  }
+  CHECK(watch.failures() == StateWatch::k_tolerated_failures + 2);
+  CHECK(watch.last_error().find("Socket timed out") != std::string::npos);
+  CHECK(watch.look()->phase == Phase::running);  // an answer resets both
+  CHECK(watch.failures() == 0);
+  REQUIRE(notes.size() == 2);  // once when it went silent, once when it came back
+  CHECK(notes[0].find("the scheduler did not answer (") == 0);
+  CHECK(notes[0].find("asking again for up to 600 s") != std::string::npos);
+  CHECK(notes[1] == "the scheduler answers again");
+  for (int i = 0; i < StateWatch::k_tolerated_failures - 1; ++i) {
+    now += StateWatch::k_tolerated_silence;  // a slow scheduler: few looks, long silence; still the minimum count
+    CHECK_FALSE(watch.look().has_value());
+  }
   CHECK_THROWS_WITH(watch.look(), doctest::Contains("squeue -h -t all -j 1000 -o %T: failed"));
 }
 
