@@ -39,7 +39,7 @@ kinds=$(/usr/bin/python3 -c 'import json, sys; print(" ".join("%s:%s" % (r["type
   fail "metrics after resume are not JSON lines"
 [ "$kinds" = "run_start:0 step:1 step:2 step:3 step:4 run_end:4 run_start:4 step:5 step:6 step:7 run_end:7" ] ||
   fail "records after resume: $kinds"
-[ -z "${HPCLAUNCH:-}" ] || "$HPCLAUNCH" plot "$work/m.jsonl" -o "$work/m.svg" >/dev/null || fail "plot of the resumed metrics"
+[ -z "${HPCLAUNCH:-}" ] || XDG_STATE_HOME="$work/xdg" XDG_CONFIG_HOME="$work/xdg" "$HPCLAUNCH" plot "$work/m.jsonl" -o "$work/m.svg" >/dev/null || fail "plot of the resumed metrics"
 
 # A different global batch on resume is refused, naming the flag; --resume-from a missing file too.
 set +e

@@ -98,7 +98,7 @@ HPCLAUNCH_TRAIN_NONFINITE=one "$HPCLAUNCH_TRAIN" "${common[@]}" >/dev/null 2>"$w
 # 5. plot draws the diverged files: the gap and the marks (red), and says where.
 if [ -n "${HPCLAUNCH:-}" ]; then
   for m in m1 m3; do
-    "$HPCLAUNCH" plot "$work/$m.jsonl" -o "$work/$m.png" >/dev/null 2>"$work/$m.note" || fail "plot $m: $(cat "$work/$m.note")"
+    XDG_STATE_HOME="$work/xdg" XDG_CONFIG_HOME="$work/xdg" "$HPCLAUNCH" plot "$work/$m.jsonl" -o "$work/$m.png" >/dev/null 2>"$work/$m.note" || fail "plot $m: $(cat "$work/$m.note")"
     red=$(/usr/bin/python3 "$HPCLAUNCH_SOURCE_DIR/tests/tools/png_pixels.py" "$work/$m.png" 200 0 0)
     [ "$red" -gt 100 ] || fail "$m.png has $red pixels of the mark colour"
   done
