@@ -33,7 +33,8 @@ for i in 0 1; do
 done
 wait || true
 
-$py - "$test_tmp" <<'EOF2' || fail "environments differ (see above)"
+show_outputs() { for f in "$test_tmp"/torchrun?.out "$test_tmp"/hpclaunch?.out; do echo "--- $f"; tail -20 "$f"; done; }
+$py - "$test_tmp" <<'EOF2' || { show_outputs; fail "environments differ (see above)"; }
 import json, os, sys
 tmp = sys.argv[1]
 allowed_values = {"MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_ERROR_FILE"}
