@@ -11,7 +11,8 @@
 # (two build directories, two tests) may use the same addresses and ports at once.
 #
 #   netns_up PFX NAME...        make the hub and one namespace per NAME (node i = i-th NAME), links up
-#   netns_down PFX              remove PFX's namespaces (their links and routes go with them) and /etc/netns files
+#   netns_down PFX              kill what runs in PFX's namespaces, remove them (their links and routes go with
+#                               them) and their /etc/netns files
 #   netns_exec PFX NAME CMD...  run CMD in NAME's network namespace under host name NAME (NAME=hub: the hub)
 #   netns_addr NAME...          (after netns_up) the address of NAME
 #   netns_link PFX NAME up|down bring NAME's link up or down from inside its namespace (a cable pulled)
@@ -78,9 +79,12 @@ netns_up() {  # PFX NAME...
   done
 }
 
-netns_down() {  # PFX: idempotent; processes still inside the namespaces keep them until they exit
-  local pfx=$1 ns
-  for ns in $(netns_names "$pfx"); do ip netns del "$ns" 2>/dev/null || true; done
+netns_down() {  # PFX: idempotent; what still runs in PFX's namespaces (a failed test's processes) is killed
+  local pfx=$1 ns p
+  for ns in $(netns_names "$pfx"); do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    ip netns del "$ns" 2>/dev/null || true
+  done
   rm -rf /etc/netns/"$pfx"-*
   local link  # a veth left in the machine's namespace by an interrupted netns_up
   for link in $(ip -o link show 2>/dev/null | awk -F': ' -v p="$pfx" '{ sub(/@.*/, "", $2) } index($2, p) == 1 { print $2 }'); do
