@@ -246,7 +246,7 @@ do_stop() {
   [ -z "$left" ] || die "daemons of $dir still running after stop: pids $left"
   if [ $netns = 1 ]; then
     netns_down "$pfx" || die "cannot remove the namespaces of $dir ($pfx-*): see 'ip netns list'"
-    rm -rf "$dir/netns" "$dir/bin"
+    rm -rf "${dir:?}/netns" "${dir:?}/bin"
   fi
 }
 

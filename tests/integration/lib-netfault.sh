@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the network fault tests (t048x-netfault-*, issue 14 §2) after lib.sh: hosts n1..nK in network
 # namespaces of the test's own (lib-netns.sh), an `hpclaunch agent` on each, run directly (no Slurm), training
 # with hpclaunch-train on a checkpoint directory they share. Every namespace is removed on exit, failed or not.
@@ -7,7 +8,8 @@ need_hpclaunch
 [ "$(id -u)" = 0 ] || skip "needs root (ip netns)"
 
 nf_pfx=nf$(printf '%s' "$test_tmp" | md5sum | cut -c1-6)
-export HPCLAUNCH_RDZV_SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+HPCLAUNCH_RDZV_SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d " \n")
+export HPCLAUNCH_RDZV_SECRET
 nf_port=29400  # the namespaces' own port space: free whatever runs on the machine
 
 _nf_cleanup() {

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Emulated hosts in network namespaces (issue 14 §1), sourced by scripts/test-cluster.sh (TEST_CLUSTER_NETNS=1)
 # and by the network fault tests (t048x). Each node NAME runs in namespace PFX-NAME with its own address on its
 # own link (a veth pair: eth0 inside, PFX-NAME's end on a bridge in namespace PFX-hub), its own host name (a UTS
@@ -86,6 +87,7 @@ netns_down() {  # PFX: idempotent; what still runs in PFX's namespaces (a failed
     ip netns del "$ns" 2>/dev/null || true
   done
   rm -rf /etc/netns/"$pfx"-*
+  rmdir /etc/netns 2>/dev/null || true  # made by netns_up; kept while another PFX's files are in it
   local link  # a veth left in the machine's namespace by an interrupted netns_up
   for link in $(ip -o link show 2>/dev/null | awk -F': ' -v p="$pfx" '{ sub(/@.*/, "", $2) } index($2, p) == 1 { print $2 }'); do
     ip link del "$link" 2>/dev/null || true
