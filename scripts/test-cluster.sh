@@ -17,7 +17,16 @@
 # 17001-17002 by default; if another cluster (another DIR) holds them, the next free block of 20 ports is used,
 # so two build directories can run their suites side by side. TEST_CLUSTER_PORT_BASE=N forces slurmctld's port
 # (slurmd then use N+1, N+2). TEST_CLUSTER_WAIT=seconds bounds the wait for idle nodes (default 60).
-# Needs root (slurmd runs jobs as their user; mknod; /etc/hosts).
+#
+# TEST_CLUSTER_NETNS=1 at `start`: nodes on separate hosts (issue 14 §1). Each slurmd runs in its own network
+# namespace with its own address (n1 198.18.77.1, n2 198.18.77.2, NodeAddr), its own host name (a UTS namespace) and
+# its own /etc/hosts, linked by veth pairs to a bridge in a hub namespace where slurmctld runs (198.18.77.254); see
+# tests/integration/lib-netns.sh. Nothing is added to the machine's own namespace or /etc/hosts, and the ports are
+# the namespaces' own (6817, 6818), so this cluster coexists with loopback ones. DIR/env.sh then also puts DIR/bin
+# first on PATH: sbatch, srun, squeue, ... that run the real command in the hub namespace when called from the
+# machine's namespace, and as they are inside a node. The mode is kept in DIR/netns until `stop` removes the
+# namespaces; stop, status and restart-ctld follow it.
+# Needs root (slurmd runs jobs as their user; mknod; /etc/hosts; ip netns).
 set -euo pipefail
 
 prog=test-cluster
@@ -33,6 +42,20 @@ conf=$dir/slurm.conf
 nodes=(n1 n2)
 declare -A node_ip=([n1]=127.0.1.1 [n2]=127.0.1.2)
 wait_s=${TEST_CLUSTER_WAIT:-60}
+slurm_tools=(sbatch srun salloc squeue scancel scontrol sinfo sacct sacctmgr sattach sstat)
+
+# Netns mode: from DIR/netns when a cluster of that mode exists there, else from TEST_CLUSTER_NETNS (start).
+netns=0
+if [ -f "$dir/netns" ] || { [ "$action" = start ] && [ "${TEST_CLUSTER_NETNS:-0}" = 1 ]; }; then
+  netns=1
+  netns_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/integration/lib-netns.sh
+  # shellcheck source=tests/integration/lib-netns.sh
+  source "$netns_lib"
+  pfx=hl$(printf '%s' "$dir" | md5sum | cut -c1-6)  # this DIR's namespaces: PFX-hub, PFX-n1, PFX-n2
+fi
+# in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode); on_node NODE CMD...: on NODE.
+in_ctld() { if [ $netns = 1 ]; then netns_exec "$pfx" hub "$@"; else "$@"; fi; }
+on_node() { if [ $netns = 1 ]; then netns_exec "$pfx" "$@"; else shift; "$@"; fi; }
 
 for tool in slurmctld slurmd sinfo scontrol squeue scancel; do
   command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian package slurm-wlm)"
@@ -49,10 +72,11 @@ own_pids() { pgrep -f -- "-f $conf_re( |\$)" || true; }
 
 port_busy() { ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .; }
 
-sinfo_here() { SLURM_CONF=$conf sinfo "$@"; }
+sinfo_here() { SLURM_CONF=$conf in_ctld sinfo "$@"; }
 
 is_up() {
   [ -f "$conf" ] || return 1
+  [ $netns = 0 ] || [ "$(netns_names "$pfx" | wc -l)" = 3 ] || return 1
   pid_alive "$(pid_of "$(ctld_pidfile)")" || return 1
   for n in "${nodes[@]}"; do pid_alive "$(pid_of "$(slurmd_pidfile "$n")")" || return 1; done
   sinfo_here -h >/dev/null 2>&1
@@ -74,6 +98,10 @@ ensure_hosts() {
 }
 
 pick_ports() {
+  if [ $netns = 1 ]; then  # the namespaces' own ports: free whatever runs on the machine
+    ctld_port=6817; node_port0=6818; block=0
+    return
+  fi
   if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
     ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1)); block=$(((ctld_port / 20) % 50))
     for p in $ctld_port $node_port0 $((node_port0 + 1)); do
@@ -91,6 +119,18 @@ pick_ports() {
 }
 
 write_conf() {
+  local shape="CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:a100:4 Features=gpu,a100,nvme State=UNKNOWN"
+  local ctld_host=localhost ports node_lines
+  ports="SlurmctldPort=$ctld_port
+SlurmdPort=$((ctld_port + 1))"
+  node_lines="NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) $shape"
+  if [ $netns = 1 ]; then
+    ctld_host="hub($(netns_addr hub))"
+    ports="SlurmctldPort=$ctld_port
+SlurmdPort=$node_port0"
+    node_lines="NodeName=n1 NodeHostname=n1 NodeAddr=$(netns_addr n1) $shape
+NodeName=n2 NodeHostname=n2 NodeAddr=$(netns_addr n2) $shape"
+  fi
   mkdir -p "$dir/state" "$dir/log" "$dir/spool/n1" "$dir/spool/n2"
   for i in 0 1 2 3; do
     local dev=$dir/fakegpu$i
@@ -106,15 +146,14 @@ EOF
   cat >"$conf" <<EOF
 # Written by scripts/test-cluster.sh: two emulated nodes on loopback, no munge, no accounting database.
 ClusterName=test
-SlurmctldHost=localhost
+SlurmctldHost=$ctld_host
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/none
 CredType=cred/none
 # A requeued job waits cred_expire seconds before it may start again (default 120): keep requeue tests short.
 AuthInfo=cred_expire=5
-SlurmctldPort=$ctld_port
-SlurmdPort=$((ctld_port + 1))
+$ports
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -137,7 +176,7 @@ KillWait=5
 MinJobAge=30
 # Job ids (and so the MASTER_PORTs derived from them) differ between clusters running side by side.
 FirstJobId=$((1000 * (block + 1)))
-NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:a100:4 Features=gpu,a100,nvme State=UNKNOWN
+$node_lines
 # debug is the default; the others carry real sites' partition names (Perlmutter selects with -q, not -p).
 PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=regular Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
@@ -154,6 +193,24 @@ EOF
 export SLURM_CONF=$conf
 export HPCLAUNCH_CLUSTER_DIR=$dir
 EOF
+  [ $netns = 1 ] || return 0
+  echo "export PATH=$dir/bin:\$PATH" >>"$dir/env.sh"
+  mkdir -p "$dir/bin"
+  local tool real
+  for tool in "${slurm_tools[@]}"; do
+    real=$(command -v "$tool") || continue
+    cat >"$dir/bin/$tool" <<EOF
+#!/bin/bash
+# Written by scripts/test-cluster.sh (netns mode): $tool from the machine's namespace runs in the hub namespace.
+if [ -z "\$(ip netns identify \$\$ 2>/dev/null)" ]; then
+  source $netns_lib
+  netns_exec $pfx hub $real "\$@"
+  exit
+fi
+exec $real "\$@"
+EOF
+    chmod 755 "$dir/bin/$tool"
+  done
 }
 
 kill_pid() {  # pid: TERM, wait up to 10 s, then KILL
@@ -168,12 +225,12 @@ kill_pid() {  # pid: TERM, wait up to 10 s, then KILL
 do_stop() {
   if [ -f "$conf" ] && pid_alive "$(pid_of "$(ctld_pidfile)")"; then
     local jobs i
-    jobs=$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null || true)
+    jobs=$(SLURM_CONF=$conf in_ctld squeue -h -o %i 2>/dev/null || true)
     if [ -n "$jobs" ]; then
       # shellcheck disable=SC2086
-      SLURM_CONF=$conf scancel $jobs 2>/dev/null || true
+      SLURM_CONF=$conf in_ctld scancel $jobs 2>/dev/null || true
       for i in $(seq 1 50); do
-        [ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null || true)" ] && break
+        [ -z "$(SLURM_CONF=$conf in_ctld squeue -h -o %i 2>/dev/null || true)" ] && break
         sleep 0.2
       done
     fi
@@ -187,6 +244,10 @@ do_stop() {
   local left
   left=$(own_pids)
   [ -z "$left" ] || die "daemons of $dir still running after stop: pids $left"
+  if [ $netns = 1 ]; then
+    netns_down "$pfx" || die "cannot remove the namespaces of $dir ($pfx-*): see 'ip netns list'"
+    rm -rf "${dir:?}/netns" "${dir:?}/bin"
+  fi
 }
 
 do_start() {
@@ -198,12 +259,17 @@ do_start() {
     return 0
   fi
   do_stop  # half-started or stale: clean slate
-  ensure_hosts
+  if [ $netns = 1 ]; then
+    touch "$dir/netns"  # before the namespaces: a failed start is still stopped as a netns cluster
+    netns_up "$pfx" "${nodes[@]}" || { do_stop || true; die "cannot make the namespaces of the netns cluster"; }
+  else
+    ensure_hosts
+  fi
   pick_ports
   write_conf
-  slurmctld -c -f "$conf" || die "slurmctld did not start; see $dir/log/slurmctld.log"
+  in_ctld slurmctld -c -f "$conf" || die "slurmctld did not start; see $dir/log/slurmctld.log"
   for n in "${nodes[@]}"; do
-    slurmd -f "$conf" -N "$n" || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"
+    on_node "$n" slurmd -f "$conf" -N "$n" || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"
   done
   local i
   for i in $(seq 1 $((wait_s * 5))); do all_idle && break; sleep 0.2; done
@@ -213,6 +279,10 @@ do_start() {
     do_stop || true
     die "nodes n1, n2 not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
   fi
+  if [ $netns = 1 ]; then
+    note "up in $dir: namespaces $pfx-{hub,n1,n2}, slurmctld $(netns_addr hub):$ctld_port, slurmd n1 $(netns_addr n1):$node_port0, n2 $(netns_addr n2):$node_port0; source $dir/env.sh"
+    return
+  fi
   note "up in $dir: slurmctld :$ctld_port, slurmd n1 :$node_port0, n2 :$((node_port0 + 1)); source $dir/env.sh"
 }
 
@@ -220,7 +290,7 @@ do_restart_ctld() {
   is_up || die "cluster in $dir is not running; start it first"
   kill_pid "$(pid_of "$(ctld_pidfile)")"
   sleep "${1:-0}"
-  slurmctld -f "$conf" || die "slurmctld did not start again; see $dir/log/slurmctld.log"
+  in_ctld slurmctld -f "$conf" || die "slurmctld did not start again; see $dir/log/slurmctld.log"
   local i
   for i in $(seq 1 $((wait_s * 5))); do sinfo_here -h >/dev/null 2>&1 && break; sleep 0.2; done
   sinfo_here -h >/dev/null 2>&1 || die "slurmctld does not answer ${wait_s}s after its restart; see $dir/log/slurmctld.log"

@@ -136,6 +136,12 @@ std::vector<Reply> RendezvousState::abort(const Failure& why) {
   return out;
 }
 
+std::string RendezvousState::who(ConnId c) const {
+  auto it = m_agents.find(c);
+  if (it == m_agents.end()) return "an agent";
+  return fmt::format("the agent on {} (node {})", it->second.host, it->second.node_rank);
+}
+
 std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
   auto it = m_agents.find(c);
   if (it == m_agents.end()) return {};

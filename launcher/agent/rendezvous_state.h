@@ -69,6 +69,8 @@ class RendezvousState {
   int round() const { return m_round; }
   int restart_count() const { return m_restart_count; }
   size_t agents() const { return m_agents.size(); }
+  // "the agent on HOST (node N)" for a connection that joined, else "an agent": what the store's log names.
+  std::string who(ConnId c) const;
 
  private:
   struct Node {

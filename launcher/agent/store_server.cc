@@ -121,9 +121,10 @@ void StoreServer::on_close(ConnId id, const std::string& why) {
   if (m_stopped) return;
   m_conns.erase(id);
   size_t before = m_state.agents();
+  const std::string who = m_state.who(id);  // issue 14 §2: a re-formed job's log names the node it dropped
   auto replies = m_state.lost(id, Clock::now());
   if (m_state.agents() < before && m_state.phase() != RendezvousState::Phase::finished)
-    agent_log(m_config.log_host, "lost an agent: " + why);
+    agent_log(m_config.log_host, "lost " + who + ": " + why);
   apply(replies);
   arm_deadline();
 }

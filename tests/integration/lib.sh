@@ -36,9 +36,11 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 
-fail() { echo "FAIL $test_name: $*" >&2; exit 1; }
-skip() { echo "SKIP $test_name: $*" >&2; exit 77; }
-note() { echo "$test_name: $*" >&2; }
+# A test's body run by another test (run_on_netns_cluster) reports under that test's name.
+test_label=${HPCLAUNCH_TEST_LABEL:-$test_name}
+fail() { echo "FAIL $test_label: $*" >&2; exit 1; }
+skip() { echo "SKIP $test_label: $*" >&2; exit 77; }
+note() { echo "$test_label: $*" >&2; }
 
 assert_eq() {  # EXPECTED ACTUAL [WHAT]
   [ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
@@ -78,6 +80,20 @@ need_cluster() {
   source "$envsh"
   "$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh" status "$HPCLAUNCH_CLUSTER_DIR" >/dev/null \
     || fail "test cluster in $HPCLAUNCH_CLUSTER_DIR is not running; run scripts/test-cluster.sh start $HPCLAUNCH_CLUSTER_DIR"
+}
+
+# The netns cluster (TEST_CLUSTER_NETNS=1 scripts/test-cluster.sh, started by CTest's slurm_netns fixture for every
+# *-netns-* script): each node in its own network namespace, with its own address and host name.
+need_netns_cluster() {
+  HPCLAUNCH_CLUSTER_DIR=${HPCLAUNCH_NETNS_CLUSTER_DIR:-$HPCLAUNCH_BUILD_DIR/test-cluster-netns}
+  [ -f "$HPCLAUNCH_CLUSTER_DIR/netns" ] || fail "no netns test cluster in $HPCLAUNCH_CLUSTER_DIR; run TEST_CLUSTER_NETNS=1 scripts/test-cluster.sh start $HPCLAUNCH_CLUSTER_DIR, or name the test *-netns-* so CTest starts it"
+  need_cluster
+}
+
+# run_on_netns_cluster BODY: the loopback cluster's test tests/integration/BODY, unchanged, on the netns cluster.
+run_on_netns_cluster() {
+  need_netns_cluster
+  HPCLAUNCH_TEST_LABEL="$test_name ($1 on the netns cluster)" bash "$HPCLAUNCH_SOURCE_DIR/tests/integration/$1"
 }
 
 # sbatch_wait OUTFILE [SBATCH_ARG...] SCRIPT: submits with --wait (bounded by SBATCH_TIMEOUT, default 300 s),

@@ -14,7 +14,9 @@ unset HPCLAUNCH_MASTER_ADDR_RESOLVE HPCLAUNCH_GPU_BIND
 srun "$HPCLAUNCH" exec --gpu-bind local-rank -- sh -c \
   'echo "exec $RANK ${HPCLAUNCH_NODE_LOCAL_RANK-$LOCAL_RANK} $WORLD_SIZE $LOCAL_WORLD_SIZE $GROUP_RANK $GROUP_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $CUDA_VISIBLE_DEVICES $SLURMD_NODENAME"'
 srun "$HPCLAUNCH" env --format json | sed 's/^/json /'
-# The profile's rules, as the rendered script exports them.
+# The profile's rules, as the rendered script exports them. n1's address as the nodes see it (127.0.1.1 on the
+# loopback cluster, its own namespace's on the netns one: t0471).
+echo "n1addr $(getent ahostsv4 n1 | head -n 1 | cut -d' ' -f1)"
 HPCLAUNCH_MASTER_ADDR_RESOLVE=1 HPCLAUNCH_MASTER_PORT=29400 srun "$HPCLAUNCH" exec -- \
   sh -c 'echo "resolved $RANK $MASTER_ADDR $MASTER_PORT"'
 HPCLAUNCH_MASTER_ADDR_SUFFIX=i srun -N1 -n1 "$HPCLAUNCH" exec -- true 2>&1 | sed 's/^/suffix /'
@@ -47,10 +49,12 @@ json=$(lines_with "$out" 'json ')
 assert_eq 4 "$(echo "$json" | grep -c '"MASTER_ADDR":"n1","MASTER_PORT":"'"$port"'"')" "json lines with one master"
 for r in 0 1 2 3; do assert_contains "$json" "{\"RANK\":\"$r\"," "json of rank $r"; done
 
-assert_eq "0 127.0.1.1 29400
-1 127.0.1.1 29400
-2 127.0.1.1 29400
-3 127.0.1.1 29400" "$(lines_with "$out" 'resolved ')" "HPCLAUNCH_MASTER_ADDR_RESOLVE=1 and HPCLAUNCH_MASTER_PORT"
+n1addr=$(lines_with "$out" 'n1addr ')
+[ -n "$n1addr" ] || fail "n1 does not resolve in the job: $(cat "$out")"
+assert_eq "0 $n1addr 29400
+1 $n1addr 29400
+2 $n1addr 29400
+3 $n1addr 29400" "$(lines_with "$out" 'resolved ')" "HPCLAUNCH_MASTER_ADDR_RESOLVE=1 and HPCLAUNCH_MASTER_PORT"
 assert_contains "$(lines_with "$out" 'suffix ')" \
   "hpclaunch: error: MASTER_ADDR: 'n1i' (the first-node rule's host 'n1' + suffix 'i') does not resolve"
 assert_eq "0 10.0.0.9

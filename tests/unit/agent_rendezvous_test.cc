@@ -164,7 +164,9 @@ TEST_CASE("a lost agent with MIN still met re-forms the job without using a rest
   s.join(1, 0, "n1", 1, t0);
   s.join(2, 1, "n2", 1, t0);
   s.join(3, 2, "n3", 1, t0);
+  CHECK(s.who(3) == "the agent on n3 (node 2)");  // what the store logs when it drops it
   auto rs = s.lost(3, t0 + 1s);
+  CHECK(s.who(3) == "an agent");
   REQUIRE(rs.size() == 2);
   CHECK(rs[0].kind == Reply::restart);
   s.join(1, 0, "n1", 1, t0 + 2s);

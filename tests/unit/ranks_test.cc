@@ -70,6 +70,18 @@ TEST_CASE("a Slurm task takes its numbers from srun's step variables") {
   CHECK(step_nodes(slurm_task2(), k_no_files) == std::vector<std::string>{"n1", "n2"});
 }
 
+TEST_CASE("an mpirun rank on another node of a Slurm job takes the job's nodes, not its orted's step") {
+  Env env = slurm_task2();  // as under an orted that mpirun started with `srun --nodelist=n2`
+  env["SLURM_STEP_NODELIST"] = "n2";
+  env["OMPI_COMM_WORLD_SIZE"] = "4";
+  env["OMPI_COMM_WORLD_RANK"] = "2";
+  env["OMPI_COMM_WORLD_LOCAL_RANK"] = "0";
+  env["OMPI_COMM_WORLD_LOCAL_SIZE"] = "2";
+  CHECK(step_nodes(env, k_no_files) == std::vector<std::string>{"n1", "n2"});
+  env.erase("OMPI_COMM_WORLD_SIZE");  // an srun task: its own step's nodes
+  CHECK(step_nodes(env, k_no_files) == std::vector<std::string>{"n2"});
+}
+
 TEST_CASE("a Slurm task understands the 4(x2),3 form") {
   Env env = slurm_task2();
   env["SLURM_STEP_TASKS_PER_NODE"] = "4(x2),3";
