@@ -10,7 +10,7 @@
 #include "agent/protocol.h"
 #include "agent/store_client.h"
 #include "agent/store_server.h"
-#include "agent/worker_group.h"
+#include "process/process_group.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/process.h"  // signal_name
@@ -18,8 +18,6 @@
 namespace hpclaunch {
 
 namespace {
-
-const int k_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
 
@@ -41,12 +39,13 @@ ElasticAgent::~ElasticAgent() {
 void ElasticAgent::log(const std::string& msg) const { agent_log(m_opt.host, msg); }
 
 int ElasticAgent::run() {
-  resolve_command(worker_argv(m_opt.command).at(0));  // a typo fails here, not after the rendezvous
-  std::vector<int> forwarded(std::begin(k_forwarded), std::end(k_forwarded));
-  for (int sig : m_opt.signals.empty() ? forwarded : m_opt.signals) m_signals.add(sig);
+  resolve_command(worker_argv(m_opt.command).at(0), "hpclaunch agent");  // a typo fails here, not after the rendezvous
+  for (int sig : m_opt.signals.empty() ? forwarded_signals() : m_opt.signals) m_signals.add(sig);
   watch_signals();
-  m_workers = std::make_unique<WorkerGroup>(
-      m_io, [this](const WorkerExit& e) { on_worker_exit(e); }, [this] { on_idle(); });
+  // A failed worker gets this node's others SIGTERM (SIGKILL after --grace); the agent reports it.
+  ProcessGroupConfig config{"hpclaunch agent", /*stop_others_on_failure=*/true, ms(m_opt.grace_s)};
+  m_workers = std::make_unique<ProcessGroup>(
+      m_io, config, [this](const ProcessExit& e) { on_worker_exit(e); }, [this] { on_idle(); });
   if (m_opt.log_dir.empty()) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "hpclaunch-agent-XXXXXX").string();
     if (::mkdtemp(tmpl.data())) m_tmp_dir = tmpl;
@@ -129,12 +128,12 @@ void ElasticAgent::start_workers(const Assignment& a) {
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank};
   auto argv = worker_argv(m_opt.command);
-  std::vector<WorkerSpec> specs;
+  std::vector<ProcessSpec> specs;
   for (int lr = 0; lr < m_opt.nproc; ++lr) {
-    WorkerSpec s;
-    s.local_rank = lr;
-    s.rank = a.rank_offset + lr;
-    std::string dir = fmt::format("{}/rank_{}", attempt_dir(), s.rank);
+    ProcessSpec s;
+    s.id = lr;
+    const int rank = a.rank_offset + lr;
+    std::string dir = fmt::format("{}/rank_{}", attempt_dir(), rank);
     std::string error_file = dir + "/error.json";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -142,7 +141,9 @@ void ElasticAgent::start_workers(const Assignment& a) {
     s.argv = argv;
     s.env = worker_env(m_base_env, layout, a, lr, error_file);
     if (lr < static_cast<int>(m_opt.worker_cpus.size())) s.cpus = m_opt.worker_cpus[lr];
-    s.prefix = fmt::format("[{}:{}] ", m_opt.host, s.rank);
+    s.null_stdin = true;
+    s.output = ProcessSpec::Output::lines;
+    s.prefix = fmt::format("[{}:{}] ", m_opt.host, rank);
     int redirect = stream_mask(m_opt.redirects, lr), tee = stream_mask(m_opt.tee, lr);
     bool shown = m_opt.local_ranks_filter.empty() || m_opt.local_ranks_filter.count(lr);
     s.console_out = shown && !(redirect & 1);
@@ -158,20 +159,20 @@ void ElasticAgent::start_workers(const Assignment& a) {
   m_workers->start(specs);
 }
 
-void ElasticAgent::on_worker_exit(const WorkerExit& e) {
+void ElasticAgent::on_worker_exit(const ProcessExit& e) {
   if (!m_running || e.ok()) return;
   m_running = false;
   Failure f;
   f.host = m_opt.host;
   f.node_rank = m_opt.node_rank;
-  f.rank = e.rank;
-  f.local_rank = e.local_rank;
+  f.rank = m_assignment.rank_offset + e.id;
+  f.local_rank = e.id;
   f.exit_code = e.exit_code;
   f.signal = e.signal;
-  f.error = read_error_file(fmt::format("{}/rank_{}/error.json", attempt_dir(), e.rank));
+  f.error = read_error_file(fmt::format("{}/rank_{}/error.json", attempt_dir(), f.rank));
   log("worker failed: " + describe(f) + "; stopping this node's workers");
   m_client->send({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}});
-  m_workers->stop(ms(m_opt.grace_s));  // then wait for the store's restart or abort
+  // The group stops the others (stop_others_on_failure); then wait for the store's restart or abort.
 }
 
 void ElasticAgent::on_idle() {

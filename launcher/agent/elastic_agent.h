@@ -16,7 +16,8 @@ namespace hpclaunch {
 
 class StoreServer;
 class StoreClient;
-class WorkerGroup;
+class ProcessGroup;
+struct ProcessExit;
 
 class ElasticAgent {
  public:
@@ -30,7 +31,7 @@ class ElasticAgent {
   void on_connected();
   void on_message(const nlohmann::json& msg);
   void on_lost(const std::string& why);
-  void on_worker_exit(const struct WorkerExit& e);
+  void on_worker_exit(const ProcessExit& e);
   void on_idle();
   void on_signal(int sig);
   void watch_signals();
@@ -49,7 +50,7 @@ class ElasticAgent {
   boost::asio::signal_set m_signals;
   std::unique_ptr<StoreServer> m_server;
   std::unique_ptr<StoreClient> m_client;
-  std::unique_ptr<WorkerGroup> m_workers;
+  std::unique_ptr<ProcessGroup> m_workers;
   std::string m_tmp_dir;  // error files when there is no --log-dir
   int m_round = 0;
   bool m_running = false;   // workers of m_assignment are running and no failure was seen

@@ -1,4 +1,4 @@
-#include "agent/orphan_guard.h"
+#include "process/orphan_guard.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,13 +9,16 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "process/signals.h"
+
 namespace hpclaunch {
 
 namespace {
 
 [[noreturn]] void guard_main(int fd) {
   // Only the pipe's end ends the guard: the signals a job step or a terminal sends go to the agent.
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(sig, SIG_IGN);
+  for (int sig : forwarded_signals()) ::signal(sig, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
   // Nor does it hold the agent's output open (a reader waiting for its end).
   int null = ::open("/dev/null", O_RDWR);
   for (int std_fd = 0; std_fd < 3 && null >= 0; ++std_fd)
