@@ -30,6 +30,7 @@ namespace {
 // Runs in the child between fork and exec; everything it uses was made before fork.
 struct ChildSetup : bp::extend::handler {
   pid_t parent;
+  const std::vector<int>* forwarded = nullptr;
   const cpu_set_t* cpus = nullptr;
   int fds[3] = {-1, -1, -1};  // what becomes stdin, stdout, stderr; -1: ours
   template <class Executor>
@@ -41,7 +42,7 @@ struct ChildSetup : bp::extend::handler {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
-    for (int sig : forwarded_signals()) ::signal(sig, SIG_DFL);  // even where we were started ignoring them
+    for (int sig : *forwarded) ::signal(sig, SIG_DFL);  // even where we were started ignoring them
     if (cpus && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) ::_exit(127);
     for (int i = 0; i < 3; ++i)
       if (fds[i] >= 0 && ::dup2(fds[i], i) < 0) ::_exit(127);
@@ -131,6 +132,7 @@ std::vector<int> ProcessGroup::start(const std::vector<ProcessSpec>& specs) {
     auto c = std::make_shared<Child>(m_io, spec);
     ChildSetup setup;
     setup.parent = ::getpid();
+    setup.forwarded = &forwarded_signals();
     int child_ends[3] = {-1, -1, -1};  // closed here once the child has them
     auto pipe_to = [&](int stream) {
       auto [r, w] = make_pipe();
