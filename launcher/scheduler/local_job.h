@@ -15,7 +15,8 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 std::string new_local_job_id();
 
 // Runs `bash script` with HPCLAUNCH_JOB_ID set; returns its exit status (128 + signal if killed). Signals
-// reaching hpclaunch (TERM, INT, HUP, USR1, USR2) are passed on to the job's process group.
+// reaching hpclaunch (process/signals.h) are passed on to the job's process group. The processes of this file are
+// started and watched by process/process_group.h, as the agent's workers are.
 int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id);
 
 // Runs the tasks of an array job: `bash script` once per task with HPCLAUNCH_ARRAY_TASK=I, each task's output in

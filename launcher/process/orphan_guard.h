@@ -1,6 +1,6 @@
-// Kills the workers' process groups when the agent dies without doing it (kill -9, OOM killer): a small forked
-// guard process learns the live groups through a pipe and kills them when the pipe closes. The parent-death
-// signal reaches only the workers themselves; this also reaches what they started.
+// Kills a ProcessGroup's children's process groups when we die without doing it (kill -9, OOM killer): a small
+// forked guard process learns the live groups through a pipe and kills them when the pipe closes. The
+// parent-death signal reaches only the children themselves; this also reaches what they started.
 #pragma once
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "agent/orphan_guard.h"
+#include "process/orphan_guard.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,14 +8,18 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <vector>
+
+#include "process/signals.h"
 
 namespace hpclaunch {
 
 namespace {
 
-[[noreturn]] void guard_main(int fd) {
+[[noreturn]] void guard_main(int fd, const std::vector<int>& forwarded) {
   // Only the pipe's end ends the guard: the signals a job step or a terminal sends go to the agent.
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE}) ::signal(sig, SIG_IGN);
+  for (int sig : forwarded) ::signal(sig, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
   // Nor does it hold the agent's output open (a reader waiting for its end).
   int null = ::open("/dev/null", O_RDWR);
   for (int std_fd = 0; std_fd < 3 && null >= 0; ++std_fd)
@@ -41,10 +45,11 @@ namespace {
 OrphanGuard::OrphanGuard() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
+  const std::vector<int>& forwarded = forwarded_signals();  // made before fork: the child only reads it
   pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[1]);
-    guard_main(fds[0]);
+    guard_main(fds[0], forwarded);
   }
   ::close(fds[0]);
   if (pid < 0) {

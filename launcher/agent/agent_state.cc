@@ -1,0 +1,203 @@
+#include "agent/agent_state.h"
+
+#include <fmt/core.h>
+
+#include <csignal>
+
+#include "process/signals.h"  // is_notice_signal
+#include "util/error.h"       // k_exit_failure
+#include "util/process.h"     // signal_name
+
+namespace hpclaunch {
+
+namespace {
+
+AgentAction act(AgentAction::Kind kind) { return AgentAction{kind, {}, {}, 0, {}, {}}; }
+
+AgentAction send(nlohmann::json message) {
+  AgentAction a = act(AgentAction::send);
+  a.message = std::move(message);
+  return a;
+}
+
+AgentAction to_workers(AgentAction::Kind kind, int sig) {
+  AgentAction a = act(kind);
+  a.signal = sig;
+  return a;
+}
+
+void append(AgentActions& to, AgentActions more) {
+  for (auto& a : more) to.push_back(std::move(a));
+}
+
+Assignment assignment_of(const nlohmann::json& msg) {
+  Assignment a;
+  a.round = msg.at("round");
+  a.group_rank = msg.at("group_rank");
+  a.group_world_size = msg.at("group_world_size");
+  a.rank_offset = msg.at("rank_offset");
+  a.world_size = msg.at("world_size");
+  a.restart_count = msg.at("restart_count");
+  a.master_addr = msg.at("master_addr");
+  a.master_port = msg.at("master_port");
+  return a;
+}
+
+}  // namespace
+
+AgentState::AgentState(AgentStateConfig config, std::function<std::string(int rank)> error_file)
+    : m_config(std::move(config)), m_error_file(std::move(error_file)) {}
+
+AgentAction AgentState::log(std::string text) const {
+  AgentAction a = act(AgentAction::log);
+  a.text = std::move(text);
+  return a;
+}
+
+AgentActions AgentState::join() const {
+  return {send({{"type", "join"}, {"node_rank", m_config.node_rank}, {"host", m_config.host},
+                {"nproc", m_config.nproc}, {"round", m_round}})};
+}
+
+AgentActions AgentState::connected() {
+  if (m_finished) return {};
+  return join();
+}
+
+AgentActions AgentState::message(const nlohmann::json& msg) {
+  if (m_exiting) return {};
+  const std::string type = msg.at("type");
+  if (type == "assign") {
+    m_assignment = assignment_of(msg);
+    m_running = true;
+    m_workers = true;
+    m_after = After::nothing;
+    AgentAction a = act(AgentAction::start_workers);
+    a.assignment = m_assignment;
+    return {a};
+  }
+  if (type == "restart") {
+    const int round = msg.at("round");
+    m_round = round;
+    m_running = false;
+    AgentActions acts;
+    if (m_config.verbose) acts.push_back(log(fmt::format("restarting: joining round {}", m_round)));
+    append(acts, then(After::rejoin));
+    return acts;
+  }
+  if (type == "abort") {
+    const Failure f = msg.at("failure").get<Failure>();
+    AgentActions acts;
+    if (m_config.node_rank == 0) {  // node 0's word is the job's
+      AgentAction a = act(AgentAction::record_failure);
+      a.failure = f;
+      acts.push_back(a);
+    }
+    append(acts, exit_with(m_stop_signal ? 128 + m_stop_signal : k_exit_failure,
+                           format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
+    return acts;
+  }
+  if (type == "finish") return exit_with(0, "");
+  if (type == "refuse")
+    return exit_with(k_exit_failure, "the rendezvous store refused this agent: " + msg.value("reason", std::string()));
+  return {};
+}
+
+AgentActions AgentState::start_failed(int exit_code, const std::string& message) {
+  m_workers = false;  // the group killed what it had started
+  return exit_with(exit_code, message);
+}
+
+AgentActions AgentState::worker_exited(const WorkerEnd& e) {
+  // The first failure of a round is reported; the group stops this node's other workers itself
+  // (stop_others_on_failure), and the store decides: restart or abort.
+  if (!m_running || e.ok()) return {};
+  m_running = false;
+  Failure f;
+  f.host = m_config.host;
+  f.node_rank = m_config.node_rank;
+  f.rank = m_assignment.rank_offset + e.local_rank;
+  f.local_rank = e.local_rank;
+  f.exit_code = e.exit_code;
+  f.signal = e.signal;
+  f.error = m_error_file(f.rank);
+  return {log("worker failed: " + describe(f) + "; stopping this node's workers"),
+          send({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
+}
+
+AgentActions AgentState::workers_idle() {
+  m_workers = false;
+  if (m_finished) return {};
+  if (m_running) {  // every worker exited 0
+    m_running = false;
+    return {send({{"type", "done"}, {"round", m_assignment.round}})};
+  }
+  After next = m_after;
+  m_after = After::nothing;
+  if (next == After::rejoin) return join();
+  if (next == After::exit) {
+    m_finished = true;
+    return {act(AgentAction::finish)};
+  }
+  return {};
+}
+
+AgentActions AgentState::then(After next) {
+  m_after = next;
+  if (!m_workers) return workers_idle();
+  return {to_workers(AgentAction::stop_workers, m_stop_signal ? m_stop_signal : SIGTERM)};
+}
+
+AgentActions AgentState::exit_with(int code, std::string message) {
+  if (m_exiting) return {};
+  m_exiting = true;
+  m_running = false;
+  m_exit_code = code;
+  m_exit_message = std::move(message);
+  return then(After::exit);
+}
+
+AgentActions AgentState::store_lost(const std::string& why) {
+  if (m_exiting) return {};
+  return exit_with(k_exit_failure, fmt::format("lost the rendezvous store at {}:{} (the node-0 agent): {}",
+                                               m_config.rdzv_host, m_config.rdzv_port, why));
+}
+
+AgentActions AgentState::signal(int sig) {
+  if (m_finished) return {};
+  // USR1/USR2 are a notice for the workers (checkpoint now), not a stop; a second stop signal is passed on.
+  if (is_notice_signal(sig) || m_stop_signal) return {to_workers(AgentAction::signal_workers, sig)};
+  m_stop_signal = sig;
+  AgentActions acts{log(fmt::format("got {}: forwarded to the workers, stopping (SIGKILL after {} s)",
+                                    signal_name(sig), m_config.grace_s))};
+  Failure f;
+  f.host = m_config.host;
+  f.node_rank = m_config.node_rank;
+  f.reason = fmt::format("the agent on {} (node {}) got {}", m_config.host, m_config.node_rank, signal_name(sig));
+  // On node 0 directly, so that the others hear the reason before this store goes away.
+  if (m_config.serves_store) {
+    AgentAction a = act(AgentAction::shutdown_store);
+    a.failure = f;
+    acts.push_back(a);
+  } else {
+    acts.push_back(send({{"type", "shutdown"}, {"failure", f}}));
+  }
+  m_running = false;
+  if (!m_exiting) {
+    m_exiting = true;
+    m_exit_code = 128 + sig;
+    m_exit_message = "stopped: " + f.reason;
+    m_after = After::exit;
+    if (m_workers) acts.push_back(to_workers(AgentAction::stop_workers, sig));
+    else append(acts, workers_idle());
+  } else if (m_exit_code != 0) {
+    // Already stopping for a peer's reason (often the same scancel reaching the other nodes first): the
+    // signal this agent got is what ended it here.
+    m_exit_code = 128 + sig;
+    m_exit_message = "stopped: " + f.reason;
+    acts.push_back(to_workers(AgentAction::signal_workers, sig));
+  }
+  return acts;
+}
+
+}  // namespace hpclaunch

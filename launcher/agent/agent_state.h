@@ -1,0 +1,98 @@
+// One node's agent as decisions (TorchElastic's SimpleElasticAgent, without its effects): what a message from the
+// store, a worker's exit, the workers going idle, a signal or a lost store makes the agent do next. Pure: events
+// in, actions out; agent/elastic_agent.cc carries the actions out with the store and the process group.
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agent/failure.h"
+#include "agent/rendezvous_state.h"
+
+namespace hpclaunch {
+
+struct AgentStateConfig {
+  std::string host;
+  int node_rank = 0;
+  int nproc = 1;
+  int max_restarts = 0;
+  bool verbose = false;
+  double grace_s = 30;    // for the log line only: the shell applies it
+  std::string rdzv_host;  // for the lost-store message
+  int rdzv_port = 0;
+  bool serves_store = false;  // node 0: this agent's own store is told of a signal directly
+};
+
+struct AgentAction {
+  enum Kind {
+    send,            // `message` to the store
+    start_workers,   // this node's workers of `assignment`
+    signal_workers,  // `signal` to every running worker
+    stop_workers,    // `signal` now, SIGKILL after the grace period
+    record_failure,  // `failure` as the job's (JOBDIR/failure.json)
+    shutdown_store,  // stop the job everywhere for `failure` (on node 0, the store in this process)
+    log,             // `text` on stderr
+    finish,          // close the store link and the store, stop watching signals and workers: the loop ends
+  } kind;
+  nlohmann::json message;
+  Assignment assignment;
+  int signal = 0;
+  Failure failure;
+  std::string text;
+};
+using AgentActions = std::vector<AgentAction>;
+
+// A worker's end as the process group reports it.
+struct WorkerEnd {
+  int local_rank = 0;
+  int exit_code = 0;
+  int signal = 0;
+  bool ok() const { return exit_code == 0 && signal == 0; }
+};
+
+class AgentState {
+ public:
+  // `error_file(rank)`: the summary of that worker's error file in the current attempt ("" if none).
+  AgentState(AgentStateConfig config, std::function<std::string(int rank)> error_file);
+
+  AgentActions connected();
+  // A message from the store (assign, restart, abort, finish, refuse); throws nlohmann::json::exception when
+  // a field is missing or of the wrong type.
+  AgentActions message(const nlohmann::json& msg);
+  // start_workers failed (a command that cannot be started): the agent exits with it.
+  AgentActions start_failed(int exit_code, const std::string& message);
+  AgentActions worker_exited(const WorkerEnd& e);
+  // Every worker of the group exited and its output is drained.
+  AgentActions workers_idle();
+  AgentActions signal(int sig);
+  AgentActions store_lost(const std::string& why);
+
+  bool finished() const { return m_finished; }
+  int exit_code() const { return m_exit_code; }  // once finished: 0, 1 or 128 + signal
+  const std::string& exit_message() const { return m_exit_message; }
+  int round() const { return m_round; }
+
+ private:
+  enum class After { nothing, rejoin, exit };
+  AgentActions join() const;
+  AgentActions then(After next);
+  AgentActions exit_with(int code, std::string message);
+  AgentActions stop_workers(int sig);
+  AgentAction log(std::string text) const;
+
+  AgentStateConfig m_config;
+  std::function<std::string(int rank)> m_error_file;
+  int m_round = 0;
+  Assignment m_assignment;
+  bool m_workers = false;  // a group was started and has not gone idle
+  bool m_running = false;  // workers of m_assignment are running and no failure was seen
+  After m_after = After::nothing;
+  bool m_exiting = false;
+  bool m_finished = false;
+  int m_exit_code = 0;
+  std::string m_exit_message;
+  int m_stop_signal = 0;  // a terminating signal the agent got
+};
+
+}  // namespace hpclaunch
