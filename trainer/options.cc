@@ -173,6 +173,20 @@ NonfiniteHook parse_nonfinite_hook(const char* value) {
   return hook;
 }
 
+TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv) {
+  TestHooks hooks;
+  hooks.nonfinite = parse_nonfinite_hook(getenv("HPCLAUNCH_TRAIN_NONFINITE"));
+  if (const char* text = getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const long long ms = std::strtoll(text, &end, 10);
+    if (*end != '\0' || ms < 0)
+      throw Error("HPCLAUNCH_TRAIN_STEP_SLEEP_MS", std::string("'") + text + "' is not a number of milliseconds",
+                  "e.g. 200; unset it outside tests");
+    hooks.step_sleep_ms = ms;
+  }
+  return hooks;
+}
+
 int threads_per_rank(int flag, int available_cpus, const std::function<const char*(const char*)>& getenv) {
   if (flag > 0) return flag;
   auto positive = [&](const char* name) {
