@@ -58,6 +58,11 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("!--no-broadcast-buffers", o.broadcast_buffers, "do not broadcast rank 0's buffers every step");
   app.add_flag("--amp", o.amp, "bfloat16 autocast (CUDA only)");
   app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");
+  app.add_flag("--cuda-graphs", o.cuda_graphs,
+               "capture the whole step as a CUDA graph after 3 warm-up steps and replay it (CUDA only)");
+  app.add_option("--optimizer-impl", o.optimizer_impl,
+                 "auto (foreach on a GPU, loop on the CPU) | loop (torch::optim) | foreach (multi-tensor)")
+      ->check(CLI::IsMember({"auto", "loop", "foreach"}));
   app.add_option("--on-nonfinite", o.on_nonfinite,
                  "when the loss is NaN or infinite on any rank: stop (exit 3, nothing saved) | skip-step")
       ->check(CLI::IsMember({"stop", "skip-step"}));

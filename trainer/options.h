@@ -75,6 +75,8 @@ struct TrainOptions {
   bool broadcast_buffers = true;
   bool amp = false;
   bool channels_last = false;
+  bool cuda_graphs = false;              // capture the whole step once, replay it (CUDA only)
+  std::string optimizer_impl = "auto";   // auto | loop | foreach (gpu_policy.h)
   std::string on_nonfinite = "stop";  // stop | skip-step
   int64_t max_skipped_steps = 10;     // skip-step: stop after this many skipped steps in a row
 
