@@ -7,11 +7,10 @@
 
 namespace hpctrain {
 
-// bfloat16 autocast for the device's type while alive, as Python's `with torch.autocast(...)`: the previous
-// settings come back at the end, and leaving the outermost scope clears autocast's cache of weights cast to
-// bfloat16. Without that the cache, keyed by the weight, hands the next step the bfloat16 copy of the first
-// step's weights (stale values, and a graph already freed by backward). `cache`: false under a CUDA graph
-// capture, as PyTorch requires.
+// bfloat16 autocast for the device's type while alive, as Python's `with torch.autocast(...)`: it nests, the
+// previous settings come back at the end, and leaving the outermost scope clears autocast's cache of weights
+// cast to bfloat16 (the cache is keyed by the weight, which the optimizer changes in place). `cache`: false
+// under a CUDA graph capture, as PyTorch requires.
 class AutocastScope {
  public:
   AutocastScope(bool enabled, torch::DeviceType device, bool cache = true);

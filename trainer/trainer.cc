@@ -1,11 +1,11 @@
 // The training run: see trainer.h.
 #include "trainer.h"
 
-#include <ATen/autocast_mode.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,11 +16,15 @@
 
 #include "atomic_file.h"
 #include "checkpoint.h"
+#include "cuda_graph.h"
 #include "data.h"
 #include "ddp.h"
+#include "device.h"
+#include "gpu_policy.h"
 #include "metrics/records.h"
 #include "metrics_log.h"
 #include "models.h"
+#include "optimizer.h"
 #include "sampler.h"
 #include "schedule.h"
 #include "signals.h"
@@ -108,20 +112,6 @@ bool set_blas_threads(int threads) {
   return true;
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, std::vector<torch::Tensor> params) {
-  if (o.optimizer == "sgd")
-    return std::make_unique<torch::optim::SGD>(
-        params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
-  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-}
-
-void set_lr(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) {
-    if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&group.options())) adam->lr(lr);
-    else if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&group.options())) sgd->lr(lr);
-  }
-}
-
 struct Run {
   const TrainOptions& o;
   const DistEnv& env;
@@ -129,24 +119,30 @@ struct Run {
   std::unique_ptr<Communicator> comm;
   DataSplit data;
   std::shared_ptr<TrainModel> model;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<TrainOptimizer> optimizer;
   std::unique_ptr<GradientReducer> reducer;
   std::vector<torch::Tensor> buffers;
   BatchPlan batch;
   LrSchedule schedule;
   TrainState state;
   int64_t steps_per_epoch = 0;
+  GpuRun gpu;                        // the GPU step's flags and what they apply to (gpu_policy.h)
+  std::unique_ptr<StepGraph> graph;  // --cuda-graphs
+  int64_t steps_this_process = 0;    // the graph's warm-up and capture count from here
+  // The step's inputs and outputs: under --cuda-graphs static (the graph reads and writes these addresses).
+  struct {
+    torch::Tensor input, target;
+    torch::Tensor flags;         // on the device: stop, save, loss factor (1, or NaN from the test hook)
+    torch::Tensor host_flags;    // the same on the host (pinned for a GPU)
+    torch::Tensor my_nonfinite;  // this rank's loss was not finite (written by the step)
+  } step;
   int threads = 1;        // intra-op and BLAS threads of this rank
   bool openblas = false;  // the BLAS is OpenBLAS and got the same count
   bool rank0() const { return env.rank == 0; }
   std::string latest_path() const { return o.checkpoint_dir + "/latest.pt"; }
 };
 
-torch::Tensor to_device(const torch::Tensor& t, const Run& run) {
-  torch::Tensor out = t.to(run.device, /*non_blocking=*/true);
-  if (run.o.channels_last && out.dim() == 4) out = out.contiguous(torch::MemoryFormat::ChannelsLast);
-  return out;
-}
+torch::Tensor to_device(const torch::Tensor& t, const Run& run) { return hpctrain::to_device(t, run.device, run.o.channels_last); }
 
 double validate(Run& run) {
   const auto start = Clock::now();
@@ -161,7 +157,11 @@ double validate(Run& run) {
     const size_t end = std::min(shard.size(), begin + static_cast<size_t>(run.batch.local_batch));
     const Batch b = run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
                                           shard.begin() + static_cast<std::ptrdiff_t>(end)});
-    const torch::Tensor out = run.model->forward(to_device(b.input, run));
+    torch::Tensor out;
+    {
+      AutocastScope autocast(run.o.amp, run.device.type());
+      out = run.model->forward(to_device(b.input, run));
+    }
     const double n = static_cast<double>(end - begin);
     sum += run.model->loss(out.to(torch::kFloat32), to_device(b.target, run)).item<double>() * n;
     count += n;
@@ -206,7 +206,8 @@ void save(Run& run, const std::string& path) {
                  path.c_str(), static_cast<long long>(run.state.global_step));
     return;
   }
-  save_checkpoint(path, *run.model, *run.optimizer, run.state);
+  run.optimizer->before_save();
+  save_checkpoint(path, *run.model, run.optimizer->torch_optimizer(), run.state);
 }
 
 // The ranks whose own loss was not finite this step (one small allreduce, only after a non-finite step).
@@ -238,16 +239,25 @@ void configure_rank(Run& run) {
   torch::set_num_threads(run.threads);
   run.openblas = set_blas_threads(run.threads);
   run.device = choose_device(o, run.env);
-  if ((o.amp || o.channels_last) && !run.device.is_cuda())
-    throw Error(o.amp ? "--amp" : "--channels-last", "only for CUDA devices and this run is on the CPU",
-                "drop the flag on CPU runs");
+  run.gpu = GpuRun{run.device.is_cuda(), choose_backend(o, run.device), run.env.world_size, o.amp,
+                   o.channels_last, o.cuda_graphs, o.optimizer_impl, o.on_nonfinite};
+  check_gpu_flags(run.gpu);
+  if (o.cuda_graphs) {
+    if (run.gpu.backend == "nccl" && run.env.world_size > 1 && !nccl_can_be_captured(StepGraph::nccl_version()))
+      throw Error("--cuda-graphs", "NCCL " + nccl_version_text(StepGraph::nccl_version()) +
+                                       " cannot be captured in a CUDA graph (2.9.6 or later can)",
+                  "use a PyTorch built with a newer NCCL or drop --cuda-graphs");
+    for (const auto& [name, value] : nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }))
+      setenv(name.c_str(), value.c_str(), 1);  // read by ProcessGroupNCCL when it is built (connect)
+    run.graph = std::make_unique<StepGraph>(run.device);
+  }
   if (o.explicit_batch) plan_batch(o.global_batch, o.batch_size, o.base_batch, run.env.world_size);
   if (!o.resume_from.empty() && !std::filesystem::exists(o.resume_from))
     throw Error("--resume-from", o.resume_from + " does not exist", "pass an existing checkpoint or use --resume");
 }
 
 void connect(Run& run) {
-  const std::string backend = choose_backend(run.o, run.device);
+  const std::string& backend = run.gpu.backend;
   run.data = load_data(run.o);
   run.comm = Communicator::connect(run.env, backend);
   // Polling only pays where the CPU does the collective (gloo); NCCL's wait just orders the CUDA streams.
@@ -300,14 +310,12 @@ void build_model(Run& run) {
   torch::manual_seed(o.seed);
   run.model = make_model(spec);
   run.model->to(run.device);
-  if (o.channels_last) {
-    torch::NoGradGuard no_grad;
-    for (auto& p : run.model->parameters())
-      if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
-  }
+  apply_memory_format(*run.model, o.channels_last);
 }
 
-void build_optimizer(Run& run) { run.optimizer = make_optimizer(run.o, run.model->parameters()); }
+void build_optimizer(Run& run) {
+  run.optimizer = std::make_unique<TrainOptimizer>(run.o, run.model->parameters(), choose_optimizer_impl(run.gpu));
+}
 
 // Weights, optimizer state, RNG and position from the checkpoint (a Python state dict brings weights only).
 void restore(Run& run, const Resume& resume) {
@@ -320,8 +328,10 @@ void restore(Run& run, const Resume& resume) {
   if (resume.path.empty()) return;
   const Checkpoint& checkpoint = resume.checkpoint;
   load_model_state(*run.model, checkpoint, resume.path);
-  if (checkpoint.state.optimizer == o.optimizer) load_optimizer_state(*run.optimizer, checkpoint, run.device);
-  else if (run.rank0() && !checkpoint.state.optimizer.empty())
+  if (checkpoint.state.optimizer == o.optimizer) {
+    load_optimizer_state(run.optimizer->torch_optimizer(), checkpoint, run.device);
+    run.optimizer->after_load();
+  } else if (run.rank0() && !checkpoint.state.optimizer.empty())
     std::fprintf(stdout, "%s: optimizer was %s, now %s: its state starts fresh\n", resume.path.c_str(),
                  checkpoint.state.optimizer.c_str(), o.optimizer.c_str());
   if (checkpoint.rng_state.defined()) {
@@ -385,6 +395,11 @@ void print_header(const Run& run) {
                static_cast<long long>(run.batch.base_batch), o.lr, run.schedule.peak_lr,
                static_cast<long long>(run.steps_per_epoch), run.threads,
                run.openblas ? ", OpenBLAS" : "; the BLAS is not OpenBLAS");
+  if (run.device.is_cuda())
+    std::fprintf(stdout, "  gpu: optimizer %s, amp %s, channels-last %s, cuda graphs %s\n",
+                 run.optimizer->impl() == OptimizerImpl::foreach ? "foreach" : "loop", o.amp ? "bf16" : "off",
+                 o.channels_last ? "on" : "off",
+                 o.cuda_graphs ? ("after " + std::to_string(k_graph_warmup_steps) + " warm-up steps").c_str() : "off");
   std::fflush(stdout);
 }
 
@@ -413,41 +428,92 @@ struct StepResult {
   torch::Tensor my_nonfinite; // this rank's own flag (on the device)
 };
 
-// Forward and backward of one batch; the gradients are averaged over ranks when it returns. `poison`: the
-// test hook makes this rank's loss NaN.
-StepResult forward_backward(Run& run, const Batch& b, bool poison) {
-  const torch::Tensor input = to_device(b.input, run), target = to_device(b.target, run);
+// The step's inputs on the device: the batch, and the flags (stop and save requests, the loss factor). Eager
+// steps take fresh tensors; under --cuda-graphs they are copied into the static ones the graph reads.
+void stage_step(Run& run, const Batch& b, bool poison) {
+  auto& s = run.step;
+  const float factor = poison ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
+  const float host[3] = {stop_requested() ? 1.0f : 0.0f, take_save_request() ? 1.0f : 0.0f, factor};
+  if (!run.graph) {
+    s.input = to_device(b.input, run);
+    s.target = to_device(b.target, run);
+    s.flags = torch::tensor({host[0], host[1], host[2]}, torch::kFloat32).to(run.device);
+    return;
+  }
+  if (!s.input.defined()) {  // the first step: the static tensors take its shapes (every batch has them)
+    s.input = to_device(b.input, run);
+    s.target = to_device(b.target, run);
+    s.host_flags = torch::zeros({3}, torch::kFloat32).pin_memory();
+    s.flags = torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat32).device(run.device));
+  } else {
+    s.input.copy_(b.input.pin_memory(), /*non_blocking=*/true);
+    s.target.copy_(b.target.pin_memory(), /*non_blocking=*/true);
+  }
+  std::copy(host, host + 3, s.host_flags.data_ptr<float>());  // the previous step's copy is done (read_step)
+  s.flags.copy_(s.host_flags, /*non_blocking=*/true);
+}
+
+// The step's device work: forward under autocast, the loss, the control slots, backward with the bucketed
+// allreduce, and (under --cuda-graphs, where nothing is decided on the host mid-step) the optimizer step.
+// This is what a graph records, so it reads only run.step's tensors and host values that stay the same;
+// `scale_loss`: multiply the loss by the flags' factor (the test hook's NaN; always under a graph).
+void compute_step(Run& run, bool optimizer_step, bool scale_loss) {
+  auto& s = run.step;
   if (run.o.broadcast_buffers) run.comm->broadcast(run.buffers);
   run.reducer->prepare();
-  torch::Tensor loss;
+  torch::Tensor out;
   {
-    at::autocast::set_enabled(run.o.amp);
-    if (run.o.amp) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    const torch::Tensor out = run.model->forward(input);
-    at::autocast::set_enabled(false);
-    loss = run.model->loss(out.to(torch::kFloat32), target);
+    AutocastScope autocast(run.o.amp, run.device.type(), /*cache=*/!run.graph);
+    out = run.model->forward(s.input);
   }
-  if (poison) loss = loss * std::numeric_limits<float>::quiet_NaN();
-  StepResult result;
+  torch::Tensor loss = run.model->loss(out.to(torch::kFloat32), s.target);
   torch::Tensor control = run.reducer->control();
   {
     torch::NoGradGuard no_grad;
-    control[0].fill_(stop_requested() ? 1.0 : 0.0);
-    control[1].fill_(take_save_request() ? 1.0 : 0.0);
+    control[0].copy_(s.flags[0]);
+    control[1].copy_(s.flags[1]);
+  }
+  if (scale_loss) loss = loss * s.flags[2];
+  {
+    torch::NoGradGuard no_grad;
     control[2].copy_(loss.detach());
-    result.my_nonfinite = torch::isfinite(loss.detach()).logical_not();  // stays on the device: no sync here
-    control[3].copy_(result.my_nonfinite);
+    s.my_nonfinite = torch::isfinite(loss.detach()).logical_not();  // stays on the device: no sync here
+    control[3].copy_(s.my_nonfinite);
   }
   loss.backward();
   run.reducer->finish();
-  // Every rank reads the same means, so every rank takes (or skips) the step and stops alike.
-  const torch::Tensor flags = control.cpu();
+  if (optimizer_step) run.optimizer->step();
+}
+
+// What every rank knows after the step (one device-to-host copy of the control slots).
+StepResult read_step(Run& run) {
+  const torch::Tensor flags = run.reducer->control().cpu();
   const float* f = flags.data_ptr<float>();
+  StepResult result;
   result.stop = f[0] > 0.0f;
   result.save = f[1] > 0.0f;
   result.loss = f[2];
   result.nonfinite = f[3] > 0.0f || !std::isfinite(f[2]);
+  result.my_nonfinite = run.step.my_nonfinite;
   return result;
+}
+
+// One step: eager, or a warm-up, the capture or a replay of the graph (gpu_policy.h's graph_phase). Returns
+// whether the optimizer step was taken already (always under --cuda-graphs).
+StepResult run_step(Run& run, const Batch& b, bool poison, bool* optimizer_stepped) {
+  stage_step(run, b, poison);
+  const GraphPhase phase = graph_phase(run.graph != nullptr, run.steps_this_process++);
+  *optimizer_stepped = phase != GraphPhase::eager;
+  switch (phase) {
+    case GraphPhase::eager: compute_step(run, false, poison); break;
+    case GraphPhase::warmup: run.graph->warmup([&] { compute_step(run, true, true); }); break;
+    case GraphPhase::capture:
+      run.graph->capture([&] { compute_step(run, true, true); });
+      run.graph->replay();
+      break;
+    case GraphPhase::replay: run.graph->replay(); break;
+  }
+  return read_step(run);
 }
 
 // --- reporting: the --metrics file and rank 0's lines ---
@@ -618,13 +684,14 @@ class Loop {
     const int64_t batch_index = m_run.state.next_batch;
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
-    set_lr(*m_run.optimizer, lr);
+    m_run.optimizer->set_lr(lr);
     const Batch b =
         m_run.data.train->gather(DistributedSampler::batch(shard, batch_index, m_run.batch.local_batch));
-    const StepResult r = forward_backward(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number));
+    bool stepped = false;
+    const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
     std::vector<int> bad_ranks;
-    if (action == StepAction::take) m_run.optimizer->step();
+    if (action == StepAction::take && !stepped) m_run.optimizer->step();
     else bad_ranks = nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
     if (action == StepAction::stop) {
       m_diverged.status = "nonfinite";
