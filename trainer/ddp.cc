@@ -128,7 +128,10 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> params, Communicator
     bucket.flat = torch::zeros({numel + (last ? k_control_slots : 0)}, first.options().requires_grad(false));
     int64_t offset = 0;
     for (size_t i : plan[b]) {
-      m_views[i] = bucket.flat.narrow(0, offset, m_params[i].numel()).view(m_params[i].sizes());
+      // The view has the parameter's strides (channels-last weights too), as DDP's gradient_as_bucket_view.
+      const torch::Tensor& p = m_params[i];
+      m_views[i] = p.is_non_overlapping_and_dense() ? bucket.flat.as_strided(p.sizes(), p.strides(), offset)
+                                                    : bucket.flat.narrow(0, offset, p.numel()).view(p.sizes());
       m_params[i].mutable_grad() = m_views[i];
       m_bucket_of[i] = b;
       offset += m_params[i].numel();

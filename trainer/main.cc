@@ -22,8 +22,10 @@ int main(int argc, char** argv) {
       case Command::compare: return compare_checkpoints(inv.files[0], inv.files[1], inv.tolerance);
       case Command::train: break;
     }
-    const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
-    return run_training(inv.options, env);
+    const auto getenv = [](const char* name) { return std::getenv(name); };
+    TrainOptions options = inv.options;
+    options.hooks = read_test_hooks(getenv);  // before connecting: a bad value exits 2 at once
+    return run_training(options, read_dist_env(getenv));
   } catch (const hpclaunch::Error& e) {
     std::fprintf(stderr, "hpclaunch-train: error: %s\n", e.what());
     return e.exit_code();

@@ -58,6 +58,11 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("!--no-broadcast-buffers", o.broadcast_buffers, "do not broadcast rank 0's buffers every step");
   app.add_flag("--amp", o.amp, "bfloat16 autocast (CUDA only)");
   app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");
+  app.add_flag("--cuda-graphs", o.cuda_graphs,
+               "capture the whole step as a CUDA graph after 3 warm-up steps and replay it (CUDA only)");
+  app.add_option("--optimizer-impl", o.optimizer_impl,
+                 "auto (foreach on a GPU, loop on the CPU) | loop (torch::optim) | foreach (multi-tensor)")
+      ->check(CLI::IsMember({"auto", "loop", "foreach"}));
   app.add_option("--on-nonfinite", o.on_nonfinite,
                  "when the loss is NaN or infinite on any rank: stop (exit 3, nothing saved) | skip-step")
       ->check(CLI::IsMember({"stop", "skip-step"}));
@@ -171,6 +176,20 @@ NonfiniteHook parse_nonfinite_hook(const char* value) {
   hook.first_step = step;
   hook.count = count;
   return hook;
+}
+
+TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv) {
+  TestHooks hooks;
+  hooks.nonfinite = parse_nonfinite_hook(getenv("HPCLAUNCH_TRAIN_NONFINITE"));
+  if (const char* text = getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const long long ms = std::strtoll(text, &end, 10);
+    if (*end != '\0' || ms < 0)
+      throw Error("HPCLAUNCH_TRAIN_STEP_SLEEP_MS", std::string("'") + text + "' is not a number of milliseconds",
+                  "e.g. 200; unset it outside tests");
+    hooks.step_sleep_ms = ms;
+  }
+  return hooks;
 }
 
 int threads_per_rank(int flag, int available_cpus, const std::function<const char*(const char*)>& getenv) {

@@ -18,6 +18,27 @@ inline constexpr int k_exit_nonfinite = 3;
 // Stopped by SIGUSR1/SIGTERM after finishing the step and saving: the batch script should requeue.
 inline constexpr int k_exit_requeue = 99;
 
+// Test hooks, read from the environment once by main() (read_test_hooks) and handed to the run in
+// TrainOptions::hooks: nothing in the training loop reads the environment.
+// Test hook HPCLAUNCH_TRAIN_NONFINITE=RANK:STEP[:COUNT]: rank RANK's loss is made NaN in steps STEP to
+// STEP+COUNT-1 (COUNT 1 by default; steps count from 1), so tests can diverge one rank on purpose.
+struct NonfiniteHook {
+  int rank = -1;  // -1: off
+  int64_t first_step = 0;
+  int64_t count = 0;
+  bool applies(int r, int64_t step) const { return r == rank && step >= first_step && step < first_step + count; }
+};
+// Parses the hook's value (null or empty: off); a malformed one throws hpclaunch::Error naming the variable.
+NonfiniteHook parse_nonfinite_hook(const char* value);
+
+struct TestHooks {
+  NonfiniteHook nonfinite;    // HPCLAUNCH_TRAIN_NONFINITE
+  int64_t step_sleep_ms = 0;  // HPCLAUNCH_TRAIN_STEP_SLEEP_MS: sleep after every step (paces tests, t0240)
+};
+// Reads HPCLAUNCH_TRAIN_NONFINITE and HPCLAUNCH_TRAIN_STEP_SLEEP_MS through `getenv`; a malformed value throws
+// hpclaunch::Error naming the variable.
+TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv);
+
 struct TrainOptions {
   std::string model = "autoencoder";  // autoencoder | resnet | unet3d
   int resnet_depth = 50;              // 10 | 18 | 34 | 50 | 101 | 152
@@ -54,6 +75,8 @@ struct TrainOptions {
   bool broadcast_buffers = true;
   bool amp = false;
   bool channels_last = false;
+  bool cuda_graphs = false;              // capture the whole step once, replay it (CUDA only)
+  std::string optimizer_impl = "auto";   // auto | loop | foreach (gpu_policy.h)
   std::string on_nonfinite = "stop";  // stop | skip-step
   int64_t max_skipped_steps = 10;     // skip-step: stop after this many skipped steps in a row
 
@@ -68,6 +91,7 @@ struct TrainOptions {
   uint64_t seed = 0;
   bool shuffle = true;
   bool explicit_batch = false;  // --global-batch-size or --batch-size given
+  TestHooks hooks;              // from the environment, not from flags (main.cc)
 };
 
 struct DistEnv {
@@ -99,17 +123,6 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv);
 
 // The per-model defaults (batch size, learning rate, synthetic sample count) filled in where 0.
 void apply_model_defaults(TrainOptions* options);
-
-// Test hook HPCLAUNCH_TRAIN_NONFINITE=RANK:STEP[:COUNT]: rank RANK's loss is made NaN in steps STEP to
-// STEP+COUNT-1 (COUNT 1 by default; steps count from 1), so tests can diverge one rank on purpose.
-struct NonfiniteHook {
-  int rank = -1;  // -1: off
-  int64_t first_step = 0;
-  int64_t count = 0;
-  bool applies(int r, int64_t step) const { return r == rank && step >= first_step && step < first_step + count; }
-};
-// Parses the hook's value (null or empty: off); a malformed one throws hpclaunch::Error naming the variable.
-NonfiniteHook parse_nonfinite_hook(const char* value);
 
 // Threads per rank for Torch's intra-op pool and the BLAS: --threads, else OMP_NUM_THREADS, else the CPUs this
 // process may use shared among LOCAL_WORLD_SIZE ranks (1 when unset); at least 1. Values through `getenv`.

@@ -1,11 +1,11 @@
 // The training run: see trainer.h.
 #include "trainer.h"
 
-#include <ATen/autocast_mode.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,14 +16,19 @@
 
 #include "atomic_file.h"
 #include "checkpoint.h"
+#include "cuda_graph.h"
 #include "data.h"
 #include "ddp.h"
+#include "device.h"
+#include "gpu_policy.h"
 #include "metrics/records.h"
 #include "metrics_log.h"
 #include "models.h"
+#include "optimizer.h"
 #include "sampler.h"
 #include "schedule.h"
 #include "signals.h"
+#include "step_policy.h"
 #include "util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -107,20 +112,6 @@ bool set_blas_threads(int threads) {
   return true;
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, std::vector<torch::Tensor> params) {
-  if (o.optimizer == "sgd")
-    return std::make_unique<torch::optim::SGD>(
-        params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
-  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-}
-
-void set_lr(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) {
-    if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&group.options())) adam->lr(lr);
-    else if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&group.options())) sgd->lr(lr);
-  }
-}
-
 struct Run {
   const TrainOptions& o;
   const DistEnv& env;
@@ -128,24 +119,30 @@ struct Run {
   std::unique_ptr<Communicator> comm;
   DataSplit data;
   std::shared_ptr<TrainModel> model;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<TrainOptimizer> optimizer;
   std::unique_ptr<GradientReducer> reducer;
   std::vector<torch::Tensor> buffers;
   BatchPlan batch;
   LrSchedule schedule;
   TrainState state;
   int64_t steps_per_epoch = 0;
+  GpuRun gpu;                        // the GPU step's flags and what they apply to (gpu_policy.h)
+  std::unique_ptr<StepGraph> graph;  // --cuda-graphs
+  int64_t steps_this_process = 0;    // the graph's warm-up and capture count from here
+  // The step's inputs and outputs: under --cuda-graphs static (the graph reads and writes these addresses).
+  struct {
+    torch::Tensor input, target;
+    torch::Tensor flags;         // on the device: stop, save, loss factor (1, or NaN from the test hook)
+    torch::Tensor host_flags;    // the same on the host (pinned for a GPU)
+    torch::Tensor my_nonfinite;  // this rank's loss was not finite (written by the step)
+  } step;
   int threads = 1;        // intra-op and BLAS threads of this rank
   bool openblas = false;  // the BLAS is OpenBLAS and got the same count
   bool rank0() const { return env.rank == 0; }
   std::string latest_path() const { return o.checkpoint_dir + "/latest.pt"; }
 };
 
-torch::Tensor to_device(const torch::Tensor& t, const Run& run) {
-  torch::Tensor out = t.to(run.device, /*non_blocking=*/true);
-  if (run.o.channels_last && out.dim() == 4) out = out.contiguous(torch::MemoryFormat::ChannelsLast);
-  return out;
-}
+torch::Tensor to_device(const torch::Tensor& t, const Run& run) { return hpctrain::to_device(t, run.device, run.o.channels_last); }
 
 double validate(Run& run) {
   const auto start = Clock::now();
@@ -160,7 +157,11 @@ double validate(Run& run) {
     const size_t end = std::min(shard.size(), begin + static_cast<size_t>(run.batch.local_batch));
     const Batch b = run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
                                           shard.begin() + static_cast<std::ptrdiff_t>(end)});
-    const torch::Tensor out = run.model->forward(to_device(b.input, run));
+    torch::Tensor out;
+    {
+      AutocastScope autocast(run.o.amp, run.device.type());
+      out = run.model->forward(to_device(b.input, run));
+    }
     const double n = static_cast<double>(end - begin);
     sum += run.model->loss(out.to(torch::kFloat32), to_device(b.target, run)).item<double>() * n;
     count += n;
@@ -205,7 +206,8 @@ void save(Run& run, const std::string& path) {
                  path.c_str(), static_cast<long long>(run.state.global_step));
     return;
   }
-  save_checkpoint(path, *run.model, *run.optimizer, run.state);
+  run.optimizer->before_save();
+  save_checkpoint(path, *run.model, run.optimizer->torch_optimizer(), run.state);
 }
 
 // The ranks whose own loss was not finite this step (one small allreduce, only after a non-finite step).
@@ -227,52 +229,80 @@ std::string join_ranks(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + out;
 }
 
-void setup(Run& run) {
+// --- setup, by concern: the rank's resources, the input checks, resume, model, optimizer, schedule, DDP ---
+
+// Threads, device and the checks of everything that can be wrong with the input, before connecting, so that no
+// rank waits for a peer that has already failed.
+void configure_rank(Run& run) {
   const TrainOptions& o = run.o;
   run.threads = threads_per_rank(o.threads, available_cpus(), [](const char* name) { return std::getenv(name); });
   torch::set_num_threads(run.threads);
   run.openblas = set_blas_threads(run.threads);
   run.device = choose_device(o, run.env);
-  if ((o.amp || o.channels_last) && !run.device.is_cuda())
-    throw Error(o.amp ? "--amp" : "--channels-last", "only for CUDA devices and this run is on the CPU",
-                "drop the flag on CPU runs");
-  // Everything that can be wrong with the input fails before connecting, so no rank waits for a dead peer.
+  run.gpu = GpuRun{run.device.is_cuda(), choose_backend(o, run.device), run.env.world_size, o.amp,
+                   o.channels_last, o.cuda_graphs, o.optimizer_impl, o.on_nonfinite};
+  check_gpu_flags(run.gpu);
+  if (o.cuda_graphs) {
+    if (run.gpu.backend == "nccl" && run.env.world_size > 1 && !nccl_can_be_captured(StepGraph::nccl_version()))
+      throw Error("--cuda-graphs", "NCCL " + nccl_version_text(StepGraph::nccl_version()) +
+                                       " cannot be captured in a CUDA graph (2.9.6 or later can)",
+                  "use a PyTorch built with a newer NCCL or drop --cuda-graphs");
+    for (const auto& [name, value] : nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }))
+      setenv(name.c_str(), value.c_str(), 1);  // read by ProcessGroupNCCL when it is built (connect)
+    run.graph = std::make_unique<StepGraph>(run.device);
+  }
   if (o.explicit_batch) plan_batch(o.global_batch, o.batch_size, o.base_batch, run.env.world_size);
   if (!o.resume_from.empty() && !std::filesystem::exists(o.resume_from))
     throw Error("--resume-from", o.resume_from + " does not exist", "pass an existing checkpoint or use --resume");
-  const std::string backend = choose_backend(o, run.device);
-  run.data = load_data(o);
+}
+
+void connect(Run& run) {
+  const std::string& backend = run.gpu.backend;
+  run.data = load_data(run.o);
   run.comm = Communicator::connect(run.env, backend);
   // Polling only pays where the CPU does the collective (gloo); NCCL's wait just orders the CUDA streams.
-  run.comm->set_spin_wait(std::chrono::microseconds(backend == "gloo" ? o.spin_wait_us : 0));
+  run.comm->set_spin_wait(std::chrono::microseconds(backend == "gloo" ? run.o.spin_wait_us : 0));
+}
 
-  // Resume: the checkpoint decides the position; flags must describe the same model and global batch.
-  std::string resume_path = o.resume_from;
-  if (o.resume && std::filesystem::exists(run.latest_path())) resume_path = run.latest_path();
-  else if (o.resume && run.rank0())
-    std::fprintf(stdout, "no %s yet: starting from scratch\n", run.latest_path().c_str());
+// The checkpoint to continue from (--resume, --resume-from), if any; it must hold the same model.
+struct Resume {
+  std::string path;  // empty: a fresh start
   Checkpoint checkpoint;
-  if (!resume_path.empty()) {
-    checkpoint = read_checkpoint(resume_path);
-    if (!checkpoint.state.model.empty() && checkpoint.state.model != o.model)
-      throw Error("--model", "is " + o.model + " but " + resume_path + " holds a " + checkpoint.state.model,
-                  "pass --model " + checkpoint.state.model);
-  }
-  const int64_t saved_global = checkpoint.state.global_batch;
+};
+
+Resume read_resume_point(const Run& run) {
+  const TrainOptions& o = run.o;
+  Resume resume{o.resume_from, {}};
+  if (o.resume && std::filesystem::exists(run.latest_path())) resume.path = run.latest_path();
+  else if (o.resume && run.rank0()) std::fprintf(stdout, "no %s yet: starting from scratch\n", run.latest_path().c_str());
+  if (resume.path.empty()) return resume;
+  resume.checkpoint = read_checkpoint(resume.path);
+  const std::string& saved = resume.checkpoint.state.model;
+  if (!saved.empty() && saved != o.model)
+    throw Error("--model", "is " + o.model + " but " + resume.path + " holds a " + saved, "pass --model " + saved);
+  return resume;
+}
+
+// The batch (the checkpoint's global batch unless given; a different one is refused) and the steps per epoch.
+void plan_batches(Run& run, const Resume& resume) {
+  const TrainOptions& o = run.o;
+  const int64_t saved_global = resume.checkpoint.state.global_batch;
   if (!o.explicit_batch && saved_global > 0) run.batch = plan_batch(saved_global, 0, o.base_batch, run.env.world_size);
   else run.batch = plan_batch(o.global_batch, o.batch_size, o.base_batch, run.env.world_size);
   if (saved_global > 0 && run.batch.global_batch != saved_global)
-    throw Error("--global-batch-size", "is " + std::to_string(run.batch.global_batch) + " but " + resume_path +
+    throw Error("--global-batch-size", "is " + std::to_string(run.batch.global_batch) + " but " + resume.path +
                                            " was trained with " + std::to_string(saved_global),
                 "resume with --global-batch-size " + std::to_string(saved_global));
-
   DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
   run.steps_per_epoch = sampler.batches_per_epoch(run.batch.local_batch);
   if (run.steps_per_epoch == 0)
     throw Error("--batch-size", "per-rank batch " + std::to_string(run.batch.local_batch) + " exceeds the " +
                                     std::to_string(sampler.samples_per_rank()) + " samples each rank has",
                 "use a smaller batch or more samples");
+}
 
+void build_model(Run& run) {
+  const TrainOptions& o = run.o;
   ModelSpec spec = run.data.spec;
   spec.resnet_depth = o.resnet_depth;
   spec.resnet_width = o.resnet_width;
@@ -280,327 +310,474 @@ void setup(Run& run) {
   torch::manual_seed(o.seed);
   run.model = make_model(spec);
   run.model->to(run.device);
-  if (o.channels_last) {
-    torch::NoGradGuard no_grad;
-    for (auto& p : run.model->parameters())
-      if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
-  }
-  run.optimizer = make_optimizer(o, run.model->parameters());
+  apply_memory_format(*run.model, o.channels_last);
+}
+
+void build_optimizer(Run& run) {
+  run.optimizer = std::make_unique<TrainOptimizer>(run.o, run.model->parameters(), choose_optimizer_impl(run.gpu));
+}
+
+// Weights, optimizer state, RNG and position from the checkpoint (a Python state dict brings weights only).
+void restore(Run& run, const Resume& resume) {
+  const TrainOptions& o = run.o;
   run.state.model = o.model;
   run.state.optimizer = o.optimizer;
   run.state.seed = o.seed;
   run.state.global_batch = run.batch.global_batch;
   run.state.world_size = run.env.world_size;
-  if (!resume_path.empty()) {
-    load_model_state(*run.model, checkpoint, resume_path);
-    if (checkpoint.state.optimizer == o.optimizer) load_optimizer_state(*run.optimizer, checkpoint, run.device);
-    else if (run.rank0() && !checkpoint.state.optimizer.empty())
-      std::fprintf(stdout, "%s: optimizer was %s, now %s: its state starts fresh\n", resume_path.c_str(),
-                   checkpoint.state.optimizer.c_str(), o.optimizer.c_str());
-    if (checkpoint.rng_state.defined()) {
-      at::Generator generator = at::detail::getDefaultCPUGenerator();  // shares the default's state
-      generator.set_state(checkpoint.rng_state);
-    }
-    if (!checkpoint.state.model.empty()) {
-      run.state.epoch = checkpoint.state.epoch;
-      run.state.next_batch = checkpoint.state.next_batch;
-      run.state.global_step = checkpoint.state.global_step;
-      run.state.best_val_loss = checkpoint.state.best_val_loss;
-    }
-    if (run.rank0())
-      std::fprintf(stdout, "resumed from %s at epoch %lld, step %lld\n", resume_path.c_str(),
-                   static_cast<long long>(run.state.epoch + 1), static_cast<long long>(run.state.global_step));
+  if (resume.path.empty()) return;
+  const Checkpoint& checkpoint = resume.checkpoint;
+  load_model_state(*run.model, checkpoint, resume.path);
+  if (checkpoint.state.optimizer == o.optimizer) {
+    load_optimizer_state(run.optimizer->torch_optimizer(), checkpoint, run.device);
+    run.optimizer->after_load();
+  } else if (run.rank0() && !checkpoint.state.optimizer.empty())
+    std::fprintf(stdout, "%s: optimizer was %s, now %s: its state starts fresh\n", resume.path.c_str(),
+                 checkpoint.state.optimizer.c_str(), o.optimizer.c_str());
+  if (checkpoint.rng_state.defined()) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // shares the default's state
+    generator.set_state(checkpoint.rng_state);
   }
+  if (!checkpoint.state.model.empty()) {
+    run.state.epoch = checkpoint.state.epoch;
+    run.state.next_batch = checkpoint.state.next_batch;
+    run.state.global_step = checkpoint.state.global_step;
+    run.state.best_val_loss = checkpoint.state.best_val_loss;
+  }
+  if (run.rank0())
+    std::fprintf(stdout, "resumed from %s at epoch %lld, step %lld\n", resume.path.c_str(),
+                 static_cast<long long>(run.state.epoch + 1), static_cast<long long>(run.state.global_step));
+}
 
-  run.schedule.peak_lr = scaled_lr(o.lr, [&] {
-    LrScaling s = LrScaling::none;
-    parse_lr_scaling(o.lr_scaling, &s);
-    return s;
-  }(), run.batch.global_batch, run.batch.base_batch);
+void plan_schedule(Run& run) {
+  const TrainOptions& o = run.o;
+  LrScaling scaling = LrScaling::none;
+  parse_lr_scaling(o.lr_scaling, &scaling);
+  run.schedule.peak_lr = scaled_lr(o.lr, scaling, run.batch.global_batch, run.batch.base_batch);
   parse_lr_decay(o.lr_decay, &run.schedule.decay);
   run.schedule.min_lr = o.min_lr;
   run.schedule.warmup_steps = o.warmup_steps;
   run.schedule.total_steps = o.schedule_steps > 0 ? o.schedule_steps : o.epochs * run.steps_per_epoch;
+}
 
+// Rank 0's parameters and buffers everywhere, then the gradient buckets.
+void start_ddp(Run& run) {
   std::vector<torch::Tensor> everything = run.model->parameters();
   for (auto& b : run.model->buffers()) {
     everything.push_back(b);
     run.buffers.push_back(b);
   }
   run.comm->broadcast(everything);
-  const auto cap = static_cast<int64_t>(o.bucket_cap_mb * 1024 * 1024);
+  const auto cap = static_cast<int64_t>(run.o.bucket_cap_mb * 1024 * 1024);
   run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
                                                   std::min<int64_t>(cap, 1 << 20));
-  if (run.rank0() && !o.checkpoint_dir.empty()) {
-    std::filesystem::create_directories(o.checkpoint_dir);
-    remove_stale_temporaries(run.latest_path());
-    remove_stale_temporaries(o.checkpoint_dir + "/best.pt");
+}
+
+void prepare_checkpoint_dir(const Run& run) {
+  if (!run.rank0() || run.o.checkpoint_dir.empty()) return;
+  std::filesystem::create_directories(run.o.checkpoint_dir);
+  remove_stale_temporaries(run.latest_path());
+  remove_stale_temporaries(run.o.checkpoint_dir + "/best.pt");
+}
+
+void print_header(const Run& run) {
+  if (!run.rank0()) return;
+  const TrainOptions& o = run.o;
+  int64_t count = 0;
+  for (const auto& p : run.model->parameters()) count += p.numel();
+  std::fprintf(stdout,
+               "hpclaunch-train: %s (%lld parameters) on %s, %d rank(s), backend %s, %zu gradient bucket(s)\n"
+               "  data: %s\n  batch: %lld per rank, %lld global (base %lld), lr %.4g -> peak %.4g, %lld steps/epoch\n"
+               "  threads: %d per rank (intra-op%s)\n",
+               o.model.c_str(), static_cast<long long>(count), run.device.str().c_str(), run.env.world_size,
+               run.comm->backend().c_str(), run.reducer->bucket_count(), run.data.description.c_str(),
+               static_cast<long long>(run.batch.local_batch), static_cast<long long>(run.batch.global_batch),
+               static_cast<long long>(run.batch.base_batch), o.lr, run.schedule.peak_lr,
+               static_cast<long long>(run.steps_per_epoch), run.threads,
+               run.openblas ? ", OpenBLAS" : "; the BLAS is not OpenBLAS");
+  if (run.device.is_cuda())
+    std::fprintf(stdout, "  gpu: optimizer %s, amp %s, channels-last %s, cuda graphs %s\n",
+                 run.optimizer->impl() == OptimizerImpl::foreach ? "foreach" : "loop", o.amp ? "bf16" : "off",
+                 o.channels_last ? "on" : "off",
+                 o.cuda_graphs ? ("after " + std::to_string(k_graph_warmup_steps) + " warm-up steps").c_str() : "off");
+  std::fflush(stdout);
+}
+
+void setup(Run& run) {
+  configure_rank(run);
+  connect(run);
+  const Resume resume = read_resume_point(run);
+  plan_batches(run, resume);
+  build_model(run);
+  build_optimizer(run);
+  restore(run, resume);
+  plan_schedule(run);
+  start_ddp(run);
+  prepare_checkpoint_dir(run);
+  print_header(run);
+}
+
+// --- the step: forward, backward with the bucketed allreduce, and the optimizer step if every rank agrees ---
+
+// What every rank knows after a step's allreduce (the control slots' means).
+struct StepResult {
+  double loss = 0.0;          // mean over ranks
+  bool nonfinite = false;     // some rank's loss was NaN or infinite
+  bool stop = false;          // some rank got SIGUSR1/SIGTERM
+  bool save = false;          // some rank got SIGUSR2
+  torch::Tensor my_nonfinite; // this rank's own flag (on the device)
+};
+
+// The step's inputs on the device: the batch, and the flags (stop and save requests, the loss factor). Eager
+// steps take fresh tensors; under --cuda-graphs they are copied into the static ones the graph reads.
+void stage_step(Run& run, const Batch& b, bool poison) {
+  auto& s = run.step;
+  const float factor = poison ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
+  const float host[3] = {stop_requested() ? 1.0f : 0.0f, take_save_request() ? 1.0f : 0.0f, factor};
+  if (!run.graph) {
+    s.input = to_device(b.input, run);
+    s.target = to_device(b.target, run);
+    s.flags = torch::tensor({host[0], host[1], host[2]}, torch::kFloat32).to(run.device);
+    return;
   }
-  if (run.rank0()) {
-    int64_t count = 0;
-    for (const auto& p : run.model->parameters()) count += p.numel();
-    std::fprintf(stdout,
-                 "hpclaunch-train: %s (%lld parameters) on %s, %d rank(s), backend %s, %zu gradient bucket(s)\n"
-                 "  data: %s\n  batch: %lld per rank, %lld global (base %lld), lr %.4g -> peak %.4g, %lld steps/epoch\n"
-                 "  threads: %d per rank (intra-op%s)\n",
-                 o.model.c_str(), static_cast<long long>(count), run.device.str().c_str(), run.env.world_size,
-                 run.comm->backend().c_str(), run.reducer->bucket_count(), run.data.description.c_str(),
-                 static_cast<long long>(run.batch.local_batch), static_cast<long long>(run.batch.global_batch),
-                 static_cast<long long>(run.batch.base_batch), o.lr, run.schedule.peak_lr,
-                 static_cast<long long>(run.steps_per_epoch), run.threads,
-                 run.openblas ? ", OpenBLAS" : "; the BLAS is not OpenBLAS");
+  if (!s.input.defined()) {  // the first step: the static tensors take its shapes (every batch has them)
+    s.input = to_device(b.input, run);
+    s.target = to_device(b.target, run);
+    s.host_flags = torch::zeros({3}, torch::kFloat32).pin_memory();
+    s.flags = torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat32).device(run.device));
+  } else {
+    s.input.copy_(b.input.pin_memory(), /*non_blocking=*/true);
+    s.target.copy_(b.target.pin_memory(), /*non_blocking=*/true);
+  }
+  std::copy(host, host + 3, s.host_flags.data_ptr<float>());  // the previous step's copy is done (read_step)
+  s.flags.copy_(s.host_flags, /*non_blocking=*/true);
+}
+
+// The step's device work: forward under autocast, the loss, the control slots, backward with the bucketed
+// allreduce, and (under --cuda-graphs, where nothing is decided on the host mid-step) the optimizer step.
+// This is what a graph records, so it reads only run.step's tensors and host values that stay the same;
+// `scale_loss`: multiply the loss by the flags' factor (the test hook's NaN; always under a graph).
+void compute_step(Run& run, bool optimizer_step, bool scale_loss) {
+  auto& s = run.step;
+  if (run.o.broadcast_buffers) run.comm->broadcast(run.buffers);
+  run.reducer->prepare();
+  torch::Tensor out;
+  {
+    AutocastScope autocast(run.o.amp, run.device.type(), /*cache=*/!run.graph);
+    out = run.model->forward(s.input);
+  }
+  torch::Tensor loss = run.model->loss(out.to(torch::kFloat32), s.target);
+  torch::Tensor control = run.reducer->control();
+  {
+    torch::NoGradGuard no_grad;
+    control[0].copy_(s.flags[0]);
+    control[1].copy_(s.flags[1]);
+  }
+  if (scale_loss) loss = loss * s.flags[2];
+  {
+    torch::NoGradGuard no_grad;
+    control[2].copy_(loss.detach());
+    s.my_nonfinite = torch::isfinite(loss.detach()).logical_not();  // stays on the device: no sync here
+    control[3].copy_(s.my_nonfinite);
+  }
+  loss.backward();
+  run.reducer->finish();
+  if (optimizer_step) run.optimizer->step();
+}
+
+// What every rank knows after the step (one device-to-host copy of the control slots).
+StepResult read_step(Run& run) {
+  const torch::Tensor flags = run.reducer->control().cpu();
+  const float* f = flags.data_ptr<float>();
+  StepResult result;
+  result.stop = f[0] > 0.0f;
+  result.save = f[1] > 0.0f;
+  result.loss = f[2];
+  result.nonfinite = f[3] > 0.0f || !std::isfinite(f[2]);
+  result.my_nonfinite = run.step.my_nonfinite;
+  return result;
+}
+
+// One step: eager, or a warm-up, the capture or a replay of the graph (gpu_policy.h's graph_phase). Returns
+// whether the optimizer step was taken already (always under --cuda-graphs).
+StepResult run_step(Run& run, const Batch& b, bool poison, bool* optimizer_stepped) {
+  stage_step(run, b, poison);
+  const GraphPhase phase = graph_phase(run.graph != nullptr, run.steps_this_process++);
+  *optimizer_stepped = phase != GraphPhase::eager;
+  switch (phase) {
+    case GraphPhase::eager: compute_step(run, false, poison); break;
+    case GraphPhase::warmup: run.graph->warmup([&] { compute_step(run, true, true); }); break;
+    case GraphPhase::capture:
+      run.graph->capture([&] { compute_step(run, true, true); });
+      run.graph->replay();
+      break;
+    case GraphPhase::replay: run.graph->replay(); break;
+  }
+  return read_step(run);
+}
+
+// --- reporting: the --metrics file and rank 0's lines ---
+
+class Reporter {
+ public:
+  explicit Reporter(const Run& run) : m_run(run), m_metrics(run.rank0() ? run.o.metrics_file : "") {}
+
+  void run_start() {
+    metrics::RunStart start;
+    start.step = m_run.state.global_step;
+    start.model = m_run.o.model;
+    start.world_size = m_run.env.world_size;
+    start.global_batch = m_run.batch.global_batch;
+    start.on_nonfinite = m_run.o.on_nonfinite;
+    start.time = unix_time();
+    m_metrics.write(start);
+  }
+
+  void step(int64_t step_number, int64_t batch_index, double lr, const StepResult& r, StepAction action,
+            const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, double step_s, double cpu_s) {
+    m_trained_samples += m_run.batch.global_batch;
+    m_train_seconds += step_s;
+    ++m_window_steps;
+    if (!m_run.rank0()) return;
+    metrics::Step record;
+    record.epoch = m_run.state.epoch + 1;
+    record.step = step_number;
+    record.loss = r.loss;
+    record.lr = lr;
+    record.samples_per_s = static_cast<double>(m_run.batch.global_batch) / step_s;
+    record.step_time_s = step_s;
+    record.allreduce_s = m_run.reducer->last_wait_seconds();
+    record.cpu_s = cpu_s;
+    record.time = unix_time();
+    record.skipped = r.nonfinite && tracker.skips_steps();
+    m_metrics.write(record);
+    if (action == StepAction::skip)
+      std::fprintf(stdout, "step %lld: non-finite loss on %s: optimizer step skipped (%lld in a row, %lld in all)\n",
+                   static_cast<long long>(step_number), join_ranks(bad_ranks).c_str(),
+                   static_cast<long long>(tracker.in_a_row()), static_cast<long long>(tracker.skipped()));
+    if (m_run.state.global_step % m_run.o.log_every == 0 && !r.nonfinite) {
+      std::fprintf(stdout, "epoch %lld step %lld/%lld loss %.5f lr %.3e samples/s %.1f\n",
+                   static_cast<long long>(m_run.state.epoch + 1), static_cast<long long>(batch_index + 1),
+                   static_cast<long long>(m_run.steps_per_epoch), r.loss, lr,
+                   static_cast<double>(m_window_steps * m_run.batch.global_batch) / since(m_window_start));
+      std::fflush(stdout);
+      m_window_start = Clock::now();
+      m_window_steps = 0;
+    }
+  }
+
+  void validation(double val_loss, double seconds) {
+    metrics::Validation v;
+    v.epoch = m_run.state.epoch + 1;
+    v.step = m_run.state.global_step;
+    v.val_loss = val_loss;
+    v.time_s = seconds;
+    v.time = unix_time();
+    m_metrics.write(v);
+  }
+
+  // One line, rank 0: the step, the ranks, the last finite loss; nothing was saved.
+  void nonfinite_end(metrics::RunEnd end, const NonfiniteTracker& tracker) {
+    if (!m_run.rank0()) return;
+    m_metrics.write(end);
+    const TrainOptions& o = m_run.o;
+    char last[96] = "no finite loss before it";
+    if (tracker.last_finite_step())
+      std::snprintf(last, sizeof last, "last finite loss %.6g at step %lld", tracker.last_finite_loss(),
+                    static_cast<long long>(*tracker.last_finite_step()));
+    const bool skip = tracker.skips_steps();
+    const std::string how = skip ? "non-finite loss for " + std::to_string(tracker.in_a_row()) +
+                                       " steps in a row (--max-skipped-steps " + std::to_string(o.max_skipped_steps) + ")"
+                                 : "non-finite loss";
+    const int64_t skipped = tracker.skipped();
+    std::fprintf(stderr,
+                 "hpclaunch-train: error: step %lld: %s on %s of %d (%s); stopped without saving, %s; exit %d%s; %s\n",
+                 static_cast<long long>(*end.nonfinite_step), how.c_str(), join_ranks(end.nonfinite_ranks).c_str(),
+                 m_run.env.world_size, last,
+                 o.checkpoint_dir.empty() ? "no --checkpoint-dir" : "the checkpoints stay the last good ones",
+                 k_exit_nonfinite, skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped").c_str() : "",
+                 skip ? "lower --lr, or allow more with --max-skipped-steps"
+                      : "lower --lr, or skip such steps with --on-nonfinite skip-step (--resume starts "
+                        "from the checkpoint)");
+    std::fflush(stderr);
+  }
+
+  // Said before the barrier: once one rank exits 99, `srun --kill-on-bad-exit` may end the others.
+  void stopped_end(const metrics::RunEnd& end) {
+    if (!m_run.rank0()) return;
+    m_metrics.write(end);
+    std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
+                 static_cast<long long>(m_run.state.global_step),
+                 m_run.o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : m_run.latest_path().c_str(),
+                 k_exit_requeue);
     std::fflush(stdout);
   }
+
+  void replicas(double deviation) {
+    if (m_run.rank0() && m_run.env.world_size > 1)
+      std::fprintf(stdout, "replicas: max parameter deviation between ranks %.3g%s\n", deviation,
+                   deviation == 0.0 ? " (identical)" : "");
+  }
+
+  void done_end(const metrics::RunEnd& end, int64_t skipped) {
+    if (!m_run.rank0()) return;
+    m_metrics.write(end);
+    const double best = m_run.state.best_val_loss;
+    std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s%s\n",
+                 static_cast<long long>(m_run.state.global_step), since(m_start), m_train_seconds,
+                 m_train_seconds > 0 ? static_cast<double>(m_trained_samples) / m_train_seconds : 0.0,
+                 std::isfinite(best) ? std::to_string(best).c_str() : "n/a",
+                 skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped (non-finite loss)").c_str() : "");
+  }
+
+ private:
+  const Run& m_run;
+  MetricsFile m_metrics;
+  Clock::time_point m_start = Clock::now();
+  Clock::time_point m_window_start = Clock::now();
+  int64_t m_window_steps = 0;
+  int64_t m_trained_samples = 0;
+  double m_train_seconds = 0.0;
+};
+
+// Records a killed run wrote after its last checkpoint: those steps are trained again now.
+void trim_metrics_on_resume(const Run& run) {
+  const TrainOptions& o = run.o;
+  const bool resuming = o.resume || !o.resume_from.empty();
+  if (!run.rank0() || !resuming || o.metrics_file.empty()) return;
+  const int dropped = truncate_metrics_file(o.metrics_file, run.state.global_step);
+  if (dropped > 0)
+    std::fprintf(stdout, "%s: dropped %d record(s) after step %lld, the checkpoint's\n", o.metrics_file.c_str(),
+                 dropped, static_cast<long long>(run.state.global_step));
 }
+
+// --- the loop: epochs of steps, the checkpoint policy, validation, and how the run ends ---
+
+class Loop {
+ public:
+  Loop(Run& run, Reporter& report)
+      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {}
+
+  int run() {
+    const TrainOptions& o = m_run.o;
+    DistributedSampler sampler(m_run.data.train->size(), m_run.env.world_size, m_run.env.rank, o.shuffle, o.seed);
+    while (m_run.state.epoch < o.epochs && !m_done) {
+      const std::vector<int64_t> shard = sampler.shard(m_run.state.epoch);
+      while (m_run.state.next_batch < m_run.steps_per_epoch && !m_done) {
+        if (o.max_steps > 0 && m_run.state.global_step >= o.max_steps) m_done = true;
+        else step(shard);
+      }
+      if (m_done) break;
+      end_epoch();
+      ++m_run.state.epoch;
+      m_run.state.next_batch = 0;
+      save(m_run, m_run.latest_path());
+    }
+    return finish();
+  }
+
+ private:
+  void step(const std::vector<int64_t>& shard) {
+    const TrainOptions& o = m_run.o;
+    const auto step_start = Clock::now();
+    const double cpu_start = process_cpu_seconds();
+    const int64_t batch_index = m_run.state.next_batch;
+    const int64_t step_number = m_run.state.global_step + 1;
+    const double lr = m_run.schedule.at(m_run.state.global_step);
+    m_run.optimizer->set_lr(lr);
+    const Batch b =
+        m_run.data.train->gather(DistributedSampler::batch(shard, batch_index, m_run.batch.local_batch));
+    bool stepped = false;
+    const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
+    const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
+    std::vector<int> bad_ranks;
+    if (action == StepAction::take && !stepped) m_run.optimizer->step();
+    else bad_ranks = nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
+    if (action == StepAction::stop) {
+      m_diverged.status = "nonfinite";
+      m_diverged.nonfinite_step = step_number;
+      m_diverged.nonfinite_ranks = bad_ranks;
+    } else {
+      ++m_run.state.global_step;
+      ++m_run.state.next_batch;  // from here on the state is the position to continue from
+    }
+    m_validated_last = false;
+    m_report.step(step_number, batch_index, lr, r, action, m_tracker, bad_ranks, since(step_start),
+                  process_cpu_seconds() - cpu_start);
+    if (action == StepAction::stop) {
+      m_done = true;
+      return;
+    }
+    if (save_latest_after_step(r.stop, r.save, m_run.state.global_step, o.checkpoint_every))
+      save(m_run, m_run.latest_path());
+    if (r.stop) {
+      m_stopped = m_done = true;
+      return;
+    }
+    if (o.hooks.step_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.hooks.step_sleep_ms));
+  }
+
+  void end_epoch() {
+    if (m_run.o.validate) {
+      const auto start = Clock::now();
+      const double val = validate(m_run);
+      m_report.validation(val, since(start));
+      if (val < m_run.state.best_val_loss) {
+        m_run.state.best_val_loss = val;
+        save(m_run, m_run.o.checkpoint_dir + "/best.pt");
+      }
+    }
+    m_validated_last = true;
+  }
+
+  int finish() {
+    metrics::RunEnd end = m_diverged;
+    end.step = m_run.state.global_step;
+    end.skipped_steps = m_tracker.skipped();
+    end.time = unix_time();
+    if (end.status == "nonfinite") {
+      end.exit_code = k_exit_nonfinite;
+      end.last_finite_step = m_tracker.last_finite_step();
+      end.last_finite_loss = m_tracker.last_finite_loss();
+      m_report.nonfinite_end(end, m_tracker);
+      return k_exit_nonfinite;
+    }
+    if (m_stopped) {
+      end.status = "stopped";
+      end.exit_code = k_exit_requeue;
+      m_report.stopped_end(end);
+      m_run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
+      return k_exit_requeue;
+    }
+    if (!m_validated_last && m_run.state.global_step > 0) {
+      end_epoch();
+      save(m_run, m_run.latest_path());
+    }
+    m_report.replicas(replica_deviation(m_run));
+    end.status = "done";
+    end.exit_code = k_exit_ok;
+    end.time = unix_time();
+    m_report.done_end(end, m_tracker.skipped());
+    return k_exit_ok;
+  }
+
+  Run& m_run;
+  Reporter& m_report;
+  NonfiniteTracker m_tracker;
+  metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
+  bool m_done = false, m_stopped = false, m_validated_last = false;
+};
 
 }  // namespace
 
 int run_training(const TrainOptions& o, const DistEnv& env) {
   install_signal_handlers();  // main() did it already; here for callers that are not main()
-  // Test hook: make one rank's loss NaN (read first, so a bad value fails before connecting).
-  const NonfiniteHook nan_hook = parse_nonfinite_hook(std::getenv("HPCLAUNCH_TRAIN_NONFINITE"));
   Run run{o, env};
   setup(run);
-  const bool resuming = o.resume || !o.resume_from.empty();
-  if (run.rank0() && resuming && !o.metrics_file.empty()) {
-    // Records a killed run wrote after its last checkpoint: those steps are trained again now.
-    const int dropped = truncate_metrics_file(o.metrics_file, run.state.global_step);
-    if (dropped > 0)
-      std::fprintf(stdout, "%s: dropped %d record(s) after step %lld, the checkpoint's\n", o.metrics_file.c_str(),
-                   dropped, static_cast<long long>(run.state.global_step));
-  }
-  MetricsFile metrics(run.rank0() ? o.metrics_file : "");
-  {
-    metrics::RunStart start;
-    start.step = run.state.global_step;
-    start.model = o.model;
-    start.world_size = env.world_size;
-    start.global_batch = run.batch.global_batch;
-    start.on_nonfinite = o.on_nonfinite;
-    start.time = unix_time();
-    metrics.write(start);
-  }
-  DistributedSampler sampler(run.data.train->size(), env.world_size, env.rank, o.shuffle, o.seed);
-
-  // Test hook: paces the steps so a test's training takes about as long on any machine.
-  const char* sleep_text = std::getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS");
-  const std::chrono::milliseconds step_sleep(sleep_text ? std::atoll(sleep_text) : 0);
-  const bool skip_nonfinite = o.on_nonfinite == "skip-step";
-  const auto run_start = Clock::now();
-  int64_t trained_samples = 0;
-  double train_seconds = 0.0;
-  auto window_start = Clock::now();
-  int64_t window_steps = 0;
-  bool stopped = false, done = false, validated_last = false;
-  int64_t skipped = 0, skipped_in_a_row = 0;
-  std::optional<int64_t> last_finite_step;
-  double last_finite_loss = std::numeric_limits<double>::quiet_NaN();
-  metrics::RunEnd diverged;  // status "nonfinite" once the run must stop
-
-  auto end_epoch = [&] {
-    if (o.validate) {
-      const auto start = Clock::now();
-      const double val = validate(run);
-      metrics::Validation v;
-      v.epoch = run.state.epoch + 1;
-      v.step = run.state.global_step;
-      v.val_loss = val;
-      v.time_s = since(start);
-      v.time = unix_time();
-      metrics.write(v);
-      if (val < run.state.best_val_loss) {
-        run.state.best_val_loss = val;
-        save(run, o.checkpoint_dir + "/best.pt");
-      }
-    }
-    validated_last = true;
-  };
-
-  while (run.state.epoch < o.epochs && !done) {
-    const std::vector<int64_t> shard = sampler.shard(run.state.epoch);
-    while (run.state.next_batch < run.steps_per_epoch) {
-      if (o.max_steps > 0 && run.state.global_step >= o.max_steps) {
-        done = true;
-        break;
-      }
-      const auto step_start = Clock::now();
-      const double cpu_start = process_cpu_seconds();
-      const int64_t batch_index = run.state.next_batch;
-      const int64_t step_number = run.state.global_step + 1;
-      const double lr = run.schedule.at(run.state.global_step);
-      set_lr(*run.optimizer, lr);
-      const Batch b = run.data.train->gather(DistributedSampler::batch(shard, batch_index, run.batch.local_batch));
-      const torch::Tensor input = to_device(b.input, run), target = to_device(b.target, run);
-      if (o.broadcast_buffers) run.comm->broadcast(run.buffers);
-      run.reducer->prepare();
-      torch::Tensor loss;
-      {
-        at::autocast::set_enabled(o.amp);
-        if (o.amp) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-        const torch::Tensor out = run.model->forward(input);
-        at::autocast::set_enabled(false);
-        loss = run.model->loss(out.to(torch::kFloat32), target);
-      }
-      if (nan_hook.applies(env.rank, step_number)) loss = loss * std::numeric_limits<float>::quiet_NaN();
-      torch::Tensor control = run.reducer->control();
-      torch::Tensor my_nonfinite;
-      {
-        torch::NoGradGuard no_grad;
-        control[0].fill_(stop_requested() ? 1.0 : 0.0);
-        control[1].fill_(take_save_request() ? 1.0 : 0.0);
-        control[2].copy_(loss.detach());
-        my_nonfinite = torch::isfinite(loss.detach()).logical_not();  // stays on the device: no sync here
-        control[3].copy_(my_nonfinite);
-      }
-      loss.backward();
-      run.reducer->finish();
-      // Every rank reads the same means, so every rank takes (or skips) the step and stops alike.
-      const torch::Tensor flags = control.cpu();
-      const float* f = flags.data_ptr<float>();
-      const bool nonfinite = f[3] > 0.0f || !std::isfinite(f[2]);
-      bool stop_here = false;
-      std::vector<int> bad_ranks;
-      if (!nonfinite) {
-        run.optimizer->step();
-        skipped_in_a_row = 0;
-        last_finite_step = step_number;
-        last_finite_loss = f[2];
-      } else {
-        bad_ranks = nonfinite_ranks(run, my_nonfinite.cpu().item<bool>());
-        if (skip_nonfinite) ++skipped, ++skipped_in_a_row;
-        stop_here = !skip_nonfinite || skipped_in_a_row >= o.max_skipped_steps;
-        if (stop_here) {
-          diverged.status = "nonfinite";
-          diverged.nonfinite_step = step_number;
-          diverged.nonfinite_ranks = bad_ranks;
-        }
-      }
-      if (!stop_here) {
-        ++run.state.global_step;
-        ++run.state.next_batch;  // from here on the state is the position to continue from
-      }
-      validated_last = false;
-
-      const double step_s = since(step_start);
-      trained_samples += run.batch.global_batch;
-      train_seconds += step_s;
-      ++window_steps;
-      if (run.rank0()) {
-        metrics::Step record;
-        record.epoch = run.state.epoch + 1;
-        record.step = step_number;
-        record.loss = f[2];
-        record.lr = lr;
-        record.samples_per_s = static_cast<double>(run.batch.global_batch) / step_s;
-        record.step_time_s = step_s;
-        record.allreduce_s = run.reducer->last_wait_seconds();
-        record.cpu_s = process_cpu_seconds() - cpu_start;
-        record.time = unix_time();
-        record.skipped = nonfinite && skip_nonfinite;
-        metrics.write(record);
-        if (nonfinite && !stop_here)
-          std::fprintf(stdout, "step %lld: non-finite loss on %s: optimizer step skipped (%lld in a row, %lld in all)\n",
-                       static_cast<long long>(step_number), join_ranks(bad_ranks).c_str(),
-                       static_cast<long long>(skipped_in_a_row), static_cast<long long>(skipped));
-        if (run.state.global_step % o.log_every == 0 && !nonfinite) {
-          const double window_s = since(window_start);
-          std::fprintf(stdout, "epoch %lld step %lld/%lld loss %.5f lr %.3e samples/s %.1f\n",
-                       static_cast<long long>(run.state.epoch + 1), static_cast<long long>(batch_index + 1),
-                       static_cast<long long>(run.steps_per_epoch), f[2], lr,
-                       static_cast<double>(window_steps * run.batch.global_batch) / window_s);
-          std::fflush(stdout);
-          window_start = Clock::now();
-          window_steps = 0;
-        }
-      }
-      if (stop_here) {
-        done = true;
-        break;
-      }
-      const bool stop = f[0] > 0.0f, save_now = f[1] > 0.0f;
-      const bool periodic = o.checkpoint_every > 0 && run.state.global_step % o.checkpoint_every == 0;
-      if (stop || save_now || periodic) save(run, run.latest_path());
-      if (stop) {
-        stopped = done = true;
-        break;
-      }
-      if (step_sleep.count() > 0) std::this_thread::sleep_for(step_sleep);
-    }
-    if (done) break;
-    end_epoch();
-    ++run.state.epoch;
-    run.state.next_batch = 0;
-    save(run, run.latest_path());
-  }
-
-  metrics::RunEnd end = diverged;
-  end.step = run.state.global_step;
-  end.skipped_steps = skipped;
-  end.time = unix_time();
-  if (end.status == "nonfinite") {
-    // One line, rank 0; nothing is saved, so latest.pt and best.pt stay the last good ones.
-    end.exit_code = k_exit_nonfinite;
-    end.last_finite_step = last_finite_step;
-    end.last_finite_loss = last_finite_loss;
-    if (run.rank0()) {
-      metrics.write(end);
-      char last[96] = "no finite loss before it";
-      if (last_finite_step)
-        std::snprintf(last, sizeof last, "last finite loss %.6g at step %lld", last_finite_loss,
-                      static_cast<long long>(*last_finite_step));
-      const std::string how =
-          skip_nonfinite ? "non-finite loss for " + std::to_string(skipped_in_a_row) + " steps in a row (--max-skipped-steps " +
-                               std::to_string(o.max_skipped_steps) + ")"
-                         : "non-finite loss";
-      std::fprintf(stderr,
-                   "hpclaunch-train: error: step %lld: %s on %s of %d (%s); stopped without saving, %s; exit %d%s; %s\n",
-                   static_cast<long long>(*end.nonfinite_step), how.c_str(), join_ranks(end.nonfinite_ranks).c_str(),
-                   env.world_size, last,
-                   o.checkpoint_dir.empty() ? "no --checkpoint-dir" : "the checkpoints stay the last good ones",
-                   k_exit_nonfinite, skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped").c_str() : "",
-                   skip_nonfinite ? "lower --lr, or allow more with --max-skipped-steps"
-                                  : "lower --lr, or skip such steps with --on-nonfinite skip-step (--resume starts "
-                                    "from the checkpoint)");
-      std::fflush(stderr);
-    }
-    return k_exit_nonfinite;
-  }
-  if (stopped) {
-    // Said before the barrier: once one rank exits 99, `srun --kill-on-bad-exit` may end the others.
-    end.status = "stopped";
-    end.exit_code = k_exit_requeue;
-    if (run.rank0()) {
-      metrics.write(end);
-      std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
-                   static_cast<long long>(run.state.global_step),
-                   o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : run.latest_path().c_str(),
-                   k_exit_requeue);
-      std::fflush(stdout);
-    }
-    run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
-    return k_exit_requeue;
-  }
-  if (!validated_last && run.state.global_step > 0) {
-    end_epoch();
-    save(run, run.latest_path());
-  }
-  const double deviation = replica_deviation(run);
-  if (run.rank0() && run.env.world_size > 1)
-    std::fprintf(stdout, "replicas: max parameter deviation between ranks %.3g%s\n", deviation,
-                 deviation == 0.0 ? " (identical)" : "");
-  if (run.rank0()) {
-    end.status = "done";
-    end.exit_code = k_exit_ok;
-    end.time = unix_time();
-    metrics.write(end);
-    const double best = run.state.best_val_loss;
-    std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s%s\n",
-                 static_cast<long long>(run.state.global_step), since(run_start), train_seconds,
-                 train_seconds > 0 ? static_cast<double>(trained_samples) / train_seconds : 0.0,
-                 std::isfinite(best) ? std::to_string(best).c_str() : "n/a",
-                 skipped > 0 ? (", " + std::to_string(skipped) + " step(s) skipped (non-finite loss)").c_str() : "");
-  }
-  return k_exit_ok;
+  trim_metrics_on_resume(run);
+  Reporter report(run);
+  report.run_start();
+  return Loop(run, report).run();
 }
 
 int inspect_checkpoint(const std::string& path) {

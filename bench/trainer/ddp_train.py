@@ -4,6 +4,9 @@ ResNet of a given depth/width), data (Fashion-MNIST IDX files or a synthetic poo
 and backend, written the way the seeds' train.py files do it (DistributedDataParallel, DistributedSampler).
 
 Run under torchrun or with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set (bench/trainer/run.sh does the latter).
+On a GPU (bench/trainer/gpu.sh): --device cuda --backend nccl, --amp (bfloat16 autocast), --channels-last,
+the 3D U-Net (--model unet3d), eager DDP (no torch.compile); batches are copied from pinned host memory with
+non_blocking, as hpclaunch-train does, and the clock is read after torch.cuda.synchronize().
 Prints one JSON line on rank 0: {"samples_per_s": ..., "steps": ..., ...}, measured over the steps after
 --warmup-steps, as the sum of global batch sizes over the sum of step times (what hpclaunch-train's --metrics
 gives), and samples per CPU-second (rank 0's process CPU time x ranks), which other load on the machine
@@ -108,6 +111,33 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
+class UNet3d(nn.Module):  # NERSC's UNet.py, as hpclaunch-train's models.cc
+    def __init__(self, width=64, in_channels=4, out_channels=5):
+        super().__init__()
+        w = width
+
+        def down(i, o):
+            return nn.Sequential(nn.Conv3d(i, o, 4, 2, 1), nn.LeakyReLU(0.2, inplace=True))
+
+        def up(i, o):
+            return nn.Sequential(nn.ConvTranspose3d(i, o, 4, 2, 1), nn.LeakyReLU(0.2, inplace=True))
+        self.conv_down1, self.conv_down2 = down(in_channels, w), down(w, 2 * w)
+        self.conv_down3, self.conv_down4 = down(2 * w, 4 * w), down(4 * w, 8 * w)
+        self.conv_up3, self.conv_up2 = up(8 * w, 4 * w), up(8 * w, 2 * w)
+        self.conv_up1, self.conv_up0 = up(4 * w, w), up(2 * w, w)
+        self.conv_last = nn.Conv3d(w + in_channels, out_channels, 3, padding=1)
+
+    def forward(self, x):
+        c1 = self.conv_down1(x)
+        c2 = self.conv_down2(c1)
+        c3 = self.conv_down3(c2)
+        y = self.conv_up3(self.conv_down4(c3))
+        y = self.conv_up2(torch.cat([y, c3], 1))
+        y = self.conv_up1(torch.cat([y, c2], 1))
+        y = self.conv_up0(torch.cat([y, c1], 1))
+        return torch.tanh(self.conv_last(torch.cat([y, x], 1)))
+
+
 def read_idx(path):
     with gzip.open(path, "rb") as f:
         data = f.read()
@@ -126,6 +156,11 @@ def load_data(args):
         return TensorDataset(x.unsqueeze(1), y), (784, 1, 10)
     g = torch.Generator().manual_seed(args.seed * 2 + 1)
     n = args.synthetic_samples
+    if args.model == "unet3d":
+        c = args.crop
+        pool = torch.randn(min(n, 4), 4, c, c, c, generator=g)
+        target = torch.rand(pool.shape[0], 5, c, c, c, generator=g).mul_(2).sub_(1)
+        return _PoolDataset(pool, target, torch.arange(n) % pool.shape[0]), (784, 4, 5)
     if args.model == "autoencoder":
         pool = torch.rand(min(n, 4096), 784, generator=g)
         x = pool.repeat((n + pool.shape[0] - 1) // pool.shape[0], 1)[:n]
@@ -151,7 +186,13 @@ class _PoolDataset(torch.utils.data.Dataset):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", choices=["autoencoder", "resnet"], default="autoencoder")
+    p.add_argument("--model", choices=["autoencoder", "resnet", "unet3d"], default="autoencoder")
+    p.add_argument("--unet-width", type=int, default=64)
+    p.add_argument("--crop", type=int, default=64)
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo")
+    p.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA)")
+    p.add_argument("--channels-last", action="store_true", help="channels-last weights and inputs (CUDA)")
     p.add_argument("--resnet-depth", type=int, default=18)
     p.add_argument("--resnet-width", type=int, default=64)
     p.add_argument("--image-size", type=int, default=224)
@@ -170,15 +211,28 @@ def main():
     args = p.parse_args()
 
     torch.set_num_threads(args.threads)
-    dist.init_process_group("gloo", init_method="env://")
+    dist.init_process_group(args.backend, init_method="env://")
     rank, world = dist.get_rank(), dist.get_world_size()
+    cuda = args.device == "cuda"
+    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")) % max(torch.cuda.device_count(), 1)) if cuda \
+        else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    fmt = None
+    if args.channels_last:
+        fmt = torch.channels_last_3d if args.model == "unet3d" else torch.channels_last
     dataset, (features, channels, classes) = load_data(args)
     torch.manual_seed(args.seed)
     if args.model == "autoencoder":
         model, criterion = AE(features), nn.MSELoss()
+    elif args.model == "unet3d":
+        model, criterion = UNet3d(args.unet_width), nn.L1Loss()
     else:
         model, criterion = ResNet(args.resnet_depth, args.resnet_width, channels, classes), nn.CrossEntropyLoss()
-    model = DDP(model)
+    model = model.to(device)
+    if fmt is not None:
+        model = model.to(memory_format=fmt)
+    model = DDP(model, device_ids=[device.index] if cuda else None)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=args.seed)
 
@@ -209,10 +263,18 @@ def main():
                 x, y = next(it)
             except StopIteration:
                 break
+            if cuda:
+                x, y = x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
+                if fmt is not None:
+                    x = x.contiguous(memory_format=fmt)
             optimizer.zero_grad()
-            loss = criterion(model(x), y)
+            with torch.autocast(device_type=args.device, dtype=torch.bfloat16, enabled=args.amp):
+                out = model(x)
+            loss = criterion(out.float(), y)
             loss.backward()
             optimizer.step()
+            if cuda:
+                torch.cuda.synchronize()
             elapsed = time.perf_counter() - start
             cpu = time.process_time() - cpu_start
             step += 1

@@ -168,4 +168,25 @@ TEST_CASE("threads per rank: the flag, else OMP_NUM_THREADS, else the CPUs share
   CHECK(threads_per_rank(0, 16, getenv) == 4);
 }
 
+
+TEST_CASE("test hooks come from the environment once, into the options; bad values name the variable") {
+  std::map<std::string, std::string> vars;
+  auto read = [&] {
+    return read_test_hooks([&](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    });
+  };
+  TestHooks none = read();
+  CHECK(none.step_sleep_ms == 0);
+  CHECK(none.nonfinite.rank == -1);
+  vars = {{"HPCLAUNCH_TRAIN_STEP_SLEEP_MS", "250"}, {"HPCLAUNCH_TRAIN_NONFINITE", "1:5:2"}};
+  const TestHooks hooks = read();
+  CHECK(hooks.step_sleep_ms == 250);
+  CHECK(hooks.nonfinite.applies(1, 6));
+  CHECK_FALSE(hooks.nonfinite.applies(1, 7));
+  vars = {{"HPCLAUNCH_TRAIN_STEP_SLEEP_MS", "soon"}};
+  CHECK_THROWS_WITH(read(), doctest::Contains("HPCLAUNCH_TRAIN_STEP_SLEEP_MS: 'soon' is not a number of milliseconds"));
+}
+
 TEST_SUITE_END();

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# One GPU, hpclaunch-train against the Python eager DDP reference (ddp_train.py: DistributedDataParallel, no
+# torch.compile) with the same model, per-GPU batch, precision (bfloat16 autocast), memory format, optimizer
+# (Adam 1e-3) and data (a synthetic pool in host memory, each batch copied pinned and non_blocking): ResNet-50
+# 224x224, the seed's 3D U-Net (64^3 crops, width 64) and the auto-encoder. hpclaunch-train runs eager and with
+# --cuda-graphs. Builds hpclaunch-train against the machine's PyTorch first (its LibTorch, CUDA and NCCL).
+# Prints samples/s and the ratios, and appends a table naming the GPU to bench/trainer/RESULTS.md.
+#
+# Usage: bench/trainer/gpu.sh [--dry-run] [REPEATS]
+#   --dry-run: print the build and run commands, build and run nothing (any machine; t0512 checks it).
+# Env: PYTHON (default python3: the PyTorch to build against and to run the reference with), BUILD_DIR (default
+#      build-gpu), CONFIGS (subset of: resnet50 unet3d autoencoder), RESULTS (default bench/trainer/RESULTS.md).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+dry=0
+if [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
+repeats=${1:-3}
+py=${PYTHON:-python3}
+build=${BUILD_DIR:-$root/build-gpu}
+results=${RESULTS:-$here/RESULTS.md}
+train=$build/trainer/hpclaunch-train
+say() { printf '%s\n' "$*"; }
+exec 3>&1  # the dry run's commands go to the original stdout, whatever a caller redirects
+run() { if [ "$dry" = 1 ]; then printf '+ %s\n' "$*" >&3; else "$@"; fi; }
+
+# name | hpclaunch-train and ddp_train.py flags (both) | steps | warm-up steps left out
+all_configs=(
+  "resnet50|--model resnet --resnet-depth 50 --image-size 224 --num-classes 1000 --synthetic --synthetic-samples 100000 --batch-size 64 --amp --channels-last|120|20"
+  "unet3d|--model unet3d --unet-width 64 --crop 64 --synthetic --synthetic-samples 100000 --batch-size 1 --amp --channels-last|120|20"
+  "autoencoder|--model autoencoder --synthetic --synthetic-samples 200000 --batch-size 128 --amp|1000|100"
+)
+configs=()
+for c in "${all_configs[@]}"; do
+  [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
+done
+
+if [ "$dry" = 0 ]; then
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "gpu.sh: no GPU here (nvidia-smi missing or failing): nothing measured; run it on a GPU node (--dry-run prints the commands)" >&2
+    exit 1
+  fi
+  "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+    { echo "gpu.sh: $py's torch sees no CUDA device (torch.cuda.is_available() is False, or no torch): load a CUDA PyTorch" >&2; exit 1; }
+  prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  torch_version=$("$py" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))')
+else
+  prefix="\$($py -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+  gpu="(dry run)"
+  torch_version="(dry run)"
+fi
+run cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" -DHPCLAUNCH_BUILD_TESTS=OFF
+run cmake --build "$build" -j "$(nproc)" --target hpclaunch-train
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/integration/lib-port.sh
+source "$root/tests/integration/lib-port.sh"
+# one_gpu CMD...: a world of one on GPU 0 (MASTER_* set, so the Python side forms its NCCL group as under torchrun).
+one_gpu() {
+  local port=29500
+  [ "$dry" = 1 ] || port=$(free_port)
+  run env WORLD_SIZE=1 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}" "$@"
+}
+# Samples/s from hpclaunch-train's metrics after the warm-up: global batches over the sum of step wall times.
+cpp_rate() {
+  "$py" - "$1" "$2" <<'PY'
+import json, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"type":"step"' in l][int(sys.argv[2]):]
+print(sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / sum(s["step_time_s"] for s in steps))
+PY
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+declare -A rate
+for config in "${configs[@]}"; do
+  IFS='|' read -r name flags steps warm <<<"$config"
+  declare -a eager=() graphs=() python=()
+  for ((rep = 1; rep <= repeats; rep++)); do
+    for variant in eager graphs; do
+      extra=()
+      [ "$variant" = graphs ] && extra=(--cuda-graphs)
+      # shellcheck disable=SC2086
+      one_gpu "$train" $flags "${extra[@]}" --device cuda --backend nccl --steps "$steps" --no-validation \
+        --log-every 100000 --metrics "$work/m.jsonl" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+      [ "$dry" = 1 ] && continue
+      r=$(cpp_rate "$work/m.jsonl" "$warm")
+      rm -f "$work/m.jsonl"
+      if [ "$variant" = eager ]; then eager+=("$r"); else graphs+=("$r"); fi
+    done
+    # shellcheck disable=SC2086
+    one_gpu "$py" "$here/ddp_train.py" $flags --device cuda --backend nccl --steps "$steps" --warmup-steps "$warm" \
+      --loader index >"$work/py" 2>&1 || { cat "$work/py" >&2; exit 1; }
+    [ "$dry" = 1 ] && continue
+    python+=("$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["samples_per_s"])' "$work/py")")
+  done
+  [ "$dry" = 1 ] && continue
+  rate[$name.eager]=$(median "${eager[@]}")
+  rate[$name.graphs]=$(median "${graphs[@]}")
+  rate[$name.python]=$(median "${python[@]}")
+  printf '%-12s python %10.1f  hpclaunch-train %10.1f (%sx)  --cuda-graphs %10.1f (%sx) samples/s\n' "$name" \
+    "${rate[$name.python]}" "${rate[$name.eager]}" "$(ratio "${rate[$name.eager]}" "${rate[$name.python]}")" \
+    "${rate[$name.graphs]}" "$(ratio "${rate[$name.graphs]}" "${rate[$name.python]}")"
+done
+[ "$dry" = 1 ] && exit 0
+
+{
+  printf '\n## GPU: %s, one GPU, %s (%s, bench/trainer/gpu.sh, median of %s)\n\n' "$gpu" "$torch_version" "$(date -u +%F)" "$repeats"
+  printf '| config | Python eager DDP | hpclaunch-train | ratio | hpclaunch-train --cuda-graphs | ratio |\n|---|---|---|---|---|---|\n'
+  for config in "${configs[@]}"; do
+    name=${config%%|*}
+    printf '| %s | %.1f | %.1f | %sx | %.1f | %sx |\n' "$name" "${rate[$name.python]}" "${rate[$name.eager]}" \
+      "$(ratio "${rate[$name.eager]}" "${rate[$name.python]}")" "${rate[$name.graphs]}" \
+      "$(ratio "${rate[$name.graphs]}" "${rate[$name.python]}")"
+  done
+} >>"$results"
+say "appended to $results"

@@ -1,0 +1,176 @@
+// The GPU step's Torch parts that run on the CPU too: the autocast scope, the foreach
+// optimizer against torch::optim (and checkpoints between the two), channels-last parameters and their
+// gradient buckets. What only a GPU runs (pinned copies, CUDA graphs, NCCL) is not tested here.
+#include <doctest/doctest.h>
+
+#include <ATen/autocast_mode.h>
+
+#include <sstream>
+
+#include "checkpoint.h"
+#include "ddp.h"
+#include "device.h"
+#include "models.h"
+#include "optimizer.h"
+
+using namespace hpctrain;
+
+namespace {
+
+// Parameters of a few shapes with fixed gradients per step, stepped by one optimizer.
+std::vector<torch::Tensor> make_params() {
+  torch::manual_seed(7);
+  return {torch::randn({8, 5}).requires_grad_(), torch::randn({5}).requires_grad_(),
+          torch::randn({3, 2, 3, 3}).requires_grad_()};
+}
+
+void set_grads(std::vector<torch::Tensor>& params, int step) {
+  torch::manual_seed(100 + step);
+  for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+}
+
+double max_diff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+  return worst;
+}
+
+// The same 6 steps (learning rate changing each step) with both implementations; the largest difference.
+double loop_vs_foreach(const TrainOptions& o) {
+  auto a = make_params(), b = make_params();
+  TrainOptimizer loop(o, a, OptimizerImpl::loop), foreach(o, b, OptimizerImpl::foreach);
+  for (int step = 0; step < 6; ++step) {
+    set_grads(a, step);
+    set_grads(b, step);
+    loop.set_lr(o.lr * (1.0 + step) / 6);
+    foreach.set_lr(o.lr * (1.0 + step) / 6);
+    loop.step();
+    foreach.step();
+  }
+  return max_diff(a, b);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("GpuStep");
+
+TEST_CASE("autocast scope: bf16 inside, a weight changed in place is seen by the next forward, settings restored") {
+  torch::manual_seed(1);
+  torch::nn::Linear linear(16, 16);
+  const torch::Tensor x = torch::randn({4, 16});
+  auto forward = [&] {
+    AutocastScope autocast(true, torch::kCPU);
+    return linear->forward(x);
+  };
+  const torch::Tensor first = forward();
+  CHECK((first.scalar_type() == torch::kBFloat16));
+  {
+    torch::NoGradGuard no_grad;
+    linear->weight.mul_(-1);  // what an optimizer step does: in place, same tensor
+  }
+  const torch::Tensor second = forward().to(torch::kFloat32);
+  const torch::Tensor expected = torch::nn::functional::linear(x, linear->weight, linear->bias);
+  CHECK((second - expected).abs().max().item<double>() < 0.1);  // bfloat16's precision
+  CHECK_FALSE(at::autocast::is_cpu_enabled());                   // the previous setting is back
+}
+
+TEST_CASE("foreach Adam follows torch::optim::Adam (with weight decay, a changing learning rate)") {
+  TrainOptions o;
+  o.optimizer = "adam";
+  o.lr = 1e-2;
+  CHECK(loop_vs_foreach(o) < 1e-6);
+  o.weight_decay = 0.1;
+  CHECK(loop_vs_foreach(o) < 1e-6);
+}
+
+TEST_CASE("foreach SGD follows torch::optim::SGD (momentum, weight decay, none)") {
+  TrainOptions o;
+  o.optimizer = "sgd";
+  o.lr = 0.1;
+  o.momentum = 0.9;
+  CHECK(loop_vs_foreach(o) < 1e-6);
+  o.weight_decay = 0.01;
+  CHECK(loop_vs_foreach(o) < 1e-6);
+  o.momentum = 0;
+  CHECK(loop_vs_foreach(o) < 1e-6);
+}
+
+TEST_CASE("checkpoints: a foreach optimizer's state resumes under loop and the reverse, step count included") {
+  TrainOptions o;
+  o.lr = 1e-2;
+  auto a = make_params(), b = make_params();
+  TrainOptimizer foreach(o, a, OptimizerImpl::foreach);
+  TrainOptimizer loop(o, b, OptimizerImpl::loop);
+  for (int step = 0; step < 3; ++step) {
+    set_grads(a, step);
+    set_grads(b, step);
+    foreach.step();
+    loop.step();
+  }
+  // Save the foreach one, load it into a loop optimizer over copies of its parameters, and go on with both.
+  foreach.before_save();
+  torch::serialize::OutputArchive out;
+  foreach.torch_optimizer().save(out);
+  std::ostringstream bytes;
+  out.save_to(bytes);
+  std::vector<torch::Tensor> c;
+  for (const auto& p : a) c.push_back(p.detach().clone().requires_grad_());
+  TrainOptimizer resumed(o, c, OptimizerImpl::loop);
+  torch::serialize::InputArchive in;
+  const std::string data = bytes.str();
+  in.load_from(data.data(), data.size());
+  resumed.torch_optimizer().load(in);
+  resumed.after_load();
+  for (int step = 3; step < 6; ++step) {
+    set_grads(a, step);
+    set_grads(b, step);
+    set_grads(c, step);
+    foreach.step();
+    loop.step();
+    resumed.step();
+  }
+  CHECK(max_diff(a, c) < 1e-6);
+  CHECK(max_diff(a, b) < 1e-6);
+}
+
+TEST_CASE("channels-last: 4-d and 5-d weights change format; gradient buckets keep their strides") {
+  ModelSpec spec;
+  spec.name = "resnet";
+  spec.resnet_depth = 10;
+  spec.resnet_width = 4;
+  spec.num_classes = 3;
+  auto resnet = make_model(spec);
+  apply_memory_format(*resnet, true);
+  int convs = 0;
+  for (const auto& p : resnet->parameters())
+    if (p.dim() == 4) convs += p.is_contiguous(torch::MemoryFormat::ChannelsLast) ? 1 : -1000;
+  CHECK(convs > 0);
+  spec.name = "unet3d";
+  spec.unet_width = 2;
+  auto unet = make_model(spec);
+  apply_memory_format(*unet, true);
+  for (const auto& p : unet->parameters())
+    if (p.dim() == 5) CHECK(p.is_contiguous(torch::MemoryFormat::ChannelsLast3d));
+
+  // One backward through the reducer (a world of one): each .grad is its bucket view, with the weight's strides,
+  // and equals plain autograd's.
+  torch::manual_seed(3);
+  const torch::Tensor x = torch::randn({2, 3, 16, 16}).contiguous(torch::MemoryFormat::ChannelsLast);
+  const torch::Tensor y = torch::randint(3, {2});
+  auto params = resnet->parameters();
+  resnet->zero_grad();
+  resnet->loss(resnet->forward(x), y).backward();
+  std::vector<torch::Tensor> plain;
+  for (const auto& p : params) plain.push_back(p.grad().clone());
+  Communicator alone;
+  GradientReducer reducer(params, &alone, 1 << 16, 1 << 12);
+  reducer.prepare();
+  resnet->loss(resnet->forward(x), y).backward();
+  reducer.finish();
+  for (size_t i = 0; i < params.size(); ++i) {
+    CHECK(params[i].grad().strides() == params[i].strides());
+    CHECK((params[i].grad() - plain[i]).abs().max().item<double>() < 1e-5);
+  }
+}
+
+TEST_SUITE_END();
