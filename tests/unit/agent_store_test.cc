@@ -88,3 +88,66 @@ TEST_CASE("an agent that cannot reach the store gives up at its deadline with th
   REQUIRE(lost);
   CHECK(lost->find("could not reach the rendezvous store at 127.0.0.1:") != std::string::npos);
 }
+
+namespace {
+
+// A raw peer of the store: says hello, then sends a sealed heartbeat every `every` (never, when zero).
+struct RawPeer {
+  RawPeer(asio::io_context& io, int port, std::chrono::milliseconds every)
+      : channel(std::make_shared<MessageKey>("s3cret"), Side::agent, random_nonce()), timer(io), every(every) {
+    asio::ip::tcp::socket s(io);
+    s.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+    conn = std::make_shared<Connection>(std::move(s));
+    conn->start(
+        [this](const std::string& line) {
+          if (!channel.ready() && channel.take_hello(line) && this->every.count() > 0) beat();
+          nlohmann::json msg;
+          if (channel.ready() && line.rfind("hpclaunch-agent", 0) != 0 && channel.open(line, &msg) == DecodeResult::ok)
+            received.push_back(msg);
+        },
+        [this](const std::string&) { closed = true; });
+    conn->send(channel.hello());
+  }
+  void beat() {
+    conn->send(channel.seal(nlohmann::json{{"type", "hb"}}));
+    timer.expires_after(every);
+    timer.async_wait([this](boost::system::error_code ec) {
+      if (!ec && !closed) beat();
+    });
+  }
+  MessageChannel channel;
+  std::shared_ptr<Connection> conn;
+  asio::steady_timer timer;
+  std::chrono::milliseconds every;
+  std::vector<nlohmann::json> received;
+  bool closed = false;
+};
+
+}  // namespace
+
+TEST_CASE("a silent peer is lost after the timeout even behind one that keeps talking") {
+  // The store looks only at the peers read from longest ago: the talking peer, connected first, must not hide
+  // the silent one connected after it.
+  asio::io_context io;
+  StoreServerConfig config = server_config(3);
+  config.heartbeat_timeout = 400ms;
+  StoreServer server(io, config);
+  RawPeer talking(io, server.port(), 100ms);
+  RawPeer silent(io, server.port(), 0ms);
+  run_until(io, [&] { return silent.closed; });
+  CHECK(silent.closed);
+  CHECK_FALSE(talking.closed);
+  talking.conn->close();
+}
+
+TEST_CASE("the store announces its heartbeat interval in its heartbeats") {
+  asio::io_context io;
+  StoreServerConfig config = server_config(2);
+  StoreServer server(io, config);
+  RawPeer peer(io, server.port(), 100ms);
+  run_until(io, [&] { return !peer.received.empty(); });
+  REQUIRE_FALSE(peer.received.empty());
+  CHECK(peer.received[0]["type"] == "hb");
+  CHECK(peer.received[0]["interval_ms"] == 1000);  // one agent, timeout 5 s (agent/heartbeat.h)
+  peer.conn->close();
+}
