@@ -43,7 +43,6 @@ StoreServer::StoreServer(asio::io_context& io, StoreServerConfig config)
       m_acceptor(io),
       m_deadline(io),
       m_heartbeat(io),
-      m_heartbeat_sent(Clock::now()),
       m_state(m_config.rendezvous, pick_free_port, Clock::now()) {
   asio::ip::tcp::endpoint ep(bind_address(io, m_config.bind_host), static_cast<unsigned short>(m_config.port));
   boost::system::error_code ec;
@@ -195,11 +194,11 @@ StoreServer::Peers::iterator StoreServer::forget(Peers::iterator it) {
 // was up to a second late). Only the peers read from longest ago are looked at (m_by_last_read): at 10,000
 // agents a scan of every connection 20 times a second was the store's largest cost in user space.
 void StoreServer::heartbeat() {
-  m_heartbeat.expires_after(std::chrono::milliseconds(50));
-  m_heartbeat.async_wait([this](boost::system::error_code ec) {
+  constexpr std::chrono::milliseconds k_tick{50};
+  m_heartbeat.expires_after(k_tick);
+  m_heartbeat.async_wait([this, k_tick](boost::system::error_code ec) {
     if (ec || m_stopped) return;
-    const auto now = Clock::now();
-    const auto cutoff = now - m_config.heartbeat_timeout;
+    const auto cutoff = Clock::now() - m_config.heartbeat_timeout;
     std::vector<ConnId> silent;
     for (ConnId id : m_by_last_read) {
       if (m_conns.at(id).conn->last_read() >= cutoff) break;
@@ -212,21 +211,30 @@ void StoreServer::heartbeat() {
       on_close(id, fmt::format("no heartbeat for {} ms", m_config.heartbeat_timeout.count()));
     }
     if (m_stopped) return;
-    if (now - m_heartbeat_sent >= heartbeat_interval(m_conns.size(), m_config.heartbeat_timeout)) {
-      m_heartbeat_sent = now;
-      send_heartbeats();
-    }
+    send_heartbeats(k_tick);
     heartbeat();
   });
 }
 
-// One heartbeat to every agent that said hello, announcing the interval for this many connections; the JSON made
-// once, sealed per connection (its own nonces and count).
-void StoreServer::send_heartbeats() {
+// This tick's share of the heartbeats: every agent that said hello gets one per interval (the interval for this
+// many connections, announced in it), a few on each tick rather than all at once, so that 10,000 heartbeats
+// (and the 10,000 answers) do not arrive together and delay the notice of a lost agent behind them. The JSON is
+// made once per tick, sealed per connection (its own nonces and count).
+void StoreServer::send_heartbeats(std::chrono::milliseconds tick) {
+  if (m_conns.empty()) return;
   const auto interval = heartbeat_interval(m_conns.size(), m_config.heartbeat_timeout);
+  m_heartbeats_owed += static_cast<double>(m_conns.size()) * static_cast<double>(tick.count()) /
+                       static_cast<double>(interval.count());
+  auto n = static_cast<size_t>(m_heartbeats_owed);
+  if (n == 0) return;
+  m_heartbeats_owed -= static_cast<double>(n);
   const std::string hb = nlohmann::json{{"type", "hb"}, {"interval_ms", interval.count()}}.dump();
-  for (auto& [id, peer] : m_conns)
-    if (peer.channel.ready()) peer.conn->send(peer.channel.seal_text(hb));
+  auto it = m_conns.lower_bound(m_heartbeat_next);
+  for (n = std::min(n, m_conns.size()); n > 0; --n, ++it) {
+    if (it == m_conns.end()) it = m_conns.begin();
+    if (it->second.channel.ready()) it->second.conn->send(it->second.channel.seal_text(hb));
+  }
+  m_heartbeat_next = it == m_conns.end() ? 0 : it->first;
 }
 
 void StoreServer::shutdown(const Failure& why) {

@@ -42,7 +42,7 @@ class StoreServer {
   void apply(const std::vector<Reply>& replies);
   void arm_deadline();
   void heartbeat();
-  void send_heartbeats();
+  void send_heartbeats(std::chrono::milliseconds tick);
   void refuse(ConnId id, const std::string& why);
 
   struct Peer {
@@ -61,7 +61,9 @@ class StoreServer {
   asio::steady_timer m_heartbeat;
   int m_port = 0;
   bool m_stopped = false;
-  Clock::time_point m_heartbeat_sent;
+  // Heartbeats are spread over the interval: each 50 ms tick sends its share, from m_heartbeat_next on.
+  double m_heartbeats_owed = 0;
+  ConnId m_heartbeat_next = 0;
   uint64_t m_lines_read = 0;
   ConnId m_next_id = 1;
   Peers m_conns;

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "agent/store_client.h"
@@ -103,7 +104,7 @@ struct RawPeer {
           if (!channel.ready() && channel.take_hello(line) && this->every.count() > 0) beat();
           nlohmann::json msg;
           if (channel.ready() && line.rfind("hpclaunch-agent", 0) != 0 && channel.open(line, &msg) == DecodeResult::ok)
-            received.push_back(msg);
+            received.push_back(msg), received_at.push_back(std::chrono::steady_clock::now());
         },
         [this](const std::string&) { closed = true; });
     conn->send(channel.hello());
@@ -120,6 +121,7 @@ struct RawPeer {
   asio::steady_timer timer;
   std::chrono::milliseconds every;
   std::vector<nlohmann::json> received;
+  std::vector<std::chrono::steady_clock::time_point> received_at;
   bool closed = false;
 };
 
@@ -150,4 +152,18 @@ TEST_CASE("the store announces its heartbeat interval in its heartbeats") {
   CHECK(peer.received[0]["type"] == "hb");
   CHECK(peer.received[0]["interval_ms"] == 1000);  // one agent, timeout 5 s (agent/heartbeat.h)
   peer.conn->close();
+}
+
+TEST_CASE("the store spreads its heartbeats over the interval instead of sending them all at once") {
+  asio::io_context io;
+  StoreServer server(io, server_config(4));
+  RawPeer a(io, server.port(), 100ms), b(io, server.port(), 100ms), c(io, server.port(), 100ms);
+  run_until(io, [&] { return !a.received.empty() && !b.received.empty() && !c.received.empty(); });
+  REQUIRE_FALSE(a.received.empty());
+  REQUIRE_FALSE(b.received.empty());
+  REQUIRE_FALSE(c.received.empty());
+  // Three agents, 1 s: one every ~330 ms (all three together before).
+  auto [first, last] = std::minmax({a.received_at[0], b.received_at[0], c.received_at[0]});
+  CHECK(last - first >= 200ms);
+  for (RawPeer* p : {&a, &b, &c}) p->conn->close();
 }
