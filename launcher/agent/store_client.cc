@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 
+#include "agent/heartbeat.h"
 #include "agent/protocol.h"
 
 namespace hpclaunch {
@@ -16,6 +17,7 @@ StoreClient::StoreClient(asio::io_context& io, StoreClientConfig config, OnConne
       m_on_lost(std::move(on_lost)),
       m_timer(io),
       m_heartbeat(io),
+      m_heartbeat_interval(k_min_heartbeat_interval),
       m_key(std::make_shared<MessageKey>(m_config.secret)) {}
 
 void StoreClient::connect() {
@@ -49,7 +51,10 @@ void StoreClient::attempt() {
           auto r = m_channel->open(line, &msg);
           if (r != DecodeResult::ok) return lost(std::string("refused a message from the store: ") + describe(r));
           m_heard = true;
-          if (msg["type"] != "hb") m_on_message(msg);
+          if (msg["type"] != "hb") return m_on_message(msg);
+          if (auto it = msg.find("interval_ms"); it != msg.end() && it->is_number_integer())
+            m_heartbeat_interval =
+                adopt_heartbeat_interval(it->get<long long>(), m_config.heartbeat_timeout, m_heartbeat_interval);
         },
         [this](const std::string& why) {
           lost(m_heard ? "connection " + why
@@ -74,13 +79,16 @@ void StoreClient::retry(const std::string& why) {
   });
 }
 
+// Silence is looked for at each heartbeat: a lost store is noticed within the timeout + one interval (at most a
+// third of the timeout).
 void StoreClient::heartbeat() {
-  m_heartbeat.expires_after(std::chrono::seconds(1));
+  m_heartbeat.expires_after(m_heartbeat_interval);
   m_heartbeat.async_wait([this](boost::system::error_code ec) {
     if (ec || m_closed || !m_conn) return;
     if (m_conn->idle_for() > m_config.heartbeat_timeout)
       return lost(fmt::format("no heartbeat from the store for {} ms", m_config.heartbeat_timeout.count()));
-    if (m_channel->ready()) m_conn->send(m_channel->seal(nlohmann::json{{"type", "hb"}}));
+    static const std::string hb = nlohmann::json{{"type", "hb"}}.dump();
+    if (m_channel->ready()) m_conn->send(m_channel->seal_text(hb));
     heartbeat();
   });
 }

@@ -1,6 +1,7 @@
 // An agent's link to the rendezvous store: connects with retry and backoff until the join deadline, exchanges
-// hellos (nonces), sends and receives HMAC-sealed messages (agent/protocol.h), exchanges heartbeats, and reports
-// a lost store (closed, silent, or a message that fails its check).
+// hellos (nonces), sends and receives HMAC-sealed messages (agent/protocol.h), exchanges heartbeats at the
+// interval the store announces (agent/heartbeat.h), and reports a lost store (closed, silent, or a message that
+// fails its check).
 #pragma once
 #include <chrono>
 #include <functional>
@@ -50,6 +51,7 @@ class StoreClient {
   asio::steady_timer m_heartbeat;
   std::chrono::steady_clock::time_point m_give_up;
   std::chrono::milliseconds m_backoff{50};
+  std::chrono::milliseconds m_heartbeat_interval;  // the store's last announced, 1 s until it says
   std::shared_ptr<const MessageKey> m_key;
   std::shared_ptr<Connection> m_conn;
   std::optional<MessageChannel> m_channel;  // this connection's nonces and counters

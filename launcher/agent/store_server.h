@@ -1,7 +1,9 @@
 // The node-0 agent's rendezvous store: a TCP server (Boost.Asio) on the rendezvous address alone that opens every
 // connection with a hello (agent/protocol.h), checks every message's HMAC and sequence, refuses and logs peers
-// whose messages fail, drives the RendezvousState, sends heartbeats and notices silent or closed peers.
+// whose messages fail, drives the RendezvousState, sends heartbeats at the interval agent/heartbeat.h gives for
+// its number of connections (announcing it) and notices silent or closed peers.
 #pragma once
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +28,8 @@ class StoreServer {
  public:
   StoreServer(asio::io_context& io, StoreServerConfig config);  // throws Error if it cannot listen
   int port() const { return m_port; }
+  // Lines read from every peer so far (hellos, heartbeats, messages): what the load generator divides its CPU by.
+  uint64_t lines_read() const { return m_lines_read; }
   // Stops the job for every agent (this agent got SIGTERM...), without a restart.
   void shutdown(const Failure& why);
   // Stops accepting; every connection is flushed and closed.
@@ -38,12 +42,16 @@ class StoreServer {
   void apply(const std::vector<Reply>& replies);
   void arm_deadline();
   void heartbeat();
+  void send_heartbeats(std::chrono::milliseconds tick);
   void refuse(ConnId id, const std::string& why);
 
   struct Peer {
     std::shared_ptr<Connection> conn;
     MessageChannel channel;
+    std::list<ConnId>::iterator by_last_read;  // its place in m_by_last_read
   };
+  using Peers = std::map<ConnId, Peer>;
+  Peers::iterator forget(Peers::iterator it);  // erases a peer from m_conns and m_by_last_read
 
   asio::io_context& m_io;
   StoreServerConfig m_config;
@@ -53,9 +61,15 @@ class StoreServer {
   asio::steady_timer m_heartbeat;
   int m_port = 0;
   bool m_stopped = false;
-  unsigned m_checks = 0;  // heartbeat() ticks: every 20th sends heartbeats
+  // Heartbeats are spread over the interval: each 50 ms tick sends its share, from m_heartbeat_next on.
+  double m_heartbeats_owed = 0;
+  ConnId m_heartbeat_next = 0;
+  uint64_t m_lines_read = 0;
   ConnId m_next_id = 1;
-  std::map<ConnId, Peer> m_conns;
+  Peers m_conns;
+  // Every peer, the one read from longest ago first: a line moves its peer to the back, so the silent ones are
+  // at the front and a silence check looks at them alone, not at every connection.
+  std::list<ConnId> m_by_last_read;
   RendezvousState m_state;
 };
 

@@ -4,15 +4,18 @@
 // as one JSON line; exit 1 when a check fails, 2 on bad input or too few file descriptors.
 #include <fmt/core.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -114,7 +117,11 @@ int main(int argc, char** argv) {
   ensure_descriptors(clients);
   const std::string secret = random_secret();
 
-  // The store, in its own process.
+  // The store, in its own process; it copies its count of lines read here every 10 ms.
+  auto* store_lines = static_cast<std::atomic<uint64_t>*>(
+      ::mmap(nullptr, sizeof(std::atomic<uint64_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (store_lines == MAP_FAILED) return 2;
+  new (store_lines) std::atomic<uint64_t>(0);
   int fds[2];
   if (::pipe(fds) != 0) return 2;
   pid_t store = ::fork();
@@ -135,6 +142,15 @@ int main(int argc, char** argv) {
     int port = server.port();
     if (::write(fds[1], &port, sizeof port) != sizeof port) std::_Exit(3);
     ::close(fds[1]);
+    asio::steady_timer count(io);
+    std::function<void()> publish = [&] {
+      store_lines->store(server.lines_read());
+      count.expires_after(std::chrono::milliseconds(10));
+      count.async_wait([&](boost::system::error_code ec) {
+        if (!ec) publish();
+      });
+    };
+    publish();
     io.run();
     std::_Exit(0);
   }
@@ -242,7 +258,7 @@ int main(int argc, char** argv) {
 
   // Phases, driven by a poll timer: joined -> steady heartbeats -> silent node -> restart round.
   asio::steady_timer poll(io);
-  double cpu0 = 0, steady_cpu = 0, steady_rss = 0;
+  double cpu0 = 0, steady_cpu = 0, steady_rss = 0, lines0 = 0, steady_lines = 0, steady_line_count = 0, steady_cpu_s = 0;
   Steady::time_point t_steady{};
   std::function<void()> tick = [&] {
     poll.expires_after(std::chrono::milliseconds(10));
@@ -257,8 +273,12 @@ int main(int argc, char** argv) {
       if (assigned == clients - 1 && t_steady == Steady::time_point{}) {
         t_steady = now;
         cpu0 = cpu_seconds(store);
+        lines0 = static_cast<double>(store_lines->load());
       } else if (t_steady != Steady::time_point{} && !silent && ms_between(t_steady, now) >= steady_s * 1000) {
-        steady_cpu = (cpu_seconds(store) - cpu0) / (ms_between(t_steady, now) / 1000.0);
+        steady_cpu_s = cpu_seconds(store) - cpu0;
+        steady_cpu = steady_cpu_s / (ms_between(t_steady, now) / 1000.0);
+        steady_line_count = static_cast<double>(store_lines->load()) - lines0;
+        steady_lines = steady_line_count / (ms_between(t_steady, now) / 1000.0);
         steady_rss = rss_mib(store);
         silent = true;
         t_silent = t_hung_last;  // the store's timeout runs from the last line it read from the hung node
@@ -290,6 +310,11 @@ int main(int argc, char** argv) {
                               {"round_close_after_last_join_ms", ms_between(t_last_join, t_assigned)},
                               {"steady_store_cpu_percent", steady_cpu * 100.0},
                               {"steady_store_rss_mib", steady_rss},
+                              // Heartbeats read a second, and the store's CPU per heartbeat read (the one it sends
+                              // back included): unlike the percentage, not capped by the store's share of a
+                              // loaded machine's cores.
+                              {"steady_store_lines_per_s", steady_lines},
+                              {"steady_store_cpu_us_per_line", steady_line_count > 0 ? steady_cpu_s * 1e6 / steady_line_count : 0.0},
                               {"lost_noticed_after_last_heartbeat_ms", ms_between(t_silent, t_first_restart)},
                               {"lost_noticed_late_ms", ms_between(t_silent, t_first_restart) - timeout_ms},
                               {"restart_round_ms", ms_between(t_first_restart, t_reassigned)},

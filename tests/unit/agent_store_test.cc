@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "agent/store_client.h"
@@ -87,4 +88,82 @@ TEST_CASE("an agent that cannot reach the store gives up at its deadline with th
   run_until(io, [&] { return lost.has_value(); });
   REQUIRE(lost);
   CHECK(lost->find("could not reach the rendezvous store at 127.0.0.1:") != std::string::npos);
+}
+
+namespace {
+
+// A raw peer of the store: says hello, then sends a sealed heartbeat every `every` (never, when zero).
+struct RawPeer {
+  RawPeer(asio::io_context& io, int port, std::chrono::milliseconds every)
+      : channel(std::make_shared<MessageKey>("s3cret"), Side::agent, random_nonce()), timer(io), every(every) {
+    asio::ip::tcp::socket s(io);
+    s.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+    conn = std::make_shared<Connection>(std::move(s));
+    conn->start(
+        [this](const std::string& line) {
+          if (!channel.ready() && channel.take_hello(line) && this->every.count() > 0) beat();
+          nlohmann::json msg;
+          if (channel.ready() && line.rfind("hpclaunch-agent", 0) != 0 && channel.open(line, &msg) == DecodeResult::ok)
+            received.push_back(msg), received_at.push_back(std::chrono::steady_clock::now());
+        },
+        [this](const std::string&) { closed = true; });
+    conn->send(channel.hello());
+  }
+  void beat() {
+    conn->send(channel.seal(nlohmann::json{{"type", "hb"}}));
+    timer.expires_after(every);
+    timer.async_wait([this](boost::system::error_code ec) {
+      if (!ec && !closed) beat();
+    });
+  }
+  MessageChannel channel;
+  std::shared_ptr<Connection> conn;
+  asio::steady_timer timer;
+  std::chrono::milliseconds every;
+  std::vector<nlohmann::json> received;
+  std::vector<std::chrono::steady_clock::time_point> received_at;
+  bool closed = false;
+};
+
+}  // namespace
+
+TEST_CASE("a silent peer is lost after the timeout even behind one that keeps talking") {
+  // The store looks only at the peers read from longest ago: the talking peer, connected first, must not hide
+  // the silent one connected after it.
+  asio::io_context io;
+  StoreServerConfig config = server_config(3);
+  config.heartbeat_timeout = 1000ms;  // ten beats of the talking peer: a loaded machine does not make it silent
+  StoreServer server(io, config);
+  RawPeer talking(io, server.port(), 100ms);
+  RawPeer silent(io, server.port(), 0ms);
+  run_until(io, [&] { return silent.closed; });
+  CHECK(silent.closed);
+  CHECK_FALSE(talking.closed);
+  talking.conn->close();
+}
+
+TEST_CASE("the store announces its heartbeat interval in its heartbeats") {
+  asio::io_context io;
+  StoreServerConfig config = server_config(2);
+  StoreServer server(io, config);
+  RawPeer peer(io, server.port(), 100ms);
+  run_until(io, [&] { return !peer.received.empty(); });
+  REQUIRE_FALSE(peer.received.empty());
+  CHECK(peer.received[0]["type"] == "hb");
+  CHECK(peer.received[0]["interval_ms"] == 1000);  // one agent, timeout 5 s (agent/heartbeat.h)
+  peer.conn->close();
+}
+
+TEST_CASE("the store spreads its heartbeats over the interval instead of sending them all at once") {
+  asio::io_context io;
+  StoreServer server(io, server_config(4));
+  RawPeer a(io, server.port(), 100ms), b(io, server.port(), 100ms), c(io, server.port(), 100ms);
+  run_until(io, [&] { return !a.received.empty() && !b.received.empty() && !c.received.empty(); });
+  REQUIRE_FALSE(a.received.empty());
+  REQUIRE_FALSE(b.received.empty());
+  REQUIRE_FALSE(c.received.empty());
+  // Three agents, 1 s: one every ~330 ms (all three together before).
+  auto [first, last] = std::minmax({a.received_at[0], b.received_at[0], c.received_at[0]});
+  CHECK(last - first >= 200ms);
+  for (RawPeer* p : {&a, &b, &c}) p->conn->close();
 }
