@@ -13,6 +13,11 @@ static_build "$build"
 bin=$build/launcher/hpclaunch
 static_check_linkage "$bin" "x86-64"
 note "$(stat -c %s "$bin") bytes; $(file -L "$bin" | grep -o 'for GNU/Linux [0-9.]*')"
+# libhwloc.a with the libudev stand-ins (cmake/static/no_udev.cc) reads this machine's topology (it needs /sys,
+# so outside the root): --numa-binding binds the worker to the CPUs of a NUMA node.
+out=$("$bin" agent --standalone --nproc-per-node 1 --numa-binding node --no-python -- \
+  sh -c 'grep Cpus_allowed_list /proc/self/status' 2>&1) || fail "agent --numa-binding (static): $out"
+assert_contains "$out" "Cpus_allowed_list:" "agent --numa-binding (static)"
 root=$test_tmp/root
 static_make_root "$root" "$bin"
 static_commands "$root"
