@@ -25,7 +25,9 @@ function(hpclaunch_plot_sources target)
   set_target_properties(${target} PROPERTIES SOURCES "${sources}")
 endfunction()
 
-# Links `target` with -static, pointing Debian's yaml-cpp target (imported as the .so) at libyaml-cpp.a.
+# Links `target` with -static, pointing Debian's yaml-cpp target and pkg-config's hwloc target (both imported as
+# the .so) at libyaml-cpp.a and libhwloc.a, with stand-ins for the libudev calls of libhwloc.a (Debian has no
+# libudev.a; cmake/static/no_udev.cc).
 function(hpclaunch_static_link target)
   if(NOT HPCLAUNCH_STATIC)
     return()
@@ -37,5 +39,8 @@ function(hpclaunch_static_link target)
                                               IMPORTED_SONAME_${config} "")
   endforeach()
   set_target_properties(yaml-cpp PROPERTIES IMPORTED_LOCATION ${HPCLAUNCH_YAML_CPP_STATIC})
+  find_library(HPCLAUNCH_HWLOC_STATIC NAMES libhwloc.a HINTS ${HWLOC_LIBRARY_DIRS} REQUIRED)
+  set_target_properties(PkgConfig::HWLOC PROPERTIES INTERFACE_LINK_LIBRARIES "${HPCLAUNCH_HWLOC_STATIC};m")
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/static/no_udev.cc)
   target_link_options(${target} PRIVATE -static)
 endfunction()

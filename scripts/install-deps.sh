@@ -16,14 +16,22 @@ packages=(
   procps iproute2 psmisc
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
+  g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
 )
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+# t0725's arm64 libraries are unpacked, not installed (scripts/aarch64-sysroot.sh says why); apt needs the arm64
+# package lists to download them.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+  $sudo apt-get update -qq
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+$sudo "$(dirname "$0")/aarch64-sysroot.sh" /opt/hpclaunch/aarch64-sysroot

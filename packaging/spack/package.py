@@ -30,7 +30,7 @@ class Hpclaunch(CMakePackage):
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.22:", type="build")
-    depends_on("pkgconfig", type="build", when="+plot")
+    depends_on("pkgconfig", type="build")  # hwloc (and PLplot with +plot) are found with pkg-config
     depends_on("git", type="build")  # `hpclaunch --version` names the commit (git describe at build time)
 
     depends_on("yaml-cpp@0.7:")
@@ -39,6 +39,7 @@ class Hpclaunch(CMakePackage):
     depends_on("nlohmann-json@3.10:", type="build")
     depends_on("boost@1.74:+filesystem")
     depends_on("openssl@3:")  # libcrypto: the agents' HMAC-SHA256
+    depends_on("hwloc@2:")  # the agent's --numa-binding; +static links its libhwloc.a
     depends_on("plplot", when="+plot")
     # A static link needs the libraries' archives.
     depends_on("yaml-cpp~shared", when="+static")

@@ -56,7 +56,7 @@ assert cls.__doc__ and cls.homepage and cls.git, "docstring, homepage and git"
 variants = {v[0][0]: v[1] for v in directives["variant"]}
 assert {"trainer", "static", "plot"} <= set(variants), variants
 deps = {d[0][0].split("@")[0].split("+")[0].split("~")[0] for d in directives["depends_on"]}
-for need in ["cmake", "yaml-cpp", "fmt", "cli11", "nlohmann-json", "boost", "openssl", "plplot", "py-torch"]:
+for need in ["cmake", "yaml-cpp", "fmt", "cli11", "nlohmann-json", "boost", "openssl", "hwloc", "pkgconfig", "plplot", "py-torch"]:
     assert need in deps, "no depends_on(%r)" % need
 assert any(c[0][0] == "+trainer" and c[1].get("when") == "+static" for c in directives["conflicts"])
 for name, on in [("default", {"plot"}), ("static", {"static"}), ("trainer", {"plot", "trainer"})]:
