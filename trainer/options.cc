@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "util/cli_error.h"
 #include "util/error.h"
 
 namespace hpctrain {
@@ -129,7 +130,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
     inv.help_text = "hpclaunch-train " HPCLAUNCH_VERSION "\n";
     return inv;
   } catch (const CLI::ParseError& e) {
-    throw Error("", e.what(), "see hpclaunch-train --help");
+    throw hpclaunch::cli_error(e, app, "hpclaunch-train");
   }
   TrainOptions& o = inv.options;
   o.explicit_batch = o.global_batch > 0 || o.batch_size > 0;

@@ -19,6 +19,7 @@
 #include "ddp.h"
 #include "options.h"
 #include "probe_report.h"
+#include "util/cli_error.h"
 #include "util/error.h"
 
 namespace {
@@ -202,8 +203,9 @@ int main(int argc, char** argv) {
     std::fputs(app.help().c_str(), stdout);
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
-    return 2;
+    const hpclaunch::Error error = hpclaunch::cli_error(e, app, "hpclaunch-probe");
+    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", error.what());
+    return error.exit_code();
   } catch (const hpclaunch::Error& e) {
     std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
     return e.exit_code();

@@ -1,6 +1,5 @@
 #include "agent/agent_options.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,7 +11,6 @@
 namespace hpclaunch {
 
 namespace {
-
 
 int parse_count(const std::string& flag, const std::string& s, int min) {
   long long v = 0;
@@ -124,93 +122,34 @@ void check_stream_spec(const std::string& flag, const std::string& spec) {
   }
 }
 
-bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
-                         const MachineInfo& machine, AgentOptions* out, std::string* help, AgentFace face) {
-  // Everything after "--" is the worker's command; without "--", the first word that is no flag starts it. As
-  // torchrun, everything after the script is the script's, a "--" among its arguments included.
+AgentArgv split_agent_argv(const std::vector<std::string>& args, AgentFace face) {
   auto dashdash = face == AgentFace::torchrun ? args.end() : std::find(args.begin(), args.end(), "--");
-  std::vector<std::string> flags(args.begin(), dashdash);
-  std::vector<std::string> command;
-  if (dashdash != args.end()) command.assign(dashdash + 1, args.end());
+  AgentArgv a;
+  a.flags.assign(args.begin(), dashdash);
+  if (dashdash != args.end()) a.after_separator.assign(dashdash + 1, args.end());
+  return a;
+}
 
-  AgentOptions o;
-  std::string nnodes, nproc, endpoint, filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
-  std::string master_addr, master_port, signals, logs_specs, numa_binding;
-  bool run_path = false;
-  std::string ignored;  // torchrun flags that change nothing here (see docs/agent.md)
+std::vector<std::string> worker_command_of(const AgentFlags& flags, AgentFace face) {
+  auto rest = flags.rest.begin();
+  if (face == AgentFace::torchrun && rest != flags.rest.end() && *rest == "--") ++rest;
+  std::vector<std::string> command(rest, flags.rest.end());
+  command.insert(command.end(), flags.after_separator.begin(), flags.after_separator.end());
+  return command;
+}
+
+AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, const JobEnvironment& job,
+                                   const MachineInfo& machine, AgentFace face) {
+  AgentOptions o = flags.set;
+  const std::string& nnodes = flags.nnodes;
+  const std::string& rdzv_backend = flags.rdzv_backend;
+  const std::string& logs_specs = flags.logs_specs;
+  std::string endpoint = flags.endpoint;
   const char* name = face == AgentFace::torchrun ? "torchrun" : "hpclaunch agent";
-  CLI::App app(face == AgentFace::torchrun
-                   ? "hpclaunch's elastic agent with torchrun's command line: SCRIPT and its arguments follow the flags."
-                   : "Start one worker per GPU on this node and keep the job alive through failures (torchrun's job).",
-               name);
-  app.prefix_command();
-  app.add_option("--nnodes", nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
-  app.add_option("--nproc-per-node,--nproc_per_node", nproc, "workers on this node: N, gpu, cpu or auto");
-  app.add_option("--rdzv-endpoint,--rdzv_endpoint", endpoint, "HOST:PORT of the node-0 agent's store");
-  app.add_option("--rdzv-id,--rdzv_id", rdzv_id, "the job's id (TORCHELASTIC_RUN_ID; default: the job id)");
-  app.add_option("--max-restarts,--max_restarts", o.max_restarts, "restarts of the whole job after a failure")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--role", o.role, "ROLE_NAME of the workers");
-  app.add_option("--log-dir,--log_dir", o.log_dir, "per-rank log files under DIR/attempt_N/rank_R/");
-  app.add_option("-r,--redirects", o.redirects, "streams to log files only: 0-3 or LOCAL_RANK:0-3,...");
-  app.add_option("-t,--tee", o.tee, "streams to log files and the console: 0-3 or LOCAL_RANK:0-3,...");
-  app.add_option("--local-ranks-filter,--local_ranks_filter", filter, "console output only from these local ranks");
-  app.add_flag("--standalone", o.standalone, "one node, a store on a free local port");
-  app.add_option("--node-rank,--node_rank", node_rank, "this node's rank (default: the allocation's)");
-  app.add_option("--grace", o.grace_s, "seconds between SIGTERM and SIGKILL when stopping workers")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--rdzv-timeout", o.join_timeout_s, "seconds to wait for the nodes to join")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--rdzv-last-call", o.last_call_s, "seconds to wait for more nodes once MIN joined")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s, "seconds of silence before a peer is lost")
-      ->check(CLI::PositiveNumber);
-  app.add_flag("--no-python,--no_python", o.command.no_python, "run the command as is, not with python");
-  app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
-  app.add_option("--rdzv-backend,--rdzv_backend", rdzv_backend, "c10d (the agent's own store; the only one)");
-  app.add_option("--rdzv-conf,--rdzv_conf", rdzv_conf, "K=V,... torchrun's rendezvous settings (docs/agent.md)");
-  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method, no event handler.
-  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect");
-  app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
-      ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
-  app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
-  app.add_option("--master-addr,--master_addr", master_addr,
-                 "the node-rank-0 host, when --rdzv-endpoint is not given (torchrun's static rendezvous)");
-  app.add_option("--master-port,--master_port", master_port, "its port, when --rdzv-endpoint is not given");
-  app.add_option("--local-addr,--local_addr", o.local_addr,
-                 "this node's address: on node rank 0, the MASTER_ADDR the workers get");
-  app.add_option("--signals-to-handle,--signals_to_handle", signals,
-                 "signals passed on to the workers, e.g. SIGTERM,SIGINT,SIGHUP,SIGQUIT (default: those and SIGUSR1/2)");
-  app.add_flag("--virtual-local-rank,--virtual_local_rank", o.virtual_local_rank,
-               "every worker sees LOCAL_RANK=0 and only its own GPU (CUDA_VISIBLE_DEVICES)");
-  app.add_flag("--run-path,--run_path", run_path, "accepted for torchrun; the script runs in a worker process either way");
-  app.add_option("--logs-specs,--logs_specs", logs_specs, "torchrun's logs-specs plugin: only the default is known here");
-  app.add_option("--numa-binding,--numa_binding", numa_binding,
-                 "bind each worker to the CPUs near its GPU: node, socket, exclusive or core-complex");
-  app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
-  try {
-    std::vector<std::string> rev(flags.rbegin(), flags.rend());
-    app.parse(rev);
-  } catch (const CLI::CallForHelp&) {
-    *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw Error(name, e.what(), std::string("see `") + name + " --help`");
-  }
-  auto rest = app.remaining();
-  if (face == AgentFace::torchrun && !rest.empty() && rest[0] == "--") rest.erase(rest.begin());
-  if (!rest.empty() && rest[0].size() > 1 && rest[0][0] == '-') {
-    std::vector<std::string> names;
-    for (const CLI::Option* opt : app.get_options())
-      for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
-    throw Error(name, "unknown flag '" + rest[0] + "'" + did_you_mean(rest[0], names),
-                std::string("see `") + name + " --help`; the command goes after --");
-  }
-  command.insert(command.begin(), rest.begin(), rest.end());
-  if (command.empty())
+  o.command.args = worker_command_of(flags, face);
+  if (o.command.args.empty())
     throw Error(name, "no command to run",
                 face == AgentFace::torchrun ? "write `torchrun [FLAGS] SCRIPT ARG...`" : "write `hpclaunch agent [FLAGS] -- CMD ARG...`");
-  o.command.args = command;
   o.command.always_python = face == AgentFace::torchrun;
   if (o.command.module && o.command.no_python) throw Error("--module", "cannot be used with --no-python");
   o.command.python = env_or(env, "HPCLAUNCH_PYTHON", "python3");
@@ -220,12 +159,12 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
                 "use --rdzv-backend c10d (or drop the flag) with --rdzv-endpoint HOST:PORT of node 0");
   if (rdzv_backend != "c10d" && rdzv_backend != "static")
     throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d or static");
-  if (!numa_binding.empty()) o.numa_binding = parse_numa_binding(numa_binding);
+  if (!flags.numa_binding.empty()) o.numa_binding = parse_numa_binding(flags.numa_binding);
   if (!logs_specs.empty() && logs_specs != "default" && logs_specs != "DefaultLogsSpecs")
     throw Error("--logs-specs", "'" + logs_specs + "' is a Python plugin; only the default is known here",
                 "drop it; --log-dir, --redirects and --tee choose where the output goes");
-  if (!signals.empty()) {
-    for (const auto& item : split(signals, ',')) {
+  if (!flags.signals.empty()) {
+    for (const auto& item : split(flags.signals, ',')) {
       int sig = 0;
       std::string err;
       if (!parse_catchable_signal(item, &sig, &err)) throw Error("--signals-to-handle", err, "e.g. SIGTERM,SIGINT,SIGUSR1");
@@ -233,21 +172,21 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
     }
   }
   // torchrun's static rendezvous, and its legacy form: the endpoint is --master-addr:--master-port.
-  if (endpoint.empty() && !master_addr.empty())
-    endpoint = master_port.empty() ? master_addr : master_addr + ":" + master_port;
-  else if (endpoint.empty() && !master_port.empty())
+  if (endpoint.empty() && !flags.master_addr.empty())
+    endpoint = flags.master_port.empty() ? flags.master_addr : flags.master_addr + ":" + flags.master_port;
+  else if (endpoint.empty() && !flags.master_port.empty())
     throw Error("--master-port", "given without --master-addr", "give both, or --rdzv-endpoint HOST:PORT");
-  if (!rdzv_conf.empty()) parse_rdzv_conf(rdzv_conf, &o);
+  if (!flags.rdzv_conf.empty()) parse_rdzv_conf(flags.rdzv_conf, &o);
   if (!nnodes.empty()) parse_nnodes(nnodes, &o);
   else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
   if (rdzv_backend == "static" && o.min_nodes != o.max_nodes)
     throw Error("--rdzv-backend", "static takes a fixed number of nodes, but --nnodes is " + nnodes,
                 "use --nnodes N, or --rdzv-backend c10d for MIN:MAX");
-  o.nproc = nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(nproc, job.gpus, machine);
+  o.nproc = flags.nproc.empty() ? std::max(1, job.gpus.value_or(0)) : parse_nproc(flags.nproc, job.gpus, machine);
   check_stream_spec("--redirects", o.redirects);
   check_stream_spec("--tee", o.tee);
   if (!o.log_dir.empty() && o.redirects == "0" && o.tee == "0") o.tee = "3";
-  if (!filter.empty()) o.local_ranks_filter = parse_rank_list(filter);
+  if (!flags.local_ranks_filter.empty()) o.local_ranks_filter = parse_rank_list(flags.local_ranks_filter);
   o.host = job.node_name.empty() ? machine.hostname : job.node_name;
   o.verbose = o.verbose || env_or(env, "HPCLAUNCH_AGENT_VERBOSE") == "1";
 
@@ -268,7 +207,7 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
     if (o.rdzv_port == 0 && o.max_nodes > 1)
       throw Error("--rdzv-endpoint", "has no port, and the job's environment names none",
                   "give --rdzv-endpoint HOST:PORT or export HPCLAUNCH_MASTER_PORT");
-    if (!node_rank.empty()) o.node_rank = parse_count("--node-rank", node_rank, 0);
+    if (!flags.node_rank.empty()) o.node_rank = parse_count("--node-rank", flags.node_rank, 0);
     else if (job.node_rank) o.node_rank = *job.node_rank;
     else if (o.max_nodes > 1)
       throw Error("--node-rank", "not given, and this is not inside a Slurm or hpclaunch job",
@@ -276,7 +215,7 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
     if (o.node_rank >= o.max_nodes)
       throw Error("--node-rank", fmt::format("{} is not below --nnodes {}", o.node_rank, o.max_nodes));
   }
-  if (!rdzv_id.empty()) o.rdzv_id = rdzv_id;
+  if (!flags.rdzv_id.empty()) o.rdzv_id = flags.rdzv_id;
   else if (!job.job_id.empty()) o.rdzv_id = job.job_id;
 
   o.secret = env_or(env, "HPCLAUNCH_RDZV_SECRET");
@@ -286,8 +225,7 @@ bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env
   if (o.secret.empty() && o.max_nodes > 1)
     throw Error("HPCLAUNCH_RDZV_SECRET", "is not set; the agents of a multi-node job trust only peers that know it",
                 "export HPCLAUNCH_RDZV_SECRET=$(openssl rand -hex 16) before srun (rendered scripts do)");
-  *out = std::move(o);
-  return true;
+  return o;
 }
 
 }  // namespace hpclaunch

@@ -1,5 +1,5 @@
-// `hpclaunch agent`'s flags (torchrun's, with hyphens or underscores) and their defaults from the job's
-// environment. Pure: the environment, the allocation and the machine are passed in.
+// `hpclaunch agent`'s options: what its flags (torchrun's, read by cli/cmd_agent.cc) decide, with defaults from
+// the job's environment. Pure: the flags as written, the environment, the allocation and the machine are passed in.
 #pragma once
 #include <set>
 #include <string>
@@ -53,10 +53,34 @@ struct AgentOptions {
 // ("torchrun-face:RUN_ID@HOST:PORT") only keeps jobs apart.
 enum class AgentFace { agent, torchrun };
 
-// Throws Error naming the flag. Returns false (with `help` filled) when --help was asked.
-bool parse_agent_options(const std::vector<std::string>& args, const EnvMap& env, const JobEnvironment& job,
-                         const MachineInfo& machine, AgentOptions* out, std::string* help,
-                         AgentFace face = AgentFace::agent);
+// The command line as written, split by the face's rules: as `hpclaunch agent`, the flags end at "--" (the command
+// follows it, or starts at the first word that is no flag); as torchrun, the flags end at the script, and
+// everything after it is the script's, a "--" among its arguments included.
+struct AgentArgv {
+  std::vector<std::string> flags;            // for the flag parser; it stops at the first word that is no flag
+  std::vector<std::string> after_separator;  // `hpclaunch agent`: what follows "--"
+};
+AgentArgv split_agent_argv(const std::vector<std::string>& args, AgentFace face);
+
+// The flags as the parser read them: `set` holds the options a flag sets as it is (restarts, role, log dir,
+// streams, timeouts, python, ...); the strings, the flags whose meaning resolve_agent_options decides ("" when
+// not given).
+struct AgentFlags {
+  AgentOptions set;
+  std::string nnodes, nproc, endpoint, local_ranks_filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
+  std::string master_addr, master_port, signals, logs_specs, numa_binding;
+  std::vector<std::string> rest;             // from the first word the parser did not take as a flag on
+  std::vector<std::string> after_separator;  // AgentArgv's
+};
+
+// The worker's command: `rest` (as torchrun, a "--" right before the script dropped), then what followed "--".
+std::vector<std::string> worker_command_of(const AgentFlags& flags, AgentFace face);
+
+// The decisions: nodes, workers per node (N, gpu, cpu, auto), the rendezvous endpoint (the allocation's, the
+// static --master-addr/--master-port, or --standalone), --rdzv-conf keys, node rank, run id, the secret, the
+// command. Throws Error naming the flag (or variable) and the fix.
+AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, const JobEnvironment& job,
+                                   const MachineInfo& machine, AgentFace face = AgentFace::agent);
 
 // The stream mask (1 stdout, 2 stderr, 3 both) a --redirects/--tee spec gives `local_rank`.
 int stream_mask(const std::string& spec, int local_rank);

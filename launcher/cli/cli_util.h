@@ -1,5 +1,5 @@
 // Helpers every subcommand uses: splitting argv at `--`, and running a CLI11 parser so that its complaints
-// become one-line hpclaunch::Errors.
+// become one-line hpclaunch::Errors (util/cli_error.h).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>

@@ -1,5 +1,9 @@
-// `hpclaunch agent`: one per node, torchrun's job (docs/agent.md). Reads the flags, the environment and the
-// machine, then hands over to ElasticAgent.
+// `hpclaunch agent`: one per node, torchrun's job (docs/agent.md). Reads the flags (CLI11 here; what they decide:
+// resolve_agent_options in agent/agent_options.cc), the environment and the machine, then hands over to
+// ElasticAgent.
+#include "cli/cmd_agent.h"
+
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <sched.h>
 #include <unistd.h>
@@ -7,12 +11,11 @@
 #include <filesystem>
 #include <regex>
 
-#include "agent/agent_options.h"
 #include "agent/elastic_agent.h"
 #include "agent/job_environment.h"
 #include "agent/numa_topology.h"
-#include "cli/commands.h"
 #include "cli/help_text.h"
+#include "util/cli_error.h"
 
 namespace hpclaunch {
 
@@ -36,12 +39,13 @@ int run_agent(const Args& args, AgentFace face) {
   EnvMap env = capture_environment();
   MachineInfo machine = this_machine();
   JobEnvironment job = read_job_environment(env, runtime_rules());
-  AgentOptions options;
+  AgentFlags flags;
   std::string help;
-  if (!parse_agent_options(args, env, job, machine, &options, &help, face)) {
+  if (!parse_agent_flags(args, face, &flags, &help)) {
     print_help(help);
     return 0;
   }
+  AgentOptions options = resolve_agent_options(flags, env, job, machine, face);
   if (options.numa_binding != NumaBinding::none)
     options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
   ElasticAgent agent(std::move(options), std::move(env), machine.cpus);
@@ -49,6 +53,82 @@ int run_agent(const Args& args, AgentFace face) {
 }
 
 }  // namespace
+
+bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::string* help) {
+  AgentArgv argv = split_agent_argv(args, face);
+  AgentFlags f;
+  AgentOptions& o = f.set;
+  f.after_separator = argv.after_separator;
+  bool run_path = false;
+  std::string ignored;  // torchrun flags that change nothing here (see docs/agent.md)
+  const std::string name = face == AgentFace::torchrun ? "torchrun" : "hpclaunch agent";
+  CLI::App app(face == AgentFace::torchrun
+                   ? "hpclaunch's elastic agent with torchrun's command line: SCRIPT and its arguments follow the flags."
+                   : "Start one worker per GPU on this node and keep the job alive through failures (torchrun's job).",
+               name);
+  app.prefix_command();
+  app.add_option("--nnodes", f.nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
+  app.add_option("--nproc-per-node,--nproc_per_node", f.nproc, "workers on this node: N, gpu, cpu or auto");
+  app.add_option("--rdzv-endpoint,--rdzv_endpoint", f.endpoint, "HOST:PORT of the node-0 agent's store");
+  app.add_option("--rdzv-id,--rdzv_id", f.rdzv_id, "the job's id (TORCHELASTIC_RUN_ID; default: the job id)");
+  app.add_option("--max-restarts,--max_restarts", o.max_restarts, "restarts of the whole job after a failure")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--role", o.role, "ROLE_NAME of the workers");
+  app.add_option("--log-dir,--log_dir", o.log_dir, "per-rank log files under DIR/attempt_N/rank_R/");
+  app.add_option("-r,--redirects", o.redirects, "streams to log files only: 0-3 or LOCAL_RANK:0-3,...");
+  app.add_option("-t,--tee", o.tee, "streams to log files and the console: 0-3 or LOCAL_RANK:0-3,...");
+  app.add_option("--local-ranks-filter,--local_ranks_filter", f.local_ranks_filter,
+                 "console output only from these local ranks");
+  app.add_flag("--standalone", o.standalone, "one node, a store on a free local port");
+  app.add_option("--node-rank,--node_rank", f.node_rank, "this node's rank (default: the allocation's)");
+  app.add_option("--grace", o.grace_s, "seconds between SIGTERM and SIGKILL when stopping workers")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--rdzv-timeout", o.join_timeout_s, "seconds to wait for the nodes to join")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rdzv-last-call", o.last_call_s, "seconds to wait for more nodes once MIN joined")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s, "seconds of silence before a peer is lost")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-python,--no_python", o.command.no_python, "run the command as is, not with python");
+  app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
+  app.add_option("--rdzv-backend,--rdzv_backend", f.rdzv_backend, "c10d (the agent's own store; the only one)");
+  app.add_option("--rdzv-conf,--rdzv_conf", f.rdzv_conf, "K=V,... torchrun's rendezvous settings (docs/agent.md)");
+  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method, no event handler.
+  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect");
+  app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
+      ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
+  app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
+  app.add_option("--master-addr,--master_addr", f.master_addr,
+                 "the node-rank-0 host, when --rdzv-endpoint is not given (torchrun's static rendezvous)");
+  app.add_option("--master-port,--master_port", f.master_port, "its port, when --rdzv-endpoint is not given");
+  app.add_option("--local-addr,--local_addr", o.local_addr,
+                 "this node's address: on node rank 0, the MASTER_ADDR the workers get");
+  app.add_option("--signals-to-handle,--signals_to_handle", f.signals,
+                 "signals passed on to the workers, e.g. SIGTERM,SIGINT,SIGHUP,SIGQUIT (default: those and SIGUSR1/2)");
+  app.add_flag("--virtual-local-rank,--virtual_local_rank", o.virtual_local_rank,
+               "every worker sees LOCAL_RANK=0 and only its own GPU (CUDA_VISIBLE_DEVICES)");
+  app.add_flag("--run-path,--run_path", run_path, "accepted for torchrun; the script runs in a worker process either way");
+  app.add_option("--logs-specs,--logs_specs", f.logs_specs, "torchrun's logs-specs plugin: only the default is known here");
+  app.add_option("--numa-binding,--numa_binding", f.numa_binding,
+                 "bind each worker to the CPUs near its GPU: node, socket, exclusive or core-complex");
+  app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
+  try {
+    std::vector<std::string> rev(argv.flags.rbegin(), argv.flags.rend());  // CLI11 takes a reversed vector
+    app.parse(rev);
+  } catch (const CLI::CallForHelp&) {
+    *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw cli_error(e, app, name);
+  }
+  f.rest = app.remaining();
+  // The parser stops at the first word that is no flag of its own: an unknown flag before the command.
+  std::vector<std::string> command = worker_command_of(f, face);
+  if (!f.rest.empty() && !command.empty() && looks_like_flag(command.front()))
+    throw unknown_option(command.front(), app, name);
+  *out = std::move(f);
+  return true;
+}
 
 int cmd_agent(const Args& args) { return run_agent(args, AgentFace::agent); }
 

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "util/warning_signal.h"
@@ -54,7 +53,8 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
   if (r.launcher.empty()) return site.default_launcher;
   auto mode = parse_launch_mode(r.launcher);
   if (!mode)
-    throw Error("--launcher", "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, {"agent", "srun", "mpirun", "pals"}),
+    throw Error("--launcher",
+                "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, names_of(k_launch_mode_names)),
                 "use agent, srun, mpirun or pals");
   if (*mode == LaunchMode::srun && site.scheduler != Scheduler::slurm && site.scheduler != Scheduler::local)
     throw Error("--launcher", "srun needs Slurm, but " + site.name + " runs " + to_string(site.scheduler),
@@ -289,13 +289,7 @@ std::string check_job_dir_location(const SiteProfile& site, const std::string& j
               fmt::format("submit from ${} (cd ${}) or pass --job-dir ${}/...", var, var, var));
 }
 
-std::optional<LaunchMode> parse_launch_mode(const std::string& name) {
-  if (name == "agent") return LaunchMode::agent;
-  if (name == "srun") return LaunchMode::srun;
-  if (name == "mpirun") return LaunchMode::mpirun;
-  if (name == "pals") return LaunchMode::pals;
-  return std::nullopt;
-}
+std::optional<LaunchMode> parse_launch_mode(const std::string& name) { return value_of(k_launch_mode_names, name); }
 
 LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   LaunchPlan p;
@@ -366,48 +360,6 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                          " (--site " + site.successors.front() + ")");
   }
   return p;
-}
-
-nlohmann::json plan_to_json(const LaunchPlan& p) {
-  nlohmann::json env = nlohmann::json::array();
-  for (const auto& [k, v] : p.env) env.push_back({{"name", k}, {"value", v}});
-  nlohmann::json j = {
-      {"site", p.site.name},
-      {"site_file", p.site.file},
-      {"scheduler", to_string(p.site.scheduler)},
-      {"launcher", to_string(p.launcher)},
-      {"nodes", p.nodes},
-      {"gpus_per_node", p.gpus_per_node},
-      {"workers_per_node", p.workers_per_node},
-      {"world_size", p.nodes * p.workers_per_node},
-      {"ntasks", p.ntasks},
-      {"ntasks_per_node", p.ntasks_per_node},
-      {"cpus_per_task", p.cpus_per_task},
-      {"cpus_per_node", p.cpus_per_node},
-      {"threads_per_worker", p.threads_per_worker},
-      {"time_seconds", p.time_s},
-      {"time", format_slurm_time(p.time_s)},
-      {"job_name", p.job_name},
-      {"account", p.account},
-      {"partition", p.partition},
-      {"qos", p.qos},
-      {"constraint", p.constraint},
-      {"memory", p.memory},
-      {"container", p.container_image},
-      {"modules", p.modules},
-      {"env", env},
-      {"command", p.user_command},
-      {"warning_signal", p.warning_signal},
-      {"warning_seconds", p.warning_seconds},
-      {"requeue", p.requeue},
-      {"max_requeues", p.max_requeues},
-      {"preflight", p.preflight},
-      {"warnings", p.warnings},
-  };
-  if (p.array.active())
-    j["array"] = {{"tasks", p.array.count()}, {"max_concurrent", p.array.max_concurrent}, {"mode", p.array.mode},
-                  {"keys", p.array.keys}};
-  return j;
 }
 
 }  // namespace hpclaunch

@@ -80,8 +80,6 @@ struct LaunchPlan {
 // Checks the request against the profile and plans the job. Throws Error naming the flag on bad input.
 LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site);
 
-nlohmann::json plan_to_json(const LaunchPlan& plan);
-
 // Throws the Error (exit 2) for a plan that must not be submitted, though it may be rendered: a retired site,
 // whose queue never runs a job again. Called by `submit` before anything is written.
 void check_submittable(const LaunchPlan& plan);

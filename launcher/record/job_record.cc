@@ -10,6 +10,30 @@ namespace hpclaunch {
 
 namespace fs = std::filesystem;
 
+void to_json(nlohmann::json& j, Scheduler s) { j = to_string(s); }
+
+void from_json(const nlohmann::json& j, Scheduler& s) {
+  std::optional<Scheduler> named = j.is_string() ? value_of(k_scheduler_names, j.get<std::string>()) : std::nullopt;
+  s = named.value_or(Scheduler::slurm);
+}
+
+void to_json(nlohmann::json& j, LaunchMode m) { j = to_string(m); }
+
+void from_json(const nlohmann::json& j, LaunchMode& m) {
+  std::optional<LaunchMode> named = j.is_string() ? value_of(k_launch_mode_names, j.get<std::string>()) : std::nullopt;
+  m = named.value_or(LaunchMode::agent);
+}
+
+void to_json(nlohmann::json& j, const PlanFile& p) {
+  j = static_cast<const PlanFields&>(p);
+  if (p.array.tasks > 0) j["array"] = p.array;
+}
+
+void from_json(const nlohmann::json& j, PlanFile& p) {
+  j.get_to(static_cast<PlanFields&>(p));
+  p.array = j.value("array", ArraySummary{});
+}
+
 void to_json(nlohmann::json& j, const LocalStateFile& s) {
   j = {{"pid", s.pid}, {"state", s.state}};
   if (s.exit_code) j["exit_code"] = *s.exit_code;
@@ -90,7 +114,7 @@ JobRecord read_job_record(const std::string& dir) {
     r.dir_exists = false;
     return r;
   }
-  if (auto plan = read_json_file<PlanSummary>(fs::path(r.dir) / "plan.json")) {
+  if (auto plan = read_json_file<PlanFile>(fs::path(r.dir) / "plan.json")) {
     r.site = plan->site;
     r.scheduler = plan->scheduler;
     r.job_name = plan->job_name;

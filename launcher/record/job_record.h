@@ -1,7 +1,8 @@
 // What a job directory says about its job, and which job a JOB argument names. The files a job directory holds
 // each have one struct, written and read through nlohmann-json by the same code: job.json (SubmissionFile,
-// written once the scheduler accepted the job) and state.json (LocalStateFile, the local runner's). plan.json is
-// the LaunchPlan (plan/plan.h); JobRecord reads the few fields of it that `jobs`, `logs` and `plot` need.
+// written once the scheduler accepted the job), state.json (LocalStateFile, the local runner's) and plan.json
+// (PlanFile, the resolved LaunchPlan as submit writes it; JobRecord takes the few fields `jobs`, `logs` and `plot`
+// need).
 #pragma once
 #include <optional>
 #include <string>
@@ -13,7 +14,12 @@
 
 namespace hpclaunch {
 
-NLOHMANN_JSON_SERIALIZE_ENUM(Scheduler, {{Scheduler::slurm, "slurm"}, {Scheduler::pbs, "pbs"}, {Scheduler::local, "local"}})
+// A scheduler (launcher) in job.json and plan.json: its name in k_scheduler_names (k_launch_mode_names); a word
+// not there reads as the first of the table.
+void to_json(nlohmann::json& j, Scheduler s);
+void from_json(const nlohmann::json& j, Scheduler& s);
+void to_json(nlohmann::json& j, LaunchMode m);
+void from_json(const nlohmann::json& j, LaunchMode& m);
 
 // JOBDIR/job.json.
 struct SubmissionFile {
@@ -47,16 +53,42 @@ struct ArraySummary {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ArraySummary, tasks, max_concurrent, mode, keys)
 
-// The fields of JOBDIR/plan.json (plan_to_json) that a job record needs.
-struct PlanSummary {
-  std::string site;
-  Scheduler scheduler = Scheduler::slurm;
-  std::string job_name;
-  int nodes = 0;
-  std::vector<std::string> command;
-  ArraySummary array;
+// JOBDIR/plan.json: the resolved plan (plan/plan.h's LaunchPlan) as submit writes it (plan_file in
+// submit/submit_job.h); `array` only for an array job.
+struct PlanEnvEntry {
+  std::string name, value;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanSummary, site, scheduler, job_name, nodes, command, array)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanEnvEntry, name, value)
+struct PlanFields {
+  std::string site, site_file;
+  Scheduler scheduler = Scheduler::slurm;
+  LaunchMode launcher = LaunchMode::srun;
+  int nodes = 0, gpus_per_node = 0, workers_per_node = 0, world_size = 0, ntasks = 0, ntasks_per_node = 0;
+  int cpus_per_task = 0, cpus_per_node = 0, threads_per_worker = 0;
+  long time_seconds = 0;
+  std::string time;  // time_seconds as sbatch writes it
+  std::string job_name, account, partition, qos, constraint, memory, container;
+  std::vector<std::string> modules;
+  std::vector<PlanEnvEntry> env;
+  std::vector<std::string> command;  // as typed
+  std::string warning_signal;
+  int warning_seconds = 0;
+  bool requeue = false;
+  int max_requeues = 0;
+  bool preflight = false;
+  std::vector<std::string> warnings;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanFields, site, site_file, scheduler, launcher, nodes, gpus_per_node,
+                                                workers_per_node, world_size, ntasks, ntasks_per_node, cpus_per_task,
+                                                cpus_per_node, threads_per_worker, time_seconds, time, job_name,
+                                                account, partition, qos, constraint, memory, container, modules, env,
+                                                command, warning_signal, warning_seconds, requeue, max_requeues,
+                                                preflight, warnings)
+struct PlanFile : PlanFields {
+  ArraySummary array;  // tasks 0: a single job, and no "array" in the file
+};
+void to_json(nlohmann::json& j, const PlanFile& p);
+void from_json(const nlohmann::json& j, PlanFile& p);
 
 // JOBDIR/tasks/I/task.json of an array job, written by submit: the task's values, command and environment.
 struct SweepValue {

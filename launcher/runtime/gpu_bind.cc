@@ -3,15 +3,23 @@
 
 #include <fmt/core.h>
 
+#include "util/enum_names.h"
 #include "util/error.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
 
+namespace {
+
+// The same words as a profile's launch.gpu_bind (site/profile.h), for the environment the script exports.
+const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
+
+}  // namespace
+
 GpuBind parse_gpu_bind(std::string_view s, std::string_view where) {
-  if (s == "none") return GpuBind::none;
-  if (s == "local-rank") return GpuBind::local_rank;
-  throw Error(std::string(where), fmt::format("unknown GPU binding '{}'{}", s, did_you_mean(s, {"none", "local-rank"})),
+  if (auto bind = value_of(k_gpu_bind_names, s)) return *bind;
+  throw Error(std::string(where),
+              fmt::format("unknown GPU binding '{}'{}", s, did_you_mean(s, names_of(k_gpu_bind_names))),
               "use none or local-rank");
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "runtime/ranks.h"
+#include "util/enum_names.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -21,24 +22,19 @@ int parse_port(std::string_view value, std::string_view where) {
   return static_cast<int>(port);
 }
 
-std::string rule_name(MasterAddrRule rule) {
-  switch (rule) {
-    case MasterAddrRule::first_node: return "first-node";
-    case MasterAddrRule::batch_host: return "batch-host";
-    case MasterAddrRule::fixed: return "fixed";
-  }
-  return "?";
-}
+// The same words as a profile's rendezvous.master_addr (site/profile.h), for the environment the script exports.
+const EnumNames<MasterAddrRule> k_master_addr_rule_names = {
+    {"first-node", MasterAddrRule::first_node}, {"batch-host", MasterAddrRule::batch_host},
+    {"fixed", MasterAddrRule::fixed}};
+
+std::string rule_name(MasterAddrRule rule) { return name_of(k_master_addr_rule_names, rule); }
 
 }  // namespace
 
 MasterAddrRule parse_master_addr_rule(std::string_view s, std::string_view where) {
-  if (s == "first-node") return MasterAddrRule::first_node;
-  if (s == "batch-host") return MasterAddrRule::batch_host;
-  if (s == "fixed") return MasterAddrRule::fixed;
+  if (auto rule = value_of(k_master_addr_rule_names, s)) return *rule;
   throw Error(std::string(where),
-              fmt::format("unknown master address rule '{}'{}", s,
-                          did_you_mean(s, {"first-node", "batch-host", "fixed"})),
+              fmt::format("unknown master address rule '{}'{}", s, did_you_mean(s, names_of(k_master_addr_rule_names))),
               "use first-node, batch-host or fixed");
 }
 

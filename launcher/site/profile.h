@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/enum_names.h"
+
 namespace hpclaunch {
 
 enum class Scheduler { slurm, pbs, local };
@@ -16,12 +18,28 @@ enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits
 enum class MasterAddrSource { first_node, batch_host, fixed };
 enum class GpuBind { none, local_rank };
 
-const char* to_string(Scheduler s);
-const char* to_string(LaunchMode m);
-const char* to_string(GpuStyle s);
-const char* to_string(QueueKind k);
-const char* to_string(MasterAddrSource s);
-const char* to_string(GpuBind b);
+// Their names as profiles, plan.json and job.json spell them (util/enum_names.h).
+inline const EnumNames<Scheduler> k_scheduler_names = {
+    {"slurm", Scheduler::slurm}, {"pbs", Scheduler::pbs}, {"local", Scheduler::local}};
+inline const EnumNames<LaunchMode> k_launch_mode_names = {
+    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}, {"pals", LaunchMode::pals}};
+inline const EnumNames<GpuStyle> k_gpu_style_names = {
+    {"gpus-per-node", GpuStyle::gpus_per_node}, {"gres", GpuStyle::gres}, {"pbs-select", GpuStyle::pbs_select},
+    {"pbs-totals", GpuStyle::pbs_totals}, {"none", GpuStyle::none}};
+inline const EnumNames<QueueKind> k_queue_kind_names = {
+    {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue},
+    {"auto", QueueKind::automatic}};
+inline const EnumNames<MasterAddrSource> k_master_addr_source_names = {
+    {"first-node", MasterAddrSource::first_node}, {"batch-host", MasterAddrSource::batch_host},
+    {"fixed", MasterAddrSource::fixed}};
+inline const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
+
+inline const char* to_string(Scheduler s) { return name_of(k_scheduler_names, s); }
+inline const char* to_string(LaunchMode m) { return name_of(k_launch_mode_names, m); }
+inline const char* to_string(GpuStyle s) { return name_of(k_gpu_style_names, s); }
+inline const char* to_string(QueueKind k) { return name_of(k_queue_kind_names, k); }
+inline const char* to_string(MasterAddrSource s) { return name_of(k_master_addr_source_names, s); }
+inline const char* to_string(GpuBind b) { return name_of(k_gpu_bind_names, b); }
 
 struct NodeShape {
   int gpus = 0;
@@ -83,7 +101,13 @@ enum class MemoryStyle {
   by_gpu,      // the site sets memory from the GPUs asked for (Roihu: 217 GiB per GPU): nothing to request
   pbs_chunk,   // PBS: in the select chunk (gpu_request.pbs_chunk_extra)
 };
-const char* to_string(MemoryStyle s);
+// The names a profile's memory.request takes; "unset" is no value a profile writes.
+inline const EnumNames<MemoryStyle> k_memory_style_names = {
+    {"whole-node", MemoryStyle::whole_node}, {"per-gpu", MemoryStyle::per_gpu}, {"by-gpu", MemoryStyle::by_gpu},
+    {"pbs-chunk", MemoryStyle::pbs_chunk}};
+inline const char* to_string(MemoryStyle s) {
+  return s == MemoryStyle::unset ? "unset" : name_of(k_memory_style_names, s);
+}
 struct MemoryRequest {
   MemoryStyle style = MemoryStyle::unset;
   std::string amount;  // per_gpu: "64G"

@@ -16,25 +16,6 @@ namespace hpclaunch {
 
 namespace {
 
-const std::vector<std::pair<std::string, Scheduler>> k_schedulers = {
-    {"slurm", Scheduler::slurm}, {"pbs", Scheduler::pbs}, {"local", Scheduler::local}};
-const std::vector<std::pair<std::string, LaunchMode>> k_launchers = {
-    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}, {"pals", LaunchMode::pals}};
-const std::vector<std::pair<std::string, GpuStyle>> k_gpu_styles = {{"gpus-per-node", GpuStyle::gpus_per_node},
-                                                                    {"gres", GpuStyle::gres},
-                                                                    {"pbs-select", GpuStyle::pbs_select}, {"pbs-totals", GpuStyle::pbs_totals},
-                                                                    {"none", GpuStyle::none}};
-const std::vector<std::pair<std::string, QueueKind>> k_queue_kinds = {
-    {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue}, {"auto", QueueKind::automatic}};
-const std::vector<std::pair<std::string, MasterAddrSource>> k_addr_sources = {
-    {"first-node", MasterAddrSource::first_node},
-    {"batch-host", MasterAddrSource::batch_host},
-    {"fixed", MasterAddrSource::fixed}};
-const std::vector<std::pair<std::string, GpuBind>> k_gpu_binds = {{"none", GpuBind::none},
-                                                                 {"local-rank", GpuBind::local_rank}};
-const std::vector<std::pair<std::string, MemoryStyle>> k_memory_styles = {
-    {"whole-node", MemoryStyle::whole_node}, {"per-gpu", MemoryStyle::per_gpu}, {"by-gpu", MemoryStyle::by_gpu},
-    {"pbs-chunk", MemoryStyle::pbs_chunk}};
 const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const std::vector<std::string> k_top_keys = {
@@ -61,7 +42,7 @@ std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
     if (!q["name"]) r.fail(q, "queues[]", "missing field 'name'", "give every queue a name");
     Queue queue;
     queue.name = r.scalar(q["name"], "queues[].name");
-    if (q["kind"]) queue.kind = r.choice(q["kind"], "queues[].kind", k_queue_kinds);
+    if (q["kind"]) queue.kind = r.choice(q["kind"], "queues[].kind", k_queue_kind_names);
     if (q["max_time"]) queue.max_time_s = r.time(q["max_time"], "queues[].max_time");
     if (q["max_nodes"]) queue.max_nodes = r.integer(q["max_nodes"], "queues[].max_nodes", 1, 1 << 20);
     if (q["max_gpus"]) queue.max_gpus = r.integer(q["max_gpus"], "queues[].max_gpus", 1, 1 << 20);
@@ -85,7 +66,7 @@ void apply_gpu(const Reader& r, const YAML::Node& n, GpuRequest* g) {
       g->gpus_per_node_choices.push_back(static_cast<int>(v));
     }
   }
-  if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", k_gpu_styles);
+  if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", k_gpu_style_names);
   if (n["type"]) g->type = r.scalar(n["type"], "gpu_request.type");
   if (n["constraint"]) g->constraint = r.scalar(n["constraint"], "gpu_request.constraint");
   if (n["max_cpus_per_gpu"]) g->max_cpus_per_gpu = r.integer(n["max_cpus_per_gpu"], "gpu_request.max_cpus_per_gpu", 1, 4096);
@@ -123,10 +104,10 @@ void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
     const YAML::Node& list = n["allowed"];
     if (!list.IsSequence()) r.fail(list, "launch.allowed", "expected a list", "write `allowed: [agent, srun]`");
     p->launchers.clear();
-    for (const auto& item : list) p->launchers.push_back(r.choice(item, "launch.allowed[]", k_launchers));
+    for (const auto& item : list) p->launchers.push_back(r.choice(item, "launch.allowed[]", k_launch_mode_names));
   }
-  if (n["default"]) p->default_launcher = r.choice(n["default"], "launch.default", k_launchers);
-  if (n["gpu_bind"]) p->gpu_bind = r.choice(n["gpu_bind"], "launch.gpu_bind", k_gpu_binds);
+  if (n["default"]) p->default_launcher = r.choice(n["default"], "launch.default", k_launch_mode_names);
+  if (n["gpu_bind"]) p->gpu_bind = r.choice(n["gpu_bind"], "launch.gpu_bind", k_gpu_bind_names);
   if ((n["default"] || n["allowed"]) && !p->allows(p->default_launcher))
     r.fail(n, "launch.default", std::string("'") + to_string(p->default_launcher) + "' is not in launch.allowed",
            "add it to allowed or pick another default");
@@ -134,7 +115,8 @@ void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
 
 void apply_rendezvous(const Reader& r, const YAML::Node& n, Rendezvous* z) {
   r.check_keys(n, "rendezvous", {"master_addr", "suffix", "resolve", "address", "port"});
-  if (n["master_addr"]) z->master_addr = r.choice(n["master_addr"], "rendezvous.master_addr", k_addr_sources);
+  if (n["master_addr"])
+    z->master_addr = r.choice(n["master_addr"], "rendezvous.master_addr", k_master_addr_source_names);
   if (n["suffix"]) z->suffix = r.scalar(n["suffix"], "rendezvous.suffix");
   if (n["resolve"]) z->resolve = r.boolean(n["resolve"], "rendezvous.resolve");
   if (n["address"]) z->fixed_addr = r.scalar(n["address"], "rendezvous.address");
@@ -163,7 +145,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["status"]) p->status = r.choice(root["status"], "status", k_statuses);
   if (root["retired_on"]) p->retired_on = r.scalar(root["retired_on"], "retired_on");
   if (root["successors"]) p->successors = r.strings(root["successors"], "successors");
-  if (root["scheduler"]) p->scheduler = r.choice(root["scheduler"], "scheduler", k_schedulers);
+  if (root["scheduler"]) p->scheduler = r.choice(root["scheduler"], "scheduler", k_scheduler_names);
   if (root["node"]) apply_node(r, root["node"], &p->node);
   if (root["queues"]) p->queues = read_queues(r, root["queues"]);
   if (root["gpu_request"]) apply_gpu(r, root["gpu_request"], &p->gpu);
@@ -201,7 +183,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
     const YAML::Node& n = root["memory"];
     r.check_keys(n, "memory", {"request", "amount"});
     if (!n["request"]) r.fail(n, "memory", "missing field 'request'", "write e.g. `memory: {request: whole-node}`");
-    p->memory.style = r.choice(n["request"], "memory.request", k_memory_styles);
+    p->memory.style = r.choice(n["request"], "memory.request", k_memory_style_names);
     p->memory.amount = n["amount"] ? r.scalar(n["amount"], "memory.amount") : "";
     static const std::regex k_amount("[0-9]+[KMGT]?");
     if (p->memory.style == MemoryStyle::per_gpu && !std::regex_match(p->memory.amount, k_amount))

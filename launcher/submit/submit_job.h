@@ -30,6 +30,9 @@ struct SubmitSteps {
   mode_t job_dir_mode = 0700;
 };
 
+// The plan as JOBDIR/plan.json holds it.
+PlanFile plan_file(const LaunchPlan& plan);
+
 // Writes `dir` (absent, or empty as reserve_job_dir left it; job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index
 // entry. A refused validation or submission removes the directory again and throws the scheduler's words.
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,

@@ -11,7 +11,9 @@
 #include "agent/numa_topology.h"
 #include "util/line_splitter.h"
 #include "agent/worker_env.h"
+#include "cli/cmd_agent.h"
 #include "util/error.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 
@@ -69,12 +71,17 @@ TEST_CASE("python scripts and modules run unbuffered with python, other commands
 
 namespace {
 
-AgentOptions parse(std::vector<std::string> args, Env env = {}, JobEnvironment job = {}) {
-  MachineInfo m{"host1", 8, 0};
-  AgentOptions o;
+// The command line as `hpclaunch agent` (or torchrun) reads it: the flags (cli/cmd_agent.cc), then the decisions.
+AgentOptions agent_options_of(const std::vector<std::string>& args, const Env& env, const JobEnvironment& job,
+                              const MachineInfo& m, AgentFace face = AgentFace::agent) {
+  AgentFlags flags;
   std::string help;
-  REQUIRE(parse_agent_options(args, env, job, m, &o, &help));
-  return o;
+  if (!parse_agent_flags(args, face, &flags, &help)) FAIL("--help was asked");  // errors throw on to the caller
+  return resolve_agent_options(flags, env, job, m, face);
+}
+
+AgentOptions parse(std::vector<std::string> args, Env env = {}, JobEnvironment job = {}) {
+  return agent_options_of(args, env, job, MachineInfo{"host1", 8, 0});
 }
 
 }  // namespace
@@ -142,15 +149,9 @@ TEST_CASE("inside a job the defaults come from the allocation") {
 
 TEST_CASE("bad flags name the flag") {
   MachineInfo m{"h", 2, 0};
-  AgentOptions o;
-  std::string help;
   auto fails = [&](std::vector<std::string> args, const char* want, Env env = {{"HPCLAUNCH_RDZV_SECRET", "s"}}) {
-    try {
-      parse_agent_options(args, env, JobEnvironment{}, m, &o, &help);
-      FAIL("no error for " << want);
-    } catch (const Error& e) {
-      CHECK_MESSAGE(std::string(e.what()).find(want) != std::string::npos, e.what());
-    }
+    std::string error = test::error_of_call([&] { agent_options_of(args, env, JobEnvironment{}, m); });
+    CHECK_MESSAGE(error.find(want) != std::string::npos, error);
   };
   fails({"--nnodes", "3:2", "--", "x"}, "--nnodes: MIN 3 is more than MAX 2");
   fails({"--nproc-per-node", "gpu", "--", "x"}, "no GPU is visible");
@@ -165,7 +166,7 @@ TEST_CASE("bad flags name the flag") {
   fails({"--rdzv-conf", "foo=1", "--standalone", "x"}, "--rdzv-conf: unknown key 'foo'");
   fails({"--rdzv-conf", "join_timeout=-3", "--standalone", "x"}, "join_timeout=-3 is not a positive");
   fails({"--rdzv-conf", "is_host=maybe", "--standalone", "x"}, "is_host=maybe is not true or false");
-  fails({"--nnode", "2", "--", "x"}, "unknown flag '--nnode' (did you mean '--nnodes'?)");
+  fails({"--nnode", "2", "--", "x"}, "--nnode: unknown option (did you mean '--nnodes'?); see `hpclaunch agent --help`");
 }
 
 TEST_CASE("redirect specs give each local rank its streams") {
@@ -221,23 +222,12 @@ TEST_SUITE_BEGIN("agent env");
 namespace {
 
 AgentOptions parse_torchrun(std::vector<std::string> args, Env env = {}, JobEnvironment job = {}) {
-  MachineInfo m{"host1", 8, 0};
-  AgentOptions o;
-  std::string help;
-  REQUIRE(parse_agent_options(args, env, job, m, &o, &help, AgentFace::torchrun));
-  return o;
+  return agent_options_of(args, env, job, MachineInfo{"host1", 8, 0}, AgentFace::torchrun);
 }
 
 std::string parse_error(std::vector<std::string> args, AgentFace face = AgentFace::agent) {
-  MachineInfo m{"h", 2, 0};
-  AgentOptions o;
-  std::string help;
-  try {
-    parse_agent_options(args, {{"HPCLAUNCH_RDZV_SECRET", "s"}}, {}, m, &o, &help, face);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return test::error_of_call(
+      [&] { agent_options_of(args, {{"HPCLAUNCH_RDZV_SECRET", "s"}}, {}, MachineInfo{"h", 2, 0}, face); });
 }
 
 }  // namespace
@@ -271,7 +261,7 @@ TEST_CASE("torchrun 2.x flags that cannot be honoured are refused naming the fla
         std::string::npos);
   CHECK(parse_error({"--logs-specs", "my.plugin", "--standalone", "x"}).find("--logs-specs: 'my.plugin'") !=
         std::string::npos);
-  CHECK(parse_error({"--bogus", "x"}, AgentFace::torchrun).find("torchrun: unknown flag '--bogus'") != std::string::npos);
+  CHECK(parse_error({"--bogus", "x"}, AgentFace::torchrun) == "--bogus: unknown option; see `torchrun --help`");
 }
 
 TEST_CASE("the torchrun face: the script and everything after it are the script's, run with python, no secret needed") {

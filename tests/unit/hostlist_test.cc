@@ -2,6 +2,7 @@
 
 #include "runtime/hostlist.h"
 #include "util/error.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 using Names = std::vector<std::string>;
@@ -50,12 +51,7 @@ TEST_CASE("duplicates are kept and empty names skipped, as scontrol does") {
 
 TEST_CASE("malformed lists are errors naming the list and the problem") {
   auto message = [](std::string_view list) {
-    try {
-      expand_hostlist(list, "SLURM_JOB_NODELIST");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
+    return test::error_of_call([&] { expand_hostlist(list, "SLURM_JOB_NODELIST"); });
   };
   CHECK(message("n[1-2") == "SLURM_JOB_NODELIST: malformed hostlist 'n[1-2': '[' without ']'; write it as Slurm "
                             "does, e.g. nid[001000-001003,001010] or a[1-2],b3");

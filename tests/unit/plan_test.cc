@@ -8,6 +8,7 @@
 #include "util/warning_signal.h"
 #include "site/registry.h"
 #include "util/error.h"
+#include "submit/submit_job.h"
 
 using namespace hpclaunch;
 
@@ -30,14 +31,7 @@ JobRequest request(const std::string& site, int nodes = 2) {
 
 LaunchPlan plan(const JobRequest& r) { return make_plan(r, sites().get(r.site)); }
 
-std::string error_of(const JobRequest& r) {
-  try {
-    plan(r);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const JobRequest& r) { return test::error_of_call([&] { plan(r); }); }
 
 }  // namespace
 
@@ -230,7 +224,7 @@ TEST_CASE("a retired site plans but warns and names its successors") {
 }
 
 TEST_CASE("the plan as JSON carries the geometry") {
-  auto j = plan_to_json(plan(request("perlmutter")));
+  nlohmann::json j = plan_file(plan(request("perlmutter")));
   CHECK(j["world_size"] == 8);
   CHECK(j["launcher"] == "srun");
   CHECK(j["time"] == "01:00:00");

@@ -18,12 +18,7 @@ launch: {default: srun, allowed: [srun, agent]}
 )";
 
 std::string error_of(const std::string& text, const std::string& file = "t.yaml") {
-  try {
-    read_profiles({file, text}, [](const std::string&) { return nullptr; });
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::error_of_call([&] { read_profiles({file, text}, [](const std::string&) { return nullptr; }); });
 }
 
 

@@ -157,10 +157,21 @@ TEST_CASE("job files: the structs write what the readers read, and plan.json's s
   CHECK(nlohmann::json(running).dump() == R"({"pid":77,"state":"running"})");
   LocalStateFile exited = nlohmann::json::parse(R"({"pid":77,"state":"exited","exit_code":143})").get<LocalStateFile>();
   CHECK(exited.exit_code == 143);
-  PlanSummary summary = plan_to_json(local_plan()).get<PlanSummary>();
-  CHECK(summary.scheduler == Scheduler::local);
-  CHECK(summary.nodes == 2);
-  CHECK(summary.command == std::vector<std::string>{"true"});
+  nlohmann::json plan = plan_file(local_plan());
+  PlanFile read = plan.get<PlanFile>();
+  CHECK(read.scheduler == Scheduler::local);
+  CHECK(read.nodes == 2);
+  CHECK(read.command == std::vector<std::string>{"true"});
+  CHECK(nlohmann::json(read) == plan);  // every field written reads back
+  // The keys plan.json has always had (jobs written by an older hpclaunch read the same).
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : plan.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"account", "command", "constraint", "container", "cpus_per_node",
+                                         "cpus_per_task", "env", "gpus_per_node", "job_name", "launcher",
+                                         "max_requeues", "memory", "modules", "nodes", "ntasks", "ntasks_per_node",
+                                         "partition", "preflight", "qos", "requeue", "scheduler", "site",
+                                         "site_file", "threads_per_worker", "time", "time_seconds", "warning_seconds",
+                                         "warning_signal", "warnings", "workers_per_node", "world_size"});
 }
 
 TEST_CASE("the local site's nodes take this machine's cores and the slots asked for; other sites keep theirs") {

@@ -9,6 +9,7 @@
 #include "plan/sweep.h"
 #include "site/registry.h"
 #include "util/error.h"
+#include "submit/submit_job.h"
 
 using namespace hpclaunch;
 
@@ -204,7 +205,7 @@ TEST_CASE("make_plan plans the array and writes it to plan.json; an unknown plac
   const SiteRegistry sites = builtin_sites();
   LaunchPlan p = make_plan(r, sites.get("local"));
   CHECK(p.array.count() == 2);
-  nlohmann::json j = plan_to_json(p);
+  nlohmann::json j = plan_file(p);
   CHECK(j["array"]["tasks"] == 2);
   CHECK(j["array"]["max_concurrent"] == 2);
   CHECK(j["array"]["mode"] == "product");
@@ -212,7 +213,7 @@ TEST_CASE("make_plan plans the array and writes it to plan.json; an unknown plac
   r.command = {"hpclaunch-train", "--lr", "{learning_rate}"};
   CHECK(error_of([&] { make_plan(r, sites.get("local")); }).rfind("-- {learning_rate}: '{learning_rate}' is not a swept key", 0) == 0);
   r.array = {};
-  CHECK_FALSE(plan_to_json(make_plan(r, sites.get("local"))).contains("array"));  // a single job: braces untouched
+  CHECK_FALSE(nlohmann::json(plan_file(make_plan(r, sites.get("local")))).contains("array"));  // a single job: braces untouched
 }
 
 TEST_CASE("a spec holds the sweep; its errors name file:line:column, and flags replace it") {
