@@ -160,6 +160,21 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   if (rdzv_backend != "c10d" && rdzv_backend != "static")
     throw Error("--rdzv-backend", "'" + rdzv_backend + "' is not supported", "use --rdzv-backend c10d or static");
   if (!flags.numa_binding.empty()) o.numa_binding = parse_numa_binding(flags.numa_binding);
+  // torchrun: --shutdown-timeout, else TORCH_ELASTIC_SHUTDOWN_TIMEOUT, else 30 s.
+  if (auto grace = flags.shutdown_timeout.empty() ? env_or(env, "TORCH_ELASTIC_SHUTDOWN_TIMEOUT") : flags.shutdown_timeout;
+      !grace.empty()) {
+    const char* what = flags.shutdown_timeout.empty() ? "TORCH_ELASTIC_SHUTDOWN_TIMEOUT" : "--grace/--shutdown-timeout";
+    try {
+      size_t used = 0;
+      o.grace_s = std::stod(grace, &used);
+      if (used != grace.size() || o.grace_s < 0) o.grace_s = -1;
+    } catch (const std::exception&) {
+      o.grace_s = -1;
+    }
+    if (o.grace_s < 0) throw Error(what, "'" + grace + "' is not a number of seconds", "e.g. 30");
+  }
+  o.dup_stdout_filters = split_escaped(flags.dup_stdout_filters, ',');
+  o.dup_stderr_filters = split_escaped(flags.dup_stderr_filters, ',');
   if (!logs_specs.empty() && logs_specs != "default" && logs_specs != "DefaultLogsSpecs")
     throw Error("--logs-specs", "'" + logs_specs + "' is a Python plugin; only the default is known here",
                 "drop it; --log-dir, --redirects and --tee choose where the output goes");

@@ -44,6 +44,9 @@ struct AgentOptions {
   NumaBinding numa_binding = NumaBinding::none;
   std::vector<std::vector<int>> worker_cpus;  // per local rank, from numa_binding and the node (empty: inherit)
   bool verbose = false;
+  // torchrun's --duplicate-stdout-filters / --duplicate-stderr-filters: a tee'd line holding any of these also
+  // goes to ATTEMPT_DIR/filtered_stdout.log / filtered_stderr.log.
+  std::vector<std::string> dup_stdout_filters, dup_stderr_filters;
   WorkerCommand command;
 };
 
@@ -69,6 +72,8 @@ struct AgentFlags {
   AgentOptions set;
   std::string nnodes, nproc, endpoint, local_ranks_filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
   std::string master_addr, master_port, signals, logs_specs, numa_binding;
+  std::string shutdown_timeout;  // --grace / --shutdown-timeout, as written
+  std::string dup_stdout_filters, dup_stderr_filters;
   std::vector<std::string> rest;             // from the first word the parser did not take as a flag on
   std::vector<std::string> after_separator;  // AgentArgv's
 };
@@ -76,7 +81,8 @@ struct AgentFlags {
 // The worker's command: `rest` (as torchrun, a "--" right before the script dropped), then what followed "--".
 std::vector<std::string> worker_command_of(const AgentFlags& flags, AgentFace face);
 
-// The decisions: nodes, workers per node (N, gpu, cpu, auto), the rendezvous endpoint (the allocation's, the
+// The decisions: nodes, workers per node (N, gpu, cpu, auto), the grace before SIGKILL (--grace/--shutdown-timeout,
+// else TORCH_ELASTIC_SHUTDOWN_TIMEOUT, else 30 s), the duplicate filters, the rendezvous endpoint (the allocation's, the
 // static --master-addr/--master-port, or --standalone), --rdzv-conf keys, node rank, run id, the secret, the
 // command. Throws Error naming the flag (or variable) and the fix.
 AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, const JobEnvironment& job,

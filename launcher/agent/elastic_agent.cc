@@ -1,7 +1,12 @@
 #include "agent/elastic_agent.h"
 
 #include <fmt/core.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 
@@ -127,6 +132,23 @@ void ElasticAgent::start_workers(const Assignment& a) {
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank};
   auto argv = worker_argv(m_opt.command);
+  // torchrun's filtered_stdout.log / filtered_stderr.log: one file per attempt for all the workers' tee'd lines.
+  struct Files {
+    int fd[2] = {-1, -1};
+    ~Files() {
+      for (int f : fd)
+        if (f >= 0) ::close(f);
+    }
+  } dup_files;  // closed once the workers have their copies
+  const std::vector<std::string>* dup_filters[2] = {&m_opt.dup_stdout_filters, &m_opt.dup_stderr_filters};
+  for (int st = 0; st < 2; ++st) {
+    if (dup_filters[st]->empty()) continue;
+    std::error_code ec;
+    std::filesystem::create_directories(attempt_dir(), ec);
+    std::string path = attempt_dir() + (st == 0 ? "/filtered_stdout.log" : "/filtered_stderr.log");
+    dup_files.fd[st] = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (dup_files.fd[st] < 0) log("cannot write " + path + ": " + std::strerror(errno));
+  }
   std::vector<ProcessSpec> specs;
   for (int lr = 0; lr < m_opt.nproc; ++lr) {
     ProcessSpec s;
@@ -151,6 +173,8 @@ void ElasticAgent::start_workers(const Assignment& a) {
       if ((redirect | tee) & 1) s.out_file = dir + "/stdout.log";
       if ((redirect | tee) & 2) s.err_file = dir + "/stderr.log";
     }
+    for (int st = 0; st < 2; ++st)
+      if (tee & (1 << st)) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
     specs.push_back(std::move(s));
   }
   m_workers->start(specs);

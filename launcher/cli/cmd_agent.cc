@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <regex>
 
@@ -33,6 +34,12 @@ MachineInfo this_machine() {
   for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
     if (std::regex_match(e.path().filename().string(), gpu_dev)) ++m.gpus;
   return m;
+}
+
+// torchrun's variable for a flag: PET_ and its name in capitals with _ for - ("nproc-per-node" -> PET_NPROC_PER_NODE).
+std::string pet_variable(std::string name) {
+  for (char& ch : name) ch = ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return "PET_" + name;
 }
 
 int run_agent(const Args& args, AgentFace face) {
@@ -81,8 +88,8 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
                  "console output only from these local ranks");
   app.add_flag("--standalone", o.standalone, "one node, a store on a free local port");
   app.add_option("--node-rank,--node_rank", f.node_rank, "this node's rank (default: the allocation's)");
-  app.add_option("--grace", o.grace_s, "seconds between SIGTERM and SIGKILL when stopping workers")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--grace,--shutdown-timeout,--shutdown_timeout", f.shutdown_timeout,
+                 "seconds between SIGTERM and SIGKILL when stopping workers (default: TORCH_ELASTIC_SHUTDOWN_TIMEOUT, else 30)");
   app.add_option("--rdzv-timeout", o.join_timeout_s, "seconds to wait for the nodes to join")
       ->check(CLI::PositiveNumber);
   app.add_option("--rdzv-last-call", o.last_call_s, "seconds to wait for more nodes once MIN joined")
@@ -111,7 +118,19 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.add_option("--logs-specs,--logs_specs", f.logs_specs, "torchrun's logs-specs plugin: only the default is known here");
   app.add_option("--numa-binding,--numa_binding", f.numa_binding,
                  "bind each worker to the CPUs near its GPU: node, socket, exclusive or core-complex");
+  app.add_option("--duplicate-stdout-filters,--duplicate_stdout_filters", f.dup_stdout_filters,
+                 "a,b,...: tee'd stdout lines holding any also go to ATTEMPT_DIR/filtered_stdout.log (,, is a comma)");
+  app.add_option("--duplicate-stderr-filters,--duplicate_stderr_filters", f.dup_stderr_filters,
+                 "the same for stderr, to filtered_stderr.log");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
+  // As torchrun's argparse `env` actions: a flag not given takes PET_<NAME> from the environment.
+  for (const char* name : {"nnodes", "nproc-per-node", "rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf",
+                           "standalone", "max-restarts", "monitor-interval", "start-method", "event-log-handler",
+                           "role", "module", "no-python", "run-path", "log-dir", "redirects", "tee",
+                           "local-ranks-filter", "duplicate-stdout-filters", "duplicate-stderr-filters", "node-rank",
+                           "master-addr", "master-port", "local-addr", "signals-to-handle", "shutdown-timeout",
+                           "virtual-local-rank"})
+    app.get_option(std::string("--") + name)->envname(pet_variable(name));
   try {
     std::vector<std::string> rev(argv.flags.rbegin(), argv.flags.rend());  // CLI11 takes a reversed vector
     app.parse(rev);

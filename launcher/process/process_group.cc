@@ -16,6 +16,7 @@
 
 #include "util/error.h"
 #include "util/line_splitter.h"
+#include "util/strings.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -95,6 +96,8 @@ struct ProcessGroup::Child {
   ~Child() {
     for (int fd : files)
       if (fd >= 0) ::close(fd);
+    for (int fd : dups)
+      if (fd >= 0) ::close(fd);
   }
   ProcessSpec spec;
   int pid = -1;
@@ -103,6 +106,7 @@ struct ProcessGroup::Child {
   asio::posix::stream_descriptor pipes[2];  // read ends: stdout, stderr (tee: both in the first)
   LineSplitter splitters[2];
   int files[2] = {-1, -1};
+  int dups[2] = {-1, -1};  // ProcessSpec::dup_fd, our copies
   char buf[2][8192];
 };
 
@@ -152,6 +156,8 @@ std::vector<int> ProcessGroup::start(const std::vector<ProcessSpec>& specs) {
       case ProcessSpec::Output::lines:
         c->files[0] = open_log(spec.out_file);
         c->files[1] = open_log(spec.err_file);
+        for (int s = 0; s < 2; ++s)
+          if (spec.dup_fd[s] >= 0 && !spec.dup_filters[s].empty()) c->dups[s] = ::fcntl(spec.dup_fd[s], F_DUPFD_CLOEXEC, 3);
         setup.fds[1] = pipe_to(0);
         setup.fds[2] = pipe_to(1);
         break;
@@ -235,6 +241,7 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
   std::string text = std::string(line) + "\n";
   if (c.files[stream] >= 0) write_all(c.files[stream], text);
   if (stream == 0 ? c.spec.console_out : c.spec.console_err) write_all(stream == 0 ? 1 : 2, c.spec.prefix + text);
+  if (c.dups[stream] >= 0 && contains_any(line, c.spec.dup_filters[stream])) write_all(c.dups[stream], c.spec.prefix + text);
 }
 
 void ProcessGroup::maybe_gone(int pid) {

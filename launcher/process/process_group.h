@@ -40,6 +40,11 @@ struct ProcessSpec {
   std::string out_file;           // "": none
   std::string err_file;
   std::vector<int> cpus;          // bound to these CPUs (--numa-binding); empty: ours
+  // lines: a line of stream S (0 stdout, 1 stderr) holding any of dup_filters[S] also goes, prefixed, to
+  // dup_fd[S] (torchrun's --duplicate-stdout/stderr-filters: one file for all the children; the caller may close
+  // it once start returns).
+  std::vector<std::string> dup_filters[2];
+  int dup_fd[2] = {-1, -1};
 };
 
 struct ProcessExit {

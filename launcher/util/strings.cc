@@ -17,6 +17,30 @@ std::vector<std::string> split(std::string_view s, char sep) {
   }
 }
 
+bool contains_any(std::string_view s, const std::vector<std::string>& needles) {
+  for (const auto& n : needles)
+    if (s.find(n) != std::string_view::npos) return true;
+  return false;
+}
+
+std::vector<std::string> split_escaped(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != sep) {
+      item += s[i];
+    } else if (i + 1 < s.size() && s[i + 1] == sep) {
+      item += sep;
+      ++i;
+    } else {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    }
+  }
+  if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

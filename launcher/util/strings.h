@@ -13,6 +13,11 @@ std::string_view trim(std::string_view s);
 // `s` with every `from` replaced by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 bool parse_int(std::string_view s, long long* out);  // whole string, base 10, optional sign
+// Whether `s` holds any of `needles` (none: false).
+bool contains_any(std::string_view s, const std::vector<std::string>& needles);
+// `s` split at `sep`, where a doubled `sep` stands for one in an item (torchrun's comma-separated lists:
+// "a,,b,c" -> {"a,b", "c"}); empty items are dropped.
+std::vector<std::string> split_escaped(std::string_view s, char sep);
 
 // Levenshtein distance.
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -388,3 +388,41 @@ TEST_CASE("a failure blames a node only when the node is at fault: a lost agent 
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("--grace/--shutdown-timeout, else TORCH_ELASTIC_SHUTDOWN_TIMEOUT, else 30 s before SIGKILL") {
+  CHECK(parse({"--standalone", "--", "a"}).grace_s == 30);
+  CHECK(parse({"--standalone", "--", "a"}, {{"TORCH_ELASTIC_SHUTDOWN_TIMEOUT", "7"}}).grace_s == 7);
+  CHECK(parse({"--standalone", "--shutdown_timeout=3", "--", "a"}, {{"TORCH_ELASTIC_SHUTDOWN_TIMEOUT", "7"}}).grace_s == 3);
+  CHECK(parse({"--standalone", "--grace", "0.5", "--", "a"}).grace_s == 0.5);
+  CHECK(test::error_of_call([] { parse({"--standalone", "--shutdown-timeout", "soon", "--", "a"}); }) ==
+        "--grace/--shutdown-timeout: 'soon' is not a number of seconds; e.g. 30");
+  CHECK(test::error_of_call([] { parse({"--standalone", "--", "a"}, {{"TORCH_ELASTIC_SHUTDOWN_TIMEOUT", "-1"}}); }) ==
+        "TORCH_ELASTIC_SHUTDOWN_TIMEOUT: '-1' is not a number of seconds; e.g. 30");
+}
+
+TEST_CASE("--duplicate-stdout-filters and --duplicate-stderr-filters are torchrun's comma lists") {
+  auto o = parse({"--standalone", "--duplicate_stdout_filters=apple,,pie,orange", "--duplicate-stderr-filters",
+                  "ERROR", "--", "a"});
+  CHECK(o.dup_stdout_filters == std::vector<std::string>{"apple,pie", "orange"});
+  CHECK(o.dup_stderr_filters == std::vector<std::string>{"ERROR"});
+  CHECK(parse({"--standalone", "--", "a"}).dup_stdout_filters.empty());
+}
+
+TEST_CASE("a flag not given takes torchrun's PET_ variable; one on the command line wins") {
+  struct Var {
+    const char* name;
+    Var(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
+    ~Var() { ::unsetenv(name); }
+  };
+  Var nproc("PET_NPROC_PER_NODE", "3"), standalone("PET_STANDALONE", "1"), restarts("PET_MAX_RESTARTS", "2");
+  Var grace("PET_SHUTDOWN_TIMEOUT", "4"), filters("PET_DUPLICATE_STDOUT_FILTERS", "x,y");
+  auto o = parse({"--", "a"});
+  CHECK(o.nproc == 3);
+  CHECK(o.standalone);
+  CHECK(o.max_restarts == 2);
+  CHECK(o.grace_s == 4);
+  CHECK(o.dup_stdout_filters == std::vector<std::string>{"x", "y"});
+  o = parse({"--nproc-per-node", "1", "--max_restarts=0", "--", "a"});
+  CHECK(o.nproc == 1);
+  CHECK(o.max_restarts == 0);
+}

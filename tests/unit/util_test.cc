@@ -62,3 +62,18 @@ TEST_CASE("an Error reads as one line: where, what, fix") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("split_escaped reads torchrun's comma lists: a doubled comma is one, empty items go") {
+  CHECK(split_escaped("apple,orange", ',') == std::vector<std::string>{"apple", "orange"});
+  CHECK(split_escaped("a,,b,c", ',') == std::vector<std::string>{"a,b", "c"});
+  CHECK(split_escaped(",,", ',') == std::vector<std::string>{","});
+  CHECK(split_escaped("", ',').empty());
+  CHECK(split_escaped("x,,,y", ',') == std::vector<std::string>{"x,", "y"});
+  CHECK(split_escaped(",a,", ',') == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("contains_any finds any of the needles, and none in an empty list") {
+  CHECK(contains_any("loss nan at step 3", {"inf", "nan"}));
+  CHECK_FALSE(contains_any("loss 0.5", {"inf", "nan"}));
+  CHECK_FALSE(contains_any("anything", {}));
+}
