@@ -32,9 +32,12 @@ void read_array(const Reader& rd, const YAML::Node& root, ArrayRequest* a) {
     std::string field = "sweep." + axis.key;
     if (std::string bad = check_sweep_key(axis.key); !bad.empty())
       rd.fail(it->first, "sweep", bad, "use letters, digits, '-' and '_', starting with a letter");
-    if (!it->second.IsSequence() || it->second.size() == 0)
-      rd.fail(it->second, field, "expected a list of values", "write it as `" + axis.key + ": [V1, V2]`");
-    for (const auto& v : it->second) {
+    // A copy: `it->second` lives in a proxy that dies with the expression, so a range-for over it read a dead
+    // temporary (ASan's stack-use-after-scope in t0060).
+    const YAML::Node values = it->second;
+    if (!values.IsSequence() || values.size() == 0)
+      rd.fail(values, field, "expected a list of values", "write it as `" + axis.key + ": [V1, V2]`");
+    for (const auto& v : values) {
       axis.values.push_back(rd.scalar(v, field + "[]"));
       if (axis.values.back().empty()) rd.fail(v, field + "[]", "is empty", "give a value, or remove it");
     }
