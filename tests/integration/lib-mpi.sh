@@ -18,12 +18,38 @@ make_fake_ssh() {
   cat >"$test_tmp/fake-ssh" <<'SSH'
 #!/bin/sh
 while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
-shift  # the host
+FAKE_SSH_HOST=$1 && export FAKE_SSH_HOST  # for the orted wrapper below
+shift
 exec sh -c "$*"
 SSH
   chmod +x "$test_tmp/fake-ssh"
   echo "$test_tmp/fake-ssh"
 }
+
+# The emulated nodes are one host here (the same hostname and /tmp), so their orteds would share one session
+# directory (ORTE_TMPDIR_BASE/ompi.HOST.UID/jf.N/...) and race to make it: "A call to mkdir was unable to create the
+# desired directory ... File exists" (CI: t0130, t0150, twice in one day). On a cluster every node has its own; here
+# each orted, whether srun or the ssh stand-in starts it, runs through this wrapper (orte_launch_agent), which moves
+# the orte_tmpdir_base mpirun gives it into a folder of its node's own.
+cat >"$test_tmp/orted-per-node" <<'ORTED'
+#!/usr/bin/env bash
+node=${SLURMD_NODENAME:-${FAKE_SSH_HOST:-local}}
+args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = orte_tmpdir_base ] && [ $# -gt 1 ]; then
+    dir=${2//\"/}/$node
+    mkdir -p "$dir"
+    args+=("$1" "$dir")
+    shift 2
+    continue
+  fi
+  args+=("$1")
+  shift
+done
+exec orted "${args[@]}"
+ORTED
+chmod +x "$test_tmp/orted-per-node"
+export OMPI_MCA_orte_launch_agent=$test_tmp/orted-per-node
 
 # What a PBS Pro job's batch script sees (observed on OpenPBS 23.06, /work/shared/TEST-CLUSTER.md); there is
 # no PBS server packaged for Debian, so the test sets it. NODEFILE_LINES: one host a line, one line per MPI slot.
