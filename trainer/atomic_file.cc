@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace hpctrain {
 namespace {
@@ -28,17 +29,6 @@ std::string base_of(const std::string& path) {
   throw hpclaunch::failure(path, step + ": " + std::strerror(err), "check the checkpoint folder's space and rights");
 }
 
-bool write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string temporary_path_for(const std::string& path) {
@@ -51,10 +41,10 @@ void write_file_atomically(const std::string& path, const std::vector<char>& byt
   if (fd < 0) fail(tmp, "cannot create", errno);
   const char* fault = std::getenv("HPCLAUNCH_TRAIN_FAULT");
   if (fault != nullptr && std::strcmp(fault, "partial-save") == 0) {
-    write_all(fd, bytes.data(), bytes.size() / 2);
+    hpclaunch::write_all(fd, std::string_view(bytes.data(), bytes.size() / 2));
     ::_exit(k_exit_fault_injected);
   }
-  if (!write_all(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
+  if (!hpclaunch::write_all(fd, std::string_view(bytes.data(), bytes.size())) || ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());

@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/line_splitter.h"
 #include "util/strings.h"
 
@@ -59,16 +60,6 @@ int open_log(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw failure(path, "cannot write the log file", "check --log-dir");
   return fd;
-}
-
-void write_all(int fd, std::string_view s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
 }
 
 // A pipe whose read end we watch; both ends close-on-exec (the child gets its end by dup2).

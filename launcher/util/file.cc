@@ -1,5 +1,9 @@
 #include "util/file.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +17,16 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
 }
 
 bool write_file_atomic(const std::string& path, const std::string& text) {

@@ -4,11 +4,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hpclaunch {
 
 // The file's bytes, or nullopt when it cannot be opened (errno says why).
 std::optional<std::string> read_file(const std::string& path);
+
+// Writes all of `data` to `fd`, again after EINTR and short writes. False (errno says why) when it cannot.
+bool write_all(int fd, std::string_view data);
 
 // Writes `text` to PATH.tmp and renames it to `path`, so a reader never sees half of it. False (errno says why,
 // nothing left behind) when it cannot.
