@@ -10,12 +10,18 @@
 #include <cstring>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "util/error.h"
 #include "util/file.h"
 
 namespace hpclaunch {
 
 namespace fs = std::filesystem;
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobIndexEntry, dir)
+
+std::string index_line(const JobIndexEntry& e) { return nlohmann::json(e).dump() + "\n"; }
 
 namespace {
 
@@ -52,17 +58,6 @@ class IndexLock {
   std::string m_err;
 };
 
-bool write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string job_index_path() {
@@ -81,8 +76,16 @@ std::vector<std::string> parse_job_index(std::string_view text) {
   text = text.substr(0, complete_lines_size(text));
   while (!text.empty()) {
     size_t nl = text.find('\n');
-    if (nl > 0) out.emplace_back(text.substr(0, nl));
+    std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl + 1);
+    if (line.empty()) continue;
+    if (line.front() != '{') {  // an index from before the entries were JSON: the directory itself
+      out.emplace_back(line);
+      continue;
+    }
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("dir") && j["dir"].is_string() && !j["dir"].get<std::string>().empty())
+      out.push_back(j.get<JobIndexEntry>().dir);  // anything else (a damaged line) is skipped
   }
   return out;
 }
@@ -109,7 +112,7 @@ bool add_to_job_index(const std::string& job_dir, std::string* err) {
       ok = ::ftruncate(fd, static_cast<off_t>(complete_lines_size(text))) == 0;
     }
   }
-  ok = ok && write_all(fd, job_dir + "\n") && ::fdatasync(fd) == 0;
+  ok = ok && write_all(fd, index_line({job_dir})) && ::fdatasync(fd) == 0;
   if (!ok) *err = path.string() + ": " + std::strerror(errno);
   ::close(fd);
   return ok;
@@ -124,7 +127,7 @@ std::vector<std::string> prune_job_index(const std::function<bool(const std::str
   std::string text;
   std::vector<std::string> dropped;
   for (const auto& dir : parse_job_index(read_file(path.string()).value_or("")))
-    if (keep(dir)) text += dir + "\n";
+    if (keep(dir)) text += index_line({dir});
     else dropped.push_back(dir);
   if (dropped.empty()) return dropped;
   if (!write_file_atomic(path.string(), text))

@@ -1,5 +1,6 @@
-// The list of jobs submitted from this machine: one job directory per line in
-// ${XDG_STATE_HOME:-~/.local/state}/hpclaunch/jobs, appended by submit, read by `hpclaunch jobs`.
+// The list of jobs submitted from this machine: one JobIndexEntry per line (a JSON object) in
+// ${XDG_STATE_HOME:-~/.local/state}/hpclaunch/jobs, appended by submit, read by `hpclaunch jobs`. A line that is no
+// JSON object is a job directory as indexes written before the entries were JSON have it.
 // Writers (an append, a prune) hold an exclusive lock on jobs.lock beside it, so many submits at once each add
 // their own line; a prune rewrites the index to a temporary file renamed over it. A writer killed mid-line leaves
 // an unterminated tail: readers skip it, and the next writer cuts it off before appending.
@@ -10,6 +11,13 @@
 #include <vector>
 
 namespace hpclaunch {
+
+// One line of the index, written and read through nlohmann (job_index.cc).
+struct JobIndexEntry {
+  std::string dir;  // the job directory
+};
+// Its line, '\n' included.
+std::string index_line(const JobIndexEntry& e);
 
 std::string job_index_path();
 // Appends `job_dir` under the lock. Failure only warns the caller.

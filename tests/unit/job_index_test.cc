@@ -66,7 +66,14 @@ TEST_CASE("an entry after a writer killed mid-line is its own line; the torn tai
   CHECK(read_job_index() == std::vector<std::string>{"/jobs/one"});
   REQUIRE(add_to_job_index("/jobs/two", &err));
   CHECK(read_job_index() == std::vector<std::string>{"/jobs/one", "/jobs/two"});
-  CHECK(*read_file(job_index_path()) == "/jobs/one\n/jobs/two\n");
+  CHECK(*read_file(job_index_path()) == "{\"dir\":\"/jobs/one\"}\n{\"dir\":\"/jobs/two\"}\n");
+}
+
+TEST_CASE("an entry is a JSON object; an index from before that (plain directories) still reads; damage is skipped") {
+  CHECK(index_line({"/a b/\"q\""}) == "{\"dir\":\"/a b/\\\"q\\\"\"}\n");
+  CHECK(parse_job_index(index_line({"/a b/\"q\""})) == std::vector<std::string>{"/a b/\"q\""});
+  CHECK(parse_job_index("/old/one\n{\"dir\":\"/new/two\"}\n") == std::vector<std::string>{"/old/one", "/new/two"});
+  CHECK(parse_job_index("{\"dir\":\n{\"dir\":5}\n{}\n{\"dir\":\"\"}\n{\"dir\":\"/ok\"}\n") == std::vector<std::string>{"/ok"});
 }
 
 TEST_CASE("many processes adding at once: every entry is there once, whole") {
