@@ -100,7 +100,7 @@ EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   EnvList env = {{"HPCLAUNCH_MASTER_ADDR_RULE", to_string(z.master_addr)}};
   if (!z.suffix.empty()) env.emplace_back("HPCLAUNCH_MASTER_ADDR_SUFFIX", z.suffix);
   env.emplace_back("HPCLAUNCH_MASTER_ADDR_RESOLVE", z.resolve ? "1" : "0");
-  if (z.master_addr == MasterAddrSource::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
+  if (z.master_addr == MasterAddrRule::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
   if (z.port) env.emplace_back("HPCLAUNCH_MASTER_PORT", std::to_string(z.port));
   env.emplace_back("HPCLAUNCH_GPU_BIND", to_string(p.site.gpu_bind));
   if (!p.array.active()) env.emplace_back("HPCLAUNCH_JOB_DIR", ctx.job_dir);  // an array task's: array_lines
@@ -225,8 +225,8 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   const Rendezvous& z = p.site.rendezvous;
   if (!z.suffix.empty()) d.set("addr_suffix", shell_quote(z.suffix));
   d.set("addr_resolve", z.resolve);
-  if (z.master_addr == MasterAddrSource::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
-  d.set("addr_first_node", z.master_addr == MasterAddrSource::first_node && p.site.scheduler == Scheduler::slurm);
+  if (z.master_addr == MasterAddrRule::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
+  d.set("addr_first_node", z.master_addr == MasterAddrRule::first_node && p.site.scheduler == Scheduler::slurm);
 
   mus::mustache tmpl(load_template(p.site.scheduler));
   if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");

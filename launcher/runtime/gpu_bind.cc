@@ -9,13 +9,6 @@
 
 namespace hpclaunch {
 
-namespace {
-
-// The same words as a profile's launch.gpu_bind (site/profile.h), for the environment the script exports.
-const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
-
-}  // namespace
-
 GpuBind parse_gpu_bind(std::string_view s, std::string_view where) {
   if (auto bind = value_of(k_gpu_bind_names, s)) return *bind;
   throw Error(std::string(where),

@@ -6,10 +6,14 @@
 #include <string_view>
 
 #include "runtime/environment.h"
+#include "util/enum_names.h"
 
 namespace hpclaunch {
 
 enum class GpuBind { none, local_rank };
+// Its names, as profiles (launch.gpu_bind), plan.json and the script's HPCLAUNCH_GPU_BIND spell them.
+inline const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
+inline const char* to_string(GpuBind b) { return name_of(k_gpu_bind_names, b); }
 
 GpuBind parse_gpu_bind(std::string_view s, std::string_view where);  // "none" | "local-rank"
 // HPCLAUNCH_GPU_BIND, default none.

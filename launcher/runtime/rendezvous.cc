@@ -22,13 +22,6 @@ int parse_port(std::string_view value, std::string_view where) {
   return static_cast<int>(port);
 }
 
-// The same words as a profile's rendezvous.master_addr (site/profile.h), for the environment the script exports.
-const EnumNames<MasterAddrRule> k_master_addr_rule_names = {
-    {"first-node", MasterAddrRule::first_node}, {"batch-host", MasterAddrRule::batch_host},
-    {"fixed", MasterAddrRule::fixed}};
-
-std::string rule_name(MasterAddrRule rule) { return name_of(k_master_addr_rule_names, rule); }
-
 }  // namespace
 
 MasterAddrRule parse_master_addr_rule(std::string_view s, std::string_view where) {
@@ -75,11 +68,11 @@ std::string master_addr_by_rule(const MasterAddrPolicy& policy, const std::vecto
       throw Error("MASTER_ADDR",
                   fmt::format("unset, and the {} rule has no node list (no SLURM_JOB_NODELIST, PBS_NODEFILE or "
                               "HPCLAUNCH_NODELIST here)",
-                              rule_name(policy.rule)),
+                              to_string(policy.rule)),
                   "export MASTER_ADDR (e.g. mpirun -x MASTER_ADDR=$(hostname)) or pass --master-addr");
     host = nodes.front() + policy.suffix;
-    origin = policy.suffix.empty() ? fmt::format("the {} rule's host", rule_name(policy.rule))
-                                   : fmt::format("the {} rule's host '{}' + suffix '{}'", rule_name(policy.rule),
+    origin = policy.suffix.empty() ? fmt::format("the {} rule's host", to_string(policy.rule))
+                                   : fmt::format("the {} rule's host '{}' + suffix '{}'", to_string(policy.rule),
                                                  nodes.front(), policy.suffix);
   }
   // Resolved even when the name is kept: a name that does not resolve fails later in torch, far from here.

@@ -25,6 +25,7 @@
 
 #include "runtime/environment.h"
 #include "runtime/ranks.h"
+#include "util/enum_names.h"
 
 namespace hpclaunch {
 
@@ -33,6 +34,11 @@ inline constexpr int k_master_port_span = 10000;
 inline constexpr int k_master_port_no_job = 29500;  // torch's default, for a plain shell with no job id
 
 enum class MasterAddrRule { first_node, batch_host, fixed };
+// Its names, as profiles (rendezvous.master_addr) and the script's HPCLAUNCH_MASTER_ADDR_RULE spell them.
+inline const EnumNames<MasterAddrRule> k_master_addr_rule_names = {
+    {"first-node", MasterAddrRule::first_node}, {"batch-host", MasterAddrRule::batch_host},
+    {"fixed", MasterAddrRule::fixed}};
+inline const char* to_string(MasterAddrRule r) { return name_of(k_master_addr_rule_names, r); }
 
 struct MasterAddrPolicy {
   MasterAddrRule rule = MasterAddrRule::first_node;

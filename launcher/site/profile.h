@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/gpu_bind.h"    // GpuBind: a profile picks what the runtime does
+#include "runtime/rendezvous.h"  // MasterAddrRule
 #include "util/enum_names.h"
 
 namespace hpclaunch {
@@ -15,8 +17,6 @@ enum class Scheduler { slurm, pbs, local };
 enum class LaunchMode { agent, srun, mpirun, pals };  // pals: Cray PALS mpiexec under PBS (ALCF Polaris)
 enum class GpuStyle { gpus_per_node, gres, pbs_select, pbs_totals, none };  // pbs_totals: -l ngpus=,ncpus=,mem= for the whole job (NCI Gadi)
 enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits only, never requested
-enum class MasterAddrSource { first_node, batch_host, fixed };
-enum class GpuBind { none, local_rank };
 
 // Their names as profiles, plan.json and job.json spell them (util/enum_names.h).
 inline const EnumNames<Scheduler> k_scheduler_names = {
@@ -29,17 +29,11 @@ inline const EnumNames<GpuStyle> k_gpu_style_names = {
 inline const EnumNames<QueueKind> k_queue_kind_names = {
     {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue},
     {"auto", QueueKind::automatic}};
-inline const EnumNames<MasterAddrSource> k_master_addr_source_names = {
-    {"first-node", MasterAddrSource::first_node}, {"batch-host", MasterAddrSource::batch_host},
-    {"fixed", MasterAddrSource::fixed}};
-inline const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
 
 inline const char* to_string(Scheduler s) { return name_of(k_scheduler_names, s); }
 inline const char* to_string(LaunchMode m) { return name_of(k_launch_mode_names, m); }
 inline const char* to_string(GpuStyle s) { return name_of(k_gpu_style_names, s); }
 inline const char* to_string(QueueKind k) { return name_of(k_queue_kind_names, k); }
-inline const char* to_string(MasterAddrSource s) { return name_of(k_master_addr_source_names, s); }
-inline const char* to_string(GpuBind b) { return name_of(k_gpu_bind_names, b); }
 
 struct NodeShape {
   int gpus = 0;
@@ -78,7 +72,7 @@ struct AccountRule {
 };
 
 struct Rendezvous {
-  MasterAddrSource master_addr = MasterAddrSource::first_node;
+  MasterAddrRule master_addr = MasterAddrRule::first_node;
   std::string suffix;
   bool resolve = false;
   std::string fixed_addr;

@@ -116,12 +116,12 @@ void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
 void apply_rendezvous(const Reader& r, const YAML::Node& n, Rendezvous* z) {
   r.check_keys(n, "rendezvous", {"master_addr", "suffix", "resolve", "address", "port"});
   if (n["master_addr"])
-    z->master_addr = r.choice(n["master_addr"], "rendezvous.master_addr", k_master_addr_source_names);
+    z->master_addr = r.choice(n["master_addr"], "rendezvous.master_addr", k_master_addr_rule_names);
   if (n["suffix"]) z->suffix = r.scalar(n["suffix"], "rendezvous.suffix");
   if (n["resolve"]) z->resolve = r.boolean(n["resolve"], "rendezvous.resolve");
   if (n["address"]) z->fixed_addr = r.scalar(n["address"], "rendezvous.address");
   if (n["port"]) z->port = r.integer(n["port"], "rendezvous.port", 1024, 65535);
-  if (z->master_addr == MasterAddrSource::fixed && z->fixed_addr.empty())
+  if (z->master_addr == MasterAddrRule::fixed && z->fixed_addr.empty())
     r.fail(n, "rendezvous.address", "master_addr is 'fixed' but no address is given", "add `address: 127.0.0.1`");
 }
 

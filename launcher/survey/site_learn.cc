@@ -95,7 +95,7 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
     p.launchers = {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
     p.default_launcher = LaunchMode::agent;
   }
-  p.rendezvous.master_addr = MasterAddrSource::first_node;
+  p.rendezvous.master_addr = MasterAddrRule::first_node;
   p.submit_check = cluster.scheduler == Scheduler::slurm;  // nothing here was read from the site's docs
   p.learned = Learned{date, cluster.commands};
   return p;

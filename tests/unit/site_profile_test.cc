@@ -72,7 +72,7 @@ TEST_CASE("built-in profiles carry the facts of SITES.md") {
   CHECK(jw.rendezvous.suffix == "i");
   CHECK(jw.rendezvous.resolve);
   CHECK(jw.find_queue("develbooster")->max_nodes == 4);
-  CHECK(reg.get("local").rendezvous.master_addr == MasterAddrSource::fixed);
+  CHECK(reg.get("local").rendezvous.master_addr == MasterAddrRule::fixed);
 }
 
 TEST_CASE("a minimal profile gets the documented defaults") {
@@ -81,7 +81,7 @@ TEST_CASE("a minimal profile gets the documented defaults") {
   CHECK(ps[0].name == "tiny");
   CHECK(ps[0].status == "active");
   CHECK(ps[0].gpu.style == GpuStyle::none);
-  CHECK(ps[0].rendezvous.master_addr == MasterAddrSource::first_node);
+  CHECK(ps[0].rendezvous.master_addr == MasterAddrRule::first_node);
   CHECK(ps[0].file == "t.yaml");
 }
 
