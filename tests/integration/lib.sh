@@ -112,6 +112,9 @@ $(cat "$out" 2>/dev/null || echo '(none)')"
 }
 
 # Lines of FILE that start with PREFIX, prefix removed, sorted.
+# index_dirs FILE: the job directories of a job index, one a line (its lines are {"dir":"..."} objects, or plain
+# directories as indexes written before; test directories hold no quote or backslash).
+index_dirs() { sed -E 's/^\{"dir":"(.*)"\}$/\1/' "$1"; }
 lines_with() { untag <"$1" | grep "^$2" | sed "s/^$2//" | sort || true; }
 # untag: stdin without mpirun --tag-output's "[JOB,RANK]<stdout>:" prefixes.
 untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>://'; }

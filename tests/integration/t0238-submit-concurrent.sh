@@ -28,7 +28,7 @@ check_all() {
   assert_eq "$n" "$(echo "$dirs" | grep -c .)" "job directories after $n submits"
   for d in $dirs; do assert_file "$d/job.json"; done
   assert_eq "$n" "$(grep -c . "$index")" "index lines after $n submits"
-  assert_eq "$dirs" "$(sort "$index")" "index entries (whole, one per directory)"
+  assert_eq "$dirs" "$(index_dirs "$index" | sort)" "index entries (whole, one per directory)"
   assert_eq "$n" "$(for d in $dirs; do sed -n 's/.*"job_id": "\(.*\)".*/\1/p' "$d/job.json"; done | sort -u | wc -l)" \
     "distinct job ids"
 }
@@ -62,7 +62,7 @@ for round in $(seq 1 8); do
   wait "$sub" || fail "a submit beside a killed prune failed"
   [ -z "$(tail -c1 "$index")" ] || fail "round $round: the index ends in half a line after kill -9 of prune"
   lines=$(grep -c . "$index")
-  kept=$(grep -vc "^$test_tmp/gone/" "$index" || true)
+  kept=$(index_dirs "$index" | grep -vc "^$test_tmp/gone/" || true)
   assert_eq $((25 + round)) "$kept" "round $round: rows of submitted jobs"
   [ $((lines - kept)) -eq 0 ] || [ $(((lines - kept) % 20000)) -eq 0 ] \
     || fail "round $round: $((lines - kept)) gone rows: a prune was half-applied"
@@ -72,7 +72,7 @@ check_all 33
 note "jobs --prune killed -9 $kills times of 8 while submits ran: index whole, 33 of 33 rows kept, lost: 0"
 
 # --prune drops exactly the rows whose directory is gone, and says which.
-victim=$(head -1 "$index")
+victim=$(index_dirs "$index" | head -1)
 rm -rf "$victim"
 out=$("$HPCLAUNCH" jobs --prune 2>"$test_tmp/err") || fail "jobs --prune failed: $(cat "$test_tmp/err")"
 assert_eq "$victim" "$out" "rows dropped by --prune"

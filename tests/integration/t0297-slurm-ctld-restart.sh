@@ -81,5 +81,5 @@ for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
 dirs=$(find "$test_tmp/burst/hpclaunch-jobs" -mindepth 1 -maxdepth 1 -type d -name 'burst-*' | sort)
 assert_eq 22 "$(echo "$dirs" | grep -c .)" "job directories of 22 simultaneous submits"
 assert_eq 22 "$(for d in $dirs; do sed -n 's/.*"job_id": "\(.*\)".*/\1/p' "$d/job.json"; done | sort -u | wc -l)" "distinct job ids"
-assert_eq "$dirs" "$(grep "/burst/" "$XDG_STATE_HOME/hpclaunch/jobs" | sort)" "index rows of the 22 submits"
+assert_eq "$dirs" "$(index_dirs "$XDG_STATE_HOME/hpclaunch/jobs" | grep "/burst/" | sort)" "index rows of the 22 submits"
 note "22 simultaneous submits to Slurm: 22 directories, 22 job ids, 22 index rows, lost: 0"
