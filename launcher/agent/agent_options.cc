@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -48,11 +49,21 @@ void parse_endpoint(const std::string& s, AgentOptions* o) {
   if (o->rdzv_port > 65535) throw Error("--rdzv-endpoint", "port " + s.substr(colon + 1) + " is above 65535");
 }
 
+// A whole string that is a number of seconds, at least 0; nullopt otherwise ("5x", "soon", "-1").
+std::optional<double> parse_seconds(const std::string& v) {
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size() && d >= 0) return d;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 double conf_seconds(const std::string& key, const std::string& v) {
-  double d = 0;
-  try { d = std::stod(v); } catch (const std::exception&) { d = -1; }
-  if (d <= 0) throw Error("--rdzv-conf", key + "=" + v + " is not a positive number of seconds");
-  return d;
+  auto d = parse_seconds(v);
+  if (!d || *d <= 0) throw Error("--rdzv-conf", key + "=" + v + " is not a positive number of seconds");
+  return *d;
 }
 
 // torchrun's --rdzv-conf K=V,... onto the agent's own timeouts. is_host, close_timeout and read_timeout are
@@ -164,14 +175,9 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   if (auto grace = flags.shutdown_timeout.empty() ? env_or(env, "TORCH_ELASTIC_SHUTDOWN_TIMEOUT") : flags.shutdown_timeout;
       !grace.empty()) {
     const char* what = flags.shutdown_timeout.empty() ? "TORCH_ELASTIC_SHUTDOWN_TIMEOUT" : "--grace/--shutdown-timeout";
-    try {
-      size_t used = 0;
-      o.grace_s = std::stod(grace, &used);
-      if (used != grace.size() || o.grace_s < 0) o.grace_s = -1;
-    } catch (const std::exception&) {
-      o.grace_s = -1;
-    }
-    if (o.grace_s < 0) throw Error(what, "'" + grace + "' is not a number of seconds", "e.g. 30");
+    auto seconds = parse_seconds(grace);
+    if (!seconds) throw Error(what, "'" + grace + "' is not a number of seconds", "e.g. 30");
+    o.grace_s = *seconds;
   }
   o.dup_stdout_filters = split_escaped(flags.dup_stdout_filters, ',');
   o.dup_stderr_filters = split_escaped(flags.dup_stderr_filters, ',');
