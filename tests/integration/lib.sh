@@ -24,6 +24,11 @@ export XDG_STATE_HOME=$test_tmp/xdg-state XDG_CONFIG_HOME=$test_tmp/xdg-config
 ompi_tmp=$(mktemp -d /tmp/om.XXXXXX)
 chmod 755 "$ompi_tmp"
 export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
+# Everything a test's processes make in "the temporary directory" lands in the test's own directory and goes with
+# it: an agent killed with SIGKILL on purpose (t0410, t0295, t0474...) cannot remove its /tmp/hpclaunch-agent-*,
+# and torchrun as a peer leaves /tmp/torchelastic_*.
+export TMPDIR=$test_tmp/tmp
+mkdir -p "$TMPDIR"
 _lib_cleanup() {
   local rc=$?
   rm -rf "$ompi_tmp"
