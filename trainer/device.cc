@@ -5,10 +5,9 @@
 #include <torch/version.h>
 
 namespace hpctrain {
-namespace {
 
-// at::autocast's per-device switches: set_enabled/set_cpu_enabled in LibTorch 1.13 to 2.3, one function taking
-// the device type from 2.4 on (the old ones are deprecated there).
+// set_enabled/set_cpu_enabled in LibTorch 1.13 to 2.3, one function taking the device type from 2.4 on (the old
+// ones are deprecated there).
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 bool autocast_enabled(torch::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
 void set_autocast_enabled(torch::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
@@ -30,8 +29,6 @@ void set_autocast_dtype(torch::DeviceType d, at::ScalarType t) {
   else at::autocast::set_autocast_cpu_dtype(t);
 }
 #endif
-
-}  // namespace
 
 AutocastScope::AutocastScope(bool enabled, torch::DeviceType device, bool cache) : m_enabled(enabled), m_device(device) {
   if (!m_enabled) return;

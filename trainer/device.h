@@ -7,6 +7,12 @@
 
 namespace hpctrain {
 
+// at::autocast's per-device switches under one name for every LibTorch from 1.13 on.
+bool autocast_enabled(torch::DeviceType d);
+void set_autocast_enabled(torch::DeviceType d, bool on);
+at::ScalarType autocast_dtype(torch::DeviceType d);
+void set_autocast_dtype(torch::DeviceType d, at::ScalarType t);
+
 // bfloat16 autocast for the device's type while alive, as Python's `with torch.autocast(...)`: it nests, the
 // previous settings come back at the end, and leaving the outermost scope clears autocast's cache of weights
 // cast to bfloat16 (the cache is keyed by the weight, which the optimizer changes in place). `cache`: false

@@ -1,18 +1,25 @@
 // Loop and foreach optimizer steps: see optimizer.h.
 #include "optimizer.h"
 
+#include <sstream>
 #include <string>
 #include <type_traits>
 
 namespace hpctrain {
 namespace {
 
-// torch::optim's state is keyed by the parameter's TensorImpl: as a string in LibTorch 1.13, as the pointer in
-// later versions. The key type says which.
+// torch::optim's state is keyed by the parameter's TensorImpl: as a string in LibTorch 1.13 (its address as
+// c10::guts::to_string wrote it, through an ostream; 2.x has no c10::guts::to_string), as the pointer in later
+// versions. The key type says which.
 template <typename State>
 typename State::key_type state_key(const torch::Tensor& p) {
-  if constexpr (std::is_same_v<typename State::key_type, std::string>) return c10::guts::to_string(p.unsafeGetTensorImpl());
-  else return p.unsafeGetTensorImpl();
+  if constexpr (std::is_same_v<typename State::key_type, std::string>) {
+    std::ostringstream key;
+    key << p.unsafeGetTensorImpl();
+    return key.str();
+  } else {
+    return p.unsafeGetTensorImpl();
+  }
 }
 
 template <typename ParamState>

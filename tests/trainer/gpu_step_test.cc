@@ -71,7 +71,7 @@ TEST_CASE("autocast scope: bf16 inside, a weight changed in place is seen by the
   const torch::Tensor second = forward().to(torch::kFloat32);
   const torch::Tensor expected = torch::nn::functional::linear(x, linear->weight, linear->bias);
   CHECK((second - expected).abs().max().item<double>() < 0.1);  // bfloat16's precision
-  CHECK_FALSE(at::autocast::is_cpu_enabled());                   // the previous setting is back
+  CHECK_FALSE(autocast_enabled(torch::kCPU));  // the previous setting is back
 }
 
 TEST_CASE("foreach Adam follows torch::optim::Adam (with weight decay, a changing learning rate)") {
