@@ -1,6 +1,7 @@
 // The one place that knows how c10d differs between LibTorch 1.13 (Debian, CPU) and 2.x (CUDA wheels):
 // in 2.x ProcessGroupGloo/NCCL derive from c10d::Backend, in 1.13 from c10d::ProcessGroup. Everything else
-// (TCPStore, PrefixStore, Work, the gloo device factories) is the same in both.
+// (TCPStore, PrefixStore, Work, the gloo device factories) is the same in both, but for TCPStore's libuv server
+// (below). Built and tested against Debian 13's LibTorch 2.6 by t0515.
 #pragma once
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -11,7 +12,11 @@
 #endif
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace hpctrain::compat {
 
@@ -31,6 +36,37 @@ inline constexpr bool k_have_nccl =
     false;
 #endif
 
+// TCPStoreOptions::useLibUV: there from 2.2, true by default from 2.4, absent in 1.13.
+template <typename Options, typename = void>
+struct has_use_libuv : std::false_type {};
+template <typename Options>
+struct has_use_libuv<Options, std::void_t<decltype(std::declval<Options&>().useLibUV)>> : std::true_type {};
+
+// Whether to ask for the libuv store server, as torch.distributed decides it: USE_LIBUV unset or "1".
+inline bool libuv_requested(const char* use_libuv) {
+  return use_libuv == nullptr || std::string_view(use_libuv) == "1";
+}
+
+// A LibTorch built without libuv (Debian's 2.6, the Windows wheels) refuses useLibUV=true before it binds
+// anything ("use_libuv was requested but PyTorch was build[sic] without libuv support"), where Python's users must
+// set USE_LIBUV=0. The trainer takes the classic server then: same protocol, same clients. A template, so that
+// 1.13's options (no useLibUV) never see the libuv branch.
+template <typename Options>
+StorePtr make_tcp_store_from(const std::string& host, Options options) {
+  if constexpr (has_use_libuv<Options>::value) {
+    options.useLibUV = libuv_requested(std::getenv("USE_LIBUV"));
+    if (options.useLibUV) {
+      try {
+        return c10::make_intrusive<c10d::TCPStore>(host, options);
+      } catch (const c10::Error& e) {
+        if (std::string_view(e.what()).find("without libuv") == std::string_view::npos) throw;
+        options.useLibUV = false;
+      }
+    }
+  }
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
 inline StorePtr make_tcp_store(const std::string& host, int port, bool is_server, int world_size,
                                std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
@@ -39,7 +75,7 @@ inline StorePtr make_tcp_store(const std::string& host, int port, bool is_server
   options.numWorkers = static_cast<std::size_t>(world_size);
   options.waitWorkers = true;  // clients count themselves in; the server waits for all
   options.timeout = timeout;
-  return c10::make_intrusive<c10d::TCPStore>(host, options);
+  return make_tcp_store_from(host, options);
 }
 
 inline StorePtr make_prefix_store(const std::string& prefix, StorePtr store) {
