@@ -108,6 +108,9 @@ Invocation parse_tool(Command command, const std::vector<std::string>& args) {
 
 }  // namespace
 
+// `--version`: the trainer's version and the LibTorch it was built against.
+constexpr const char* k_version = "hpclaunch-train " HPCLAUNCH_VERSION " (LibTorch " HPCTRAIN_LIBTORCH_VERSION ")";
+
 Invocation parse_command_line(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "inspect") return parse_tool(Command::inspect, args);
   if (!args.empty() && args[0] == "compare") return parse_tool(Command::compare, args);
@@ -116,7 +119,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{"hpclaunch-train: a LibTorch DDP trainer (autoencoder, resnet, unet3d)\n"
                "  also: hpclaunch-train inspect FILE | compare A.pt B.pt [--tolerance X]",
                "hpclaunch-train"};
-  app.set_version_flag("--version", "hpclaunch-train " HPCLAUNCH_VERSION);
+  app.set_version_flag("--version", k_version);
   add_train_flags(app, inv.options);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the vector back to front
   try {
@@ -127,7 +130,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
     return inv;
   } catch (const CLI::CallForVersion&) {
     inv.command = Command::version;
-    inv.help_text = "hpclaunch-train " HPCLAUNCH_VERSION "\n";
+    inv.help_text = std::string(k_version) + "\n";
     return inv;
   } catch (const CLI::ParseError& e) {
     throw hpclaunch::cli_error(e, app, "hpclaunch-train");

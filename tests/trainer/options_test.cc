@@ -1,5 +1,6 @@
 // Command line and distributed environment: defaults, model defaults, conflicts, tools, env variables.
 #include <doctest/doctest.h>
+#include <torch/version.h>
 
 #include <map>
 
@@ -76,6 +77,10 @@ TEST_CASE("--help and --version are commands, not errors") {
   CHECK(parse_command_line({"--help"}).command == Command::help);
   CHECK(parse_command_line({"--help"}).help_text.find("--global-batch-size") != std::string::npos);
   CHECK(parse_command_line({"--version"}).command == Command::version);
+  // It names the LibTorch the trainer was built against (the one in a bug report is rarely the one assumed).
+  const std::string version = parse_command_line({"--version"}).help_text;
+  CHECK(version.find(" (LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
+                     ".") != std::string::npos);
 }
 
 TEST_CASE("inspect and compare take checkpoint files and a tolerance") {
