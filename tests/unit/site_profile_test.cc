@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <string>
 
@@ -145,8 +146,12 @@ TEST_CASE("what `sites show` writes of a profile reads back: variant names are c
   CHECK(error_of(base + "variants: {[a]: {}}\n") == "t.yaml:5:12: variants: expected a single value; write it as `variants: VALUE`");
   CHECK(test::error_of_call([&] { read_header({"t.yaml", base + "variants: {'x y': {}}\n"}); })
             .find("t.yaml:5:12: variants: 'x y' is not a valid site name") == 0);
+  // yaml-cpp 0.7 (Debian 12) keeps a carriage return inside double quotes: refused. 0.8 (Debian 13, t0515's root)
+  // folds it into a space, as YAML's line folding says, so no carriage return is ever read there.
+  const bool yaml_keeps_cr = YAML::Load("t: \"a\r\"")["t"].Scalar().find('\r') != std::string::npos;
   CHECK(error_of(base + "title: \"GPU\r\"\n") ==
-        "t.yaml:5:8: title: holds a carriage return inside quotes; remove it (save the file with Unix line ends)");
+        (yaml_keeps_cr ? "t.yaml:5:8: title: holds a carriage return inside quotes; remove it (save the file with Unix line ends)"
+                       : "(no error)"));
 }
 
 TEST_CASE("extends builds on another profile, in any file order, and cycles are refused") {
