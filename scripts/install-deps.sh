@@ -17,6 +17,7 @@ packages=(
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
   g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
+  debootstrap                     # t0515: a Debian 13 root with LibTorch 2.6 (scripts/debian13-root.sh)
 )
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive

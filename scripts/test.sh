@@ -3,6 +3,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
+# Only the tests need a Debian 13 root (t0515: the trainer against LibTorch 2.6): 2 GiB, a minute or two, once.
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo "$root/scripts/debian13-root.sh" /opt/hpclaunch/debian13-root
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
 # ccache (install-deps.sh): rebuilds, and t0710's launcher-only build beside this one, reuse the objects.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# t0515: hpclaunch and its trainer built and tested against the newer libraries users have (issue 10 §3): Debian
+# 12's LibTorch is 1.13; the Debian 13 root that scripts/debian13-root.sh makes (scripts/test.sh puts it in
+# /opt/hpclaunch/debian13-root) has LibTorch 2.6 (CPU, gloo, built without libuv), g++ 14, CMake 3.31, yaml-cpp
+# 0.8, fmt 10, Boost 1.83 and CLI11 2.4. In a mount namespace of its own the source is bound read-only into the
+# root and BUILD-debian13 (kept: make rebuilds what changed) is bound as its build folder. In the root: configure
+# (no warnings), build hpclaunch, the unit tests, hpclaunch-train and its unit tests; --version names LibTorch
+# 2.x; both unit test programs pass; hpclaunch renders a Slurm script; and the trainer's integration scripts that
+# need no Python torch and no launcher (single, DDP exactness, resume, non-finite, foreach optimizer, signals) pass
+# with that trainer. Cold: about 17 CPU-minutes of compiling (no ccache there); seconds when nothing changed.
+source "$(dirname "$0")/lib.sh"
+need_cmd chroot unshare mount
+[ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace, chroot), as CI runs it"
+root=${HPCLAUNCH_DEBIAN13_ROOT:-/opt/hpclaunch/debian13-root}
+[ -f "$root/.hpclaunch-packages" ] ||
+  fail "no Debian 13 root in $root; run scripts/debian13-root.sh $root (scripts/test.sh does)"
+build=$HPCLAUNCH_BUILD_DIR-debian13
+mkdir -p "$build"
+
+# What runs in the root (its bash, its paths). Each step's output goes to a log in the build folder; a failing step
+# prints the log's end and one FAIL line.
+inside='
+set -euo pipefail
+cd /build
+step() {  # NAME CMD...: run CMD with its output in NAME.log
+  local name=$1
+  shift
+  "$@" >"$name.log" 2>&1 || { tail -40 "$name.log"; echo "FAIL: $name in the Debian 13 root"; exit 1; }
+}
+if [ ! -f CMakeCache.txt ]; then
+  step configure cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_PLOT=OFF
+  # Our own CMake files must not warn there (the kineto warning comes from TorchConfig.cmake under /usr).
+  if grep -E "^CMake (Deprecation )?Warning.* at " configure.log | grep -v " at /usr/"; then
+    echo "FAIL: configure warns in the Debian 13 root (configure.log)"
+    exit 1
+  fi
+fi
+step build make -j"$(nproc)" hpclaunch hpclaunch_unit_tests hpclaunch-train hpclaunch_trainer_tests
+version=$(./trainer/hpclaunch-train --version)
+echo "$version"
+case $version in *"(LibTorch 2."*) ;; *) echo "FAIL: --version names no LibTorch 2.x: $version"; exit 1 ;; esac
+step unit ./tests/hpclaunch_unit_tests --no-intro
+step trainer-unit ./trainer/hpclaunch_trainer_tests --no-intro
+echo "ok: unit tests: $(grep -h "test cases:" unit.log trainer-unit.log | tr -s " " | tr "\n" ";")"
+step render ./launcher/hpclaunch render --site perlmutter --nodes 2 -- python3 train.py
+grep -q "^#SBATCH --nodes=2" render.log || { cat render.log; echo "FAIL: render wrote no --nodes=2"; exit 1; }
+for t in t0501-trainer-single t0502-trainer-ddp-equivalence t0503-trainer-resume t0508-trainer-nonfinite \
+         t0512-trainer-foreach-optimizer t0504-trainer-signal; do
+  HPCLAUNCH_TRAIN=/build/trainer/hpclaunch-train step "$t" bash "/src/tests/integration/$t.sh"
+  echo "ok: $t"
+done
+'
+# The mounts live and die with the namespace: nothing stays mounted after the test, whatever happens.
+out=$(unshare --mount --propagation private bash -c '
+  root=$1 src=$2 build=$3 inside=$4
+  mount --bind "$src" "$root/src" && mount -o remount,bind,ro "$root/src"
+  mount --bind "$build" "$root/build"
+  mount -t proc proc "$root/proc"
+  chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root TMPDIR=/tmp bash -c "$inside"
+' _ "$root" "$HPCLAUNCH_SOURCE_DIR" "$build" "$inside" 2>&1) || { echo "$out"; fail "in the Debian 13 root (above)"; }
+echo "$out"
+assert_contains "$out" "(LibTorch 2."
+assert_contains "$out" "ok: t0504-trainer-signal"
+echo ok
