@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # scripts/debian13-root.sh DIR: a Debian 13 (trixie) root in DIR, made by debootstrap, with the packages that build
 # hpclaunch and its trainer there: LibTorch 2.6 (libtorch-dev), g++ 14, CMake 3.31 and the newer yaml-cpp, fmt,
-# Boost and CLI11. t0515 builds the trainer against that LibTorch in it and runs the trainer's tests there
+# Boost and CLI11, and Python's torch 2.6. t0515 builds hpclaunch and the trainer in it and runs their tests there
 # (issue 10 §3: "builds against the LibTorch users have"; Debian 12's is 1.13). Needs root (debootstrap, chroot)
-# and Debian's archive; about 2 GiB and a minute or two. Does nothing when DIR already holds these packages.
+# and Debian's archive; about 2.5 GiB and two minutes. Does nothing when DIR already holds these packages.
 set -euo pipefail
 dir=${1:?usage: scripts/debian13-root.sh DIR}
 suite=trixie
 mirror=${HPCLAUNCH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 packages=(g++ cmake make pkg-config libtorch-dev libgloo-dev zlib1g-dev libboost-dev libboost-filesystem-dev
   libfmt-dev libyaml-cpp-dev libcli11-dev libkainjow-mustache-dev nlohmann-json3-dev doctest-dev libssl-dev
-  libhwloc-dev libopenblas0-pthread)
+  libhwloc-dev libopenblas0-pthread python3-torch)
 want="$suite ${packages[*]}"
 if [ -f "$dir/.hpclaunch-packages" ] && [ "$(cat "$dir/.hpclaunch-packages")" = "$want" ]; then
   exit 0

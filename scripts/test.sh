@@ -3,7 +3,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
-# Only the tests need a Debian 13 root (t0515: the trainer against LibTorch 2.6): 2 GiB, a minute or two, once.
+# Only the tests need a Debian 13 root (t0515: hpclaunch and the trainer against LibTorch 2.6): 2.5 GiB, ~2 min, once.
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo "$root/scripts/debian13-root.sh" /opt/hpclaunch/debian13-root
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}

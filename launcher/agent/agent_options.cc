@@ -66,8 +66,18 @@ double conf_seconds(const std::string& key, const std::string& v) {
   return *d;
 }
 
+// A --rdzv-conf boolean, as torchrun's get_as_bool reads one.
+bool conf_bool(const std::string& key, const std::string& v) {
+  static const std::set<std::string> k_true{"1", "true", "True", "yes"}, k_false{"0", "false", "False", "no"};
+  if (k_true.count(v)) return true;
+  if (!k_false.count(v)) throw Error("--rdzv-conf", key + "=" + v + " is not true or false");
+  return false;
+}
+
 // torchrun's --rdzv-conf K=V,... onto the agent's own timeouts. is_host, close_timeout and read_timeout are
 // checked but change nothing: node rank 0 always serves the store, and a round closes when it is full.
+// use_libuv=false: torchrun's workers then share its store, which is no libuv server; ours build their own
+// store, so they get USE_LIBUV=0 (what a LibTorch built without libuv needs: Debian 13's, the Windows wheels).
 void parse_rdzv_conf(const std::string& s, AgentOptions* o) {
   double interval = 5, attempts = 3;
   bool keep_alive = false;
@@ -80,13 +90,12 @@ void parse_rdzv_conf(const std::string& s, AgentOptions* o) {
     else if (key == "close_timeout" || key == "read_timeout") conf_seconds(key, v);
     else if (key == "keep_alive_interval") interval = conf_seconds(key, v), keep_alive = true;
     else if (key == "keep_alive_max_attempt") attempts = conf_seconds(key, v), keep_alive = true;
-    else if (key == "is_host") {
-      static const std::set<std::string> k_bools{"1", "0", "true", "false", "True", "False", "yes", "no"};
-      if (!k_bools.count(v)) throw Error("--rdzv-conf", "is_host=" + v + " is not true or false");
-    } else
+    else if (key == "is_host") conf_bool(key, v);
+    else if (key == "use_libuv") o->use_libuv = conf_bool(key, v);
+    else
       throw Error("--rdzv-conf", "unknown key '" + key + "'",
                   "known: timeout, join_timeout, last_call_timeout, close_timeout, read_timeout, is_host, "
-                  "keep_alive_interval, keep_alive_max_attempt");
+                  "use_libuv, keep_alive_interval, keep_alive_max_attempt");
   }
   if (keep_alive) o->heartbeat_timeout_s = interval * attempts;
 }

@@ -41,6 +41,7 @@ struct AgentOptions {
   std::string local_addr;         // --local-addr: on node rank 0, the MASTER_ADDR the workers get
   std::vector<int> signals;       // forwarded to the workers (--signals-to-handle); empty: the agent's default set
   bool virtual_local_rank = false;  // every worker sees LOCAL_RANK=0 and only its own GPU
+  bool use_libuv = true;            // --rdzv-conf use_libuv: false gives the workers USE_LIBUV=0
   NumaBinding numa_binding = NumaBinding::none;
   std::vector<std::vector<int>> worker_cpus;  // per local rank, from numa_binding and the node (empty: inherit)
   bool verbose = false;

@@ -45,6 +45,7 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   env.emplace("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1");  // torchrun 2.x's
   env.emplace("OMP_NUM_THREADS", std::to_string(layout.omp_threads));
   env.emplace("PYTHONUNBUFFERED", "1");
+  if (!layout.use_libuv) env.emplace("USE_LIBUV", "0");  // torch.distributed's env:// store then takes no libuv
   return env;
 }
 

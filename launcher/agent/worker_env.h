@@ -19,6 +19,7 @@ struct WorkerLayout {
   int max_restarts = 0;
   int omp_threads = 1;  // OMP_NUM_THREADS when the agent's environment has none
   bool virtual_local_rank = false;  // LOCAL_RANK=0 and CUDA_VISIBLE_DEVICES = this worker's GPU only
+  bool use_libuv = true;  // false: USE_LIBUV=0 when the agent's environment has no USE_LIBUV
 };
 
 // The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment). With

@@ -7,7 +7,8 @@
 # (no warnings), build hpclaunch, the unit tests, hpclaunch-train and its unit tests; --version names LibTorch
 # 2.x; both unit test programs pass; hpclaunch renders a Slurm script; and the trainer's integration scripts that
 # need no Python torch and no launcher (single, DDP exactness, resume, non-finite, foreach optimizer, signals) pass
-# with that trainer. Cold: about 17 CPU-minutes of compiling (no ccache there); seconds when nothing changed.
+# with that trainer; `hpclaunch agent` runs two Python torch 2.6 workers (gloo allreduce) and two of that trainer.
+# Cold: about 13 CPU-minutes of compiling (no ccache there), 8 min alone on 2 cores; seconds when nothing changed.
 source "$(dirname "$0")/lib.sh"
 need_cmd chroot unshare mount
 [ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace, chroot), as CI runs it"
@@ -49,6 +50,29 @@ for t in t0501-trainer-single t0502-trainer-ddp-equivalence t0503-trainer-resume
   HPCLAUNCH_TRAIN=/build/trainer/hpclaunch-train step "$t" bash "/src/tests/integration/$t.sh"
   echo "ok: $t"
 done
+# The agent with Python torch 2.6 workers (env:// rendezvous, gloo allreduce). This LibTorch has no libuv, so
+# the workers need USE_LIBUV=0: torchrun users write --rdzv-conf use_libuv=False, which the agent passes on.
+ddp=$(mktemp /tmp/t0515-ddp.XXXXXX.py)
+cat >"$ddp" <<PY
+import torch, torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.ones(1) * (dist.get_rank() + 1)
+dist.all_reduce(t)
+print(f"rank {dist.get_rank()} of {dist.get_world_size()}: sum {t.item()} torch {torch.__version__}", flush=True)
+dist.destroy_process_group()
+PY
+step agent-python ./launcher/hpclaunch agent --standalone --nproc-per-node 2 --rdzv-conf use_libuv=False -- python3 "$ddp"
+rm -f "$ddp"
+[ "$(grep -c "sum 3.0 torch 2\." agent-python.log)" = 2 ] || { cat agent-python.log; echo "FAIL: python workers"; exit 1; }
+echo "ok: hpclaunch agent, 2 Python torch $(python3 -c "import torch; print(torch.__version__)" 2>/dev/null) workers"
+# The agent with this trainer: its own store (the agent gives workers none), libuv dropped as above.
+ck=$(mktemp -d /tmp/t0515-ck.XXXXXX)
+step agent-trainer ./launcher/hpclaunch agent --standalone --nproc-per-node 2 -- ./trainer/hpclaunch-train \
+  --synthetic --synthetic-samples 1024 --steps 4 --threads 1 --no-validation --checkpoint-dir "$ck"
+rm -rf "$ck"
+grep -q "replicas: max parameter deviation between ranks 0 (identical)" agent-trainer.log ||
+  { cat agent-trainer.log; echo "FAIL: the trainer under the agent"; exit 1; }
+echo "ok: hpclaunch agent, 2 hpclaunch-train workers"
 '
 # The mounts live and die with the namespace: nothing stays mounted after the test, whatever happens.
 out=$(unshare --mount --propagation private bash -c '
@@ -61,4 +85,5 @@ out=$(unshare --mount --propagation private bash -c '
 echo "$out"
 assert_contains "$out" "(LibTorch 2."
 assert_contains "$out" "ok: t0504-trainer-signal"
+assert_contains "$out" "ok: hpclaunch agent, 2 hpclaunch-train workers"
 echo ok

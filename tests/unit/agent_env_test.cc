@@ -283,6 +283,20 @@ TEST_CASE("the torchrun face: the script and everything after it are the script'
   CHECK(worker_argv(o.command) == std::vector<std::string>{"bash", "-c", "true"});
 }
 
+TEST_CASE("--rdzv-conf use_libuv=false: the workers get USE_LIBUV=0 unless the agent's environment sets it") {
+  CHECK(parse({"--standalone", "x"}).use_libuv);
+  CHECK_FALSE(parse({"--rdzv-conf", "use_libuv=False", "--standalone", "x"}).use_libuv);
+  CHECK_FALSE(parse({"--rdzv-conf", "use_libuv=0", "--standalone", "x"}).use_libuv);
+  CHECK(parse({"--rdzv-conf", "use_libuv=1", "--standalone", "x"}).use_libuv);
+  CHECK_THROWS_WITH(parse({"--rdzv-conf", "use_libuv=maybe", "--standalone", "x"}),
+                    doctest::Contains("--rdzv-conf: use_libuv=maybe is not true or false"));
+  WorkerLayout layout;
+  CHECK(worker_env({}, layout, Assignment{}, 0, "e").count("USE_LIBUV") == 0);
+  layout.use_libuv = false;
+  CHECK(worker_env({}, layout, Assignment{}, 0, "e")["USE_LIBUV"] == "0");
+  CHECK(worker_env({{"USE_LIBUV", "1"}}, layout, Assignment{}, 0, "e")["USE_LIBUV"] == "1");
+}
+
 TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LOCAL_RANK 0, as torchrun 2.x") {
   WorkerLayout layout{"j", "default", 2, 0, 1, true};
   Env env = worker_env({{"CUDA_VISIBLE_DEVICES", "4, 6"}}, layout, Assignment{}, 1, "e");
