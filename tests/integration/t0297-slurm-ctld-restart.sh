@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # slurmctld restarted while jobs run and while `wait`, `logs --follow` and `jobs` watch them (issue 14 §2): a
-# 2-node agent job (4 ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 25 s,
+# 2-node agent job (4 ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 40 s,
 # longer than squeue's own retries) and start (state recovered); `wait` and `logs --follow` note the silence and
 # carry on to COMPLETED with every line; `jobs` during the outage lists every row and names the failing command once (exit 1), and after it
 # gives the states again. The agent job's directory and output never hold its rendezvous secret. Also: two and
@@ -16,8 +16,12 @@ real_od=$(command -v od)
 printf '#!/bin/bash\n"%s" "$@" | tee -a "%s"\n' "$real_od" "$test_tmp/od.out" >bin/od  # learns the job's secret
 chmod +x bin/od
 
-ticks=40
-down=25  # seconds without slurmctld: squeue itself retries for ~18 s before it fails
+ticks=60
+# Seconds without slurmctld: squeue itself retries for ~18 s before it fails, and a `wait` poll whose squeue
+# answered just before the stop spends the first ~18 s in its scontrol call (whose failure only loses the detail):
+# over twice that, so that one squeue of `wait` fails whenever the stop comes (a 25 s outage, under load, once
+# passed without any).
+down=40
 id=$(PATH=$test_tmp/bin:$PATH submit "$test_tmp/agent" --nodes 2 --gpus-per-node 2 --launcher agent -- \
   bash -c "for i in \$(seq 1 $ticks); do echo \"rank \$RANK tick \$i\"; sleep 1; done")
 id2=$(submit "$test_tmp/srun" --nodes 1 --gpus-per-node 2 --launcher srun -- \
