@@ -66,11 +66,12 @@ double conf_seconds(const std::string& key, const std::string& v) {
   return *d;
 }
 
-// A --rdzv-conf boolean, as torchrun's get_as_bool reads one.
+// A --rdzv-conf boolean, as torchrun's RendezvousParameters.get_as_bool reads one (any case).
 bool conf_bool(const std::string& key, const std::string& v) {
-  static const std::set<std::string> k_true{"1", "true", "True", "yes"}, k_false{"0", "false", "False", "no"};
-  if (k_true.count(v)) return true;
-  if (!k_false.count(v)) throw Error("--rdzv-conf", key + "=" + v + " is not true or false");
+  static const std::set<std::string> k_true{"1", "true", "t", "yes", "y"}, k_false{"0", "false", "f", "no", "n"};
+  const std::string lower = ascii_lower(v);
+  if (k_true.count(lower)) return true;
+  if (!k_false.count(lower)) throw Error("--rdzv-conf", key + "=" + v + " is not true or false");
   return false;
 }
 

@@ -33,9 +33,7 @@ std::vector<std::string> nvidia_gpu_buses() {
   std::vector<std::string> buses;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
-    std::string bus = e.path().filename().string();  // the directory is named after the PCI address
-    std::transform(bus.begin(), bus.end(), bus.begin(), ::tolower);
-    buses.push_back(bus);
+    buses.push_back(ascii_lower(e.path().filename().string()));  // the directory is named after the PCI address
   }
   std::sort(buses.begin(), buses.end());
   return buses;

@@ -135,8 +135,7 @@ void draw_panel(const Panel& p, size_t i, size_t count, bool legend) {
 }  // namespace
 
 ImageFormat image_format_for(const std::string& path, const std::string& where) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = ascii_lower(std::filesystem::path(path).extension().string());
   if (ext == ".png") return ImageFormat::png;
   if (ext == ".svg") return ImageFormat::svg;
   throw Error(where, "'" + path + "' has neither a .png nor a .svg extension", "name the output file NAME.png or NAME.svg");

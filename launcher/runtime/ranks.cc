@@ -5,7 +5,6 @@
 
 #include <fmt/core.h>
 
-#include <cctype>
 #include <numeric>
 #include <set>
 
@@ -67,8 +66,7 @@ void derive_node(TaskRanks* r, std::optional<int> num_nodes, Placement placement
 
 // Open MPI exports --map-by as OMPI_MCA_rmaps_base_mapping_policy ("node", "slot", "socket:span", ":OVERSUBSCRIBE").
 Placement open_mpi_placement(const Env& env) {
-  std::string policy = env_get(env, "OMPI_MCA_rmaps_base_mapping_policy").value_or("");
-  for (char& c : policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string policy = ascii_lower(env_get(env, "OMPI_MCA_rmaps_base_mapping_policy").value_or(""));
   std::string base = policy.substr(0, policy.find(':'));
   if (base == "node") return Placement::round_robin;
   if (base == "seq" || base == "rankfile" || policy.find("span") != std::string::npos) return Placement::unknown;

@@ -10,6 +10,7 @@ namespace hpclaunch {
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view trim(std::string_view s);
+std::string ascii_lower(std::string_view s);  // A-Z to a-z, every other byte as it is
 // `s` with every `from` replaced by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 bool parse_int(std::string_view s, long long* out);  // whole string, base 10, optional sign

@@ -288,6 +288,8 @@ TEST_CASE("--rdzv-conf use_libuv=false: the workers get USE_LIBUV=0 unless the a
   CHECK_FALSE(parse({"--rdzv-conf", "use_libuv=False", "--standalone", "x"}).use_libuv);
   CHECK_FALSE(parse({"--rdzv-conf", "use_libuv=0", "--standalone", "x"}).use_libuv);
   CHECK(parse({"--rdzv-conf", "use_libuv=1", "--standalone", "x"}).use_libuv);
+  CHECK_FALSE(parse({"--rdzv-conf", "use_libuv=N", "--standalone", "x"}).use_libuv);  // torchrun: any case, t/f/y/n
+  CHECK(parse({"--rdzv-conf", "use_libuv=TRUE", "--standalone", "x"}).use_libuv);
   CHECK_THROWS_WITH(parse({"--rdzv-conf", "use_libuv=maybe", "--standalone", "x"}),
                     doctest::Contains("--rdzv-conf: use_libuv=maybe is not true or false"));
   WorkerLayout layout;

@@ -14,6 +14,13 @@ TEST_CASE("split keeps empty fields and join undoes it") {
   CHECK(join(split("x:y:z", ':'), ":") == "x:y:z");
 }
 
+TEST_CASE("ascii_lower lowers A-Z only") {
+  CHECK(ascii_lower("Node:SPAN,PE=2") == "node:span,pe=2");
+  CHECK(ascii_lower("0000:3B:00.0") == "0000:3b:00.0");
+  CHECK(ascii_lower("\xC3\x89x") == "\xC3\x89x");  // UTF-8 bytes untouched
+  CHECK(ascii_lower("") == "");
+}
+
 TEST_CASE("parse_int accepts whole decimal numbers only") {
   long long v = 0;
   CHECK(parse_int("42", &v));
