@@ -7,7 +7,7 @@
 # Prints samples/s and the ratios, and appends a table naming the GPU to bench/trainer/RESULTS.md.
 #
 # Usage: bench/trainer/gpu.sh [--dry-run] [REPEATS]
-#   --dry-run: print the build and run commands, build and run nothing (any machine; t0512 checks it).
+#   --dry-run: print the build and run commands, build and run nothing (any machine; t0514 checks it).
 # Env: PYTHON (default python3: the PyTorch to build against and to run the reference with), BUILD_DIR (default
 #      build-gpu), CONFIGS (subset of: resnet50 unet3d autoencoder), RESULTS (default bench/trainer/RESULTS.md).
 set -euo pipefail
