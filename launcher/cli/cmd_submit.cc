@@ -13,6 +13,8 @@
 #include "site/registry.h"
 #include "plan/local_shape.h"
 #include "scheduler/backend.h"
+#include "submit/binary_arch.h"
+#include "submit/task_jobs.h"
 #include "submit/job_dir.h"
 #include "submit/submit_job.h"
 #include "util/error.h"
@@ -187,8 +189,9 @@ int run_submit(const Args& args, bool dry_run_only) {
   const SchedulerBackend& backend = backend_for(plan.site.scheduler);
   std::string script = render_script(plan, context_for(dir, plan, backend));
   std::vector<Dependency> after = dependencies(o.after);
+  const bool per_task = plan.array.active() && !plan.site.arrays;  // Gadi: a job per task (submit/task_jobs.h)
   if (dry_run_only || o.dry_run) {
-    fmt::print("{}", script);
+    fmt::print("{}", per_task ? render_task_jobs(plan, dir, context_for(dir, plan, backend)) : script);
     if (plan.array.active())
       fmt::print(stderr, "hpclaunch: an array job of {}:\n{}", array_summary(plan), task_table(plan.command, plan.array, dir));
     if (auto options = backend.dependency_options(after); !options.empty())
@@ -196,6 +199,7 @@ int run_submit(const Args& args, bool dry_run_only) {
     return 0;
   }
   check_submittable(plan);  // a retired site: refused before anything is written
+  check_binary_arch(plan.site, self_executable());  // the script runs this binary on the nodes (Roihu: aarch64)
   // Another submit from this directory may have taken the name meanwhile: the reserved one is ours alone.
   if (std::string reserved = reserve_job_dir(o.job_dir, plan.job_name, stamp); reserved != dir) {
     dir = reserved;
@@ -220,6 +224,7 @@ int run_submit(const Args& args, bool dry_run_only) {
                  plan.nodes, dir);
     std::fflush(stderr);
   };
+  if (per_task) return submit_task_jobs(plan, dir, context_for(dir, plan, backend), backend, run_capture, steps);
   SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, steps);
   if (job.exit_code) {
     if (*job.exit_code != 0)

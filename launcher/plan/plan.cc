@@ -149,13 +149,68 @@ void plan_account(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
                           (example.empty() ? "" : ", e.g." + example) + "); submitting it anyway");
 }
 
-// The memory directive by the profile's rule, so that no GPU job falls to a tiny site default.
-std::string plan_memory(const SiteProfile& site, int gpus_per_node) {
+// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
+long amount_mb(const std::string& amount) {
+  long long n = 0;
+  std::string digits = amount;
+  char unit = 'M';
+  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
+  if (!parse_int(digits, &n)) return 0;
+  switch (unit) {
+    case 'K': return static_cast<long>(n / 1024);
+    case 'G': return static_cast<long>(n * 1024);
+    case 'T': return static_cast<long>(n * 1024 * 1024);
+    default: return static_cast<long>(n);
+  }
+}
+
+// The memory directive by the profile's rule, so that no GPU job falls to a tiny site default, and what it asks of
+// each node (MB; 0: nothing or the whole node). PBS: a shared queue's chunk mem= (a GPU share of what its nodes
+// give); Gadi's totals ask a GPU share of the node (the script's mem= is the sum over nodes).
+void plan_memory(const SiteProfile& site, const Queue* queue, int gpus_per_node, LaunchPlan* p) {
   const MemoryRequest& m = site.memory;
-  if (m.style == MemoryStyle::per_gpu) return "--mem-per-gpu=" + m.amount;
-  if (m.style != MemoryStyle::whole_node || site.scheduler == Scheduler::pbs) return "";
-  if (gpus_per_node >= site.node.gpus || site.node.memory_gb <= 0 || site.node.gpus <= 0) return "--mem=0";
-  return fmt::format("--mem-per-gpu={}G", site.node.memory_gb / site.node.gpus);
+  const NodeShape& node = site.node;
+  auto share_gb = [&](int node_gb) {
+    return node.gpus > 0 && gpus_per_node > 0 ? node_gb * gpus_per_node / node.gpus : node_gb;
+  };
+  if (site.scheduler == Scheduler::pbs) {
+    if (queue && queue->memory_gb > 0 && site.gpu.style != GpuStyle::pbs_totals) {
+      p->memory = fmt::format("mem={}GB", share_gb(queue->memory_gb));
+      p->memory_mb_per_node = share_gb(queue->memory_gb) * 1024L;
+    } else if (site.gpu.style == GpuStyle::pbs_totals && m.style == MemoryStyle::pbs_chunk && node.memory_gb > 0) {
+      p->memory_mb_per_node = share_gb(node.memory_gb) * 1024L;
+    }
+    return;
+  }
+  if (m.style == MemoryStyle::per_gpu) {
+    p->memory = "--mem-per-gpu=" + m.amount;
+    p->memory_mb_per_node = amount_mb(m.amount) * std::max(1, gpus_per_node);
+    return;
+  }
+  if (m.style != MemoryStyle::whole_node) return;
+  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) {
+    p->memory = "--mem=0";
+    return;
+  }
+  p->memory = fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus);
+  p->memory_mb_per_node = node.memory_gb / node.gpus * 1024L * gpus_per_node;
+}
+
+// The profile's directives, then those made from the account (Gadi's -l storage=), each unless a profile directive
+// sets the same option; a default made this way is said in the script, with how to change it.
+void plan_directives(const SiteProfile& site, LaunchPlan* p) {
+  p->directives = site.directives;
+  if (p->account.empty()) return;
+  auto option = [](const std::string& d) { return d.substr(0, d.find('=')); };
+  for (const auto& tmpl : site.account_directives) {
+    std::string d = replace_all(tmpl, "{account}", p->account);
+    if (std::any_of(site.directives.begin(), site.directives.end(), [&](const std::string& x) { return option(x) == option(d); }))
+      continue;
+    p->directives.push_back(d);
+    p->script_notes.push_back(fmt::format("'{}' is made from the account {}: to change it, put your own '{}=...' in the "
+                                          "`directives:` of a site file (--site-file) that extends {}.",
+                                          d, p->account, option(d), site.name));
+  }
 }
 
 EnvList parse_env(const std::vector<std::string>& items) {
@@ -219,7 +274,9 @@ void plan_geometry(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) 
 }
 
 void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue, LaunchPlan* p) {
-  long max = queue ? queue->max_time_s : 0;
+  long max = queue ? queue_max_time(*queue, r.nodes) : 0;
+  std::string which = queue ? queue->name : "";
+  if (queue && max != queue->max_time_s) which += fmt::format(" for {} node(s)", r.nodes);
   if (r.time.empty()) {
     p->time_s = max ? std::min(max, k_default_time_s) : k_default_time_s;
     return;
@@ -228,7 +285,7 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
   if (!t) throw Error("--time", "'" + r.time + "' is not a time limit", "use MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
   if (max && *t > max)
     throw Error("--time", fmt::format("{} is more than the {} limit of {} on {}", format_slurm_time(*t),
-                                      format_slurm_time(max), queue->name, site.name),
+                                      format_slurm_time(max), which, site.name),
                 fmt::format("use --time {} or less{}", format_slurm_time(max),
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   p->time_s = *t;
@@ -268,6 +325,13 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
 
 }  // namespace
 
+long queue_max_time(const Queue& queue, int nodes) {
+  long max = queue.max_time_s;
+  for (const auto& [least, t] : queue.max_time_by_nodes)
+    if (nodes >= least) max = t;
+  return max;
+}
+
 void check_submittable(const LaunchPlan& plan) {
   const SiteProfile& site = plan.site;
   if (!site.retired()) return;
@@ -306,7 +370,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   plan_geometry(r, site, &p);
   if (queue && !queue_takes(*queue, r.nodes, r.nodes * p.gpus_per_node))
-    throw Error(r.partition.empty() ? "--qos" : "--partition",
+    throw Error(queue_flag(*queue),
                 fmt::format("{} takes {}{} GPUs per job; this job asks {} ({} node(s) x {})", queue->name,
                             queue->min_gpus ? fmt::format("at least {}", queue->min_gpus) : "",
                             queue->max_gpus ? fmt::format("{}at most {}", queue->min_gpus ? " and " : "", queue->max_gpus) : "",
@@ -316,7 +380,8 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   plan_account(r, site, &p);
   plan_requeue(r, site, &p);
   p.preflight = r.preflight.value_or(false);
-  p.memory = plan_memory(site, p.gpus_per_node);
+  plan_memory(site, queue, p.gpus_per_node, &p);
+  plan_directives(site, &p);
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
   if (p.job_name.find('\n') != std::string::npos) throw Error("--name", "the job name has a newline", "use a one-line name");
@@ -354,6 +419,15 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   if (!has_key(user_env, "OMP_NUM_THREADS")) p.env.emplace_back("OMP_NUM_THREADS", std::to_string(p.threads_per_worker));
   p.env.insert(p.env.end(), user_env.begin(), user_env.end());
 
+  for (const auto& n : site.notices)
+    if (p.nodes >= n.min_nodes) p.warnings.push_back(site.name + ": " + n.text);
+  if (p.array.active() && !site.arrays)
+    p.warnings.push_back(fmt::format("{} refuses job arrays: submit sends each of the {} tasks as a job of its own{}",
+                                     site.name, p.array.count(),
+                                     p.array.max_concurrent > 0
+                                         ? fmt::format(", each waiting for the one {} before it (at most {} at once)",
+                                                       p.array.max_concurrent, p.array.max_concurrent)
+                                         : ""));
   if (site.retired()) {
     std::string when = site.retired_on.empty() ? "" : " on " + site.retired_on;
     p.warnings.push_back(site.name + " was retired" + when + "; consider " + join(site.successors, " or ") +

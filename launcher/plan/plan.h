@@ -58,7 +58,10 @@ struct LaunchPlan {
   std::string partition;      // as requested (partition or PBS queue)
   std::string qos;
   std::string constraint;
-  std::string memory;         // the memory directive: "--mem=0", "--mem-per-gpu=281G", or "" (site default is right)
+  std::string memory;         // the memory directive: "--mem=0", "--mem-per-gpu=281G", PBS "mem=58GB" (the chunk's), or ""
+  long memory_mb_per_node = 0; // what that asks of each node, in MB; 0: nothing, or the whole node (--mem=0)
+  std::vector<std::string> directives;    // the profile's directives and those made from the account
+  std::vector<std::string> script_notes;  // comment lines the script carries (where a default came from, how to change it)
   std::string container_image;
   std::vector<std::string> modules;
   EnvList env;                // exported in the script, in order; later entries win
@@ -88,6 +91,9 @@ void check_submittable(const LaunchPlan& plan);
 // when `job_dir` (absolute) is outside `scratch_dir` (the value of the profile's first scratch variable on the
 // login node), a warning when that variable is unset here; "" when all is well.
 std::string check_job_dir_location(const SiteProfile& site, const std::string& job_dir, const std::string& scratch_dir);
+
+// The longest time `queue` allows a job of `nodes` nodes (its max_time_by_nodes entry, else max_time); 0: no limit.
+long queue_max_time(const Queue& queue, int nodes);
 
 // Parses a launch mode name; nullopt when unknown.
 std::optional<LaunchMode> parse_launch_mode(const std::string& name);

@@ -56,7 +56,7 @@ std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderConte
   d.push_back(p.array.active() ? "--output=" + ctx.job_dir + "/tasks/%a/slurm-%A_%a.out"
                                : "--output=" + ctx.job_dir + "/slurm-%j.out");
   d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
-  for (const auto& x : p.site.directives) d.push_back(x);
+  for (const auto& x : p.directives) d.push_back(x);
   if (!p.container_image.empty())
     for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
   return d;
@@ -68,6 +68,7 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
   if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
   // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
   if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
+  if (!p.memory.empty()) select += ":" + p.memory;  // a shared queue's mem= (plan_memory)
   if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
   if (p.site.gpu.style == GpuStyle::pbs_totals) {
     // NCI Gadi asks the job's totals, not chunks: ncpus, ngpus and mem summed over its nodes.
@@ -88,7 +89,7 @@ std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext
   // PBS puts a subjob's index where ^array_index^ stands (OpenPBS src/server/array_func.c, subst_array_index).
   d.push_back(p.array.active() ? "-o " + ctx.job_dir + "/tasks/^array_index^/output.log" : "-o " + ctx.job_dir + "/");
   d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
-  for (const auto& x : p.site.directives) d.push_back(x);
+  for (const auto& x : p.directives) d.push_back(x);
   if (!p.container_image.empty())
     for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
   return d;
@@ -210,6 +211,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   for (const auto& m : p.modules) modules.push_back(shell_quote(m));
   if (!modules.empty()) d.set("modules", join(modules, " "));
   d.set("setup", list_of(p.site.setup));
+  d.set("notes", list_of(p.script_notes));
   std::vector<std::string> exports, forwarded;
   for (const auto& [k, v] : script_env(p, ctx)) {
     exports.push_back(k + "=" + shell_quote(v));

@@ -53,6 +53,18 @@ struct Queue {
   int min_gpus = 0;     // GPUs per job, 0: none (Roihu's gpularge: full nodes)
   bool is_default = false;
   std::string note;
+  // Longest time by job size where the queue routes by node count (ALCF Polaris's prod: 10-24 nodes 3 h, 25-99 6 h,
+  // 100+ 24 h): {least nodes, max seconds}, ascending; a job takes the last entry its node count reaches.
+  std::vector<std::pair<int, long>> max_time_by_nodes;
+  int memory_gb = 0;  // PBS: the memory a node of this queue gives jobs, asked as the chunk's mem= (shared nodes,
+                      // NCAR Derecho's develop); 0: the job gets whole nodes and asks none
+};
+
+// Something a user must know before a job of this site is submitted, said as a warning (Trillium: GPU jobs are
+// submitted from the GPU login node; more than 5 nodes need an allocation).
+struct Notice {
+  std::string text;
+  int min_nodes = 0;  // said only for jobs of at least this many nodes; 0: every job
 };
 
 struct GpuRequest {
@@ -145,6 +157,11 @@ struct SiteProfile {
   bool scratch_only = false;            // compute nodes write only under scratch (the first `scratch` variable)
   std::vector<std::string> mpirun_modules;  // loaded too when the launcher is mpirun (Trillium: StdEnv, openmpi)
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"
+  // Directives made from the job's account, "{account}" replaced (NCI Gadi: -l storage=scratch/{account}+...);
+  // one whose option (the text up to '=') a `directives` entry also sets is left out, so a site file changes it.
+  std::vector<std::string> account_directives;
+  std::vector<Notice> notices;
+  bool arrays = true;  // the site accepts its scheduler's job arrays; false (NCI Gadi): one job per task instead
   std::vector<std::string> sources;     // where the facts come from
   std::vector<std::string> unverified;  // facts not confirmed against the site's documentation
   MemoryRequest memory;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -21,7 +22,8 @@ const std::vector<std::pair<std::string, std::string>> k_statuses = {{"active", 
 const std::vector<std::string> k_top_keys = {
     "name",    "title",  "status",    "retired_on", "successors", "extends", "scheduler",  "node",
     "queues",  "gpu_request", "account", "modules", "setup",   "container", "env",    "launch",
-    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "scratch_only", "variants", "interconnect"};
+    "rendezvous", "requeue", "scratch", "directives", "sources", "learned", "submit_check", "unverified", "memory", "scratch_only", "variants", "interconnect",
+    "account_directives", "notices", "arrays"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
   r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
@@ -38,7 +40,8 @@ std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
   std::vector<Queue> out;
   int defaults = 0;
   for (const auto& q : n) {
-    r.check_keys(q, "queues[]", {"name", "kind", "max_time", "max_nodes", "max_gpus", "min_gpus", "default", "note"});
+    r.check_keys(q, "queues[]", {"name", "kind", "max_time", "max_nodes", "max_gpus", "min_gpus", "default", "note",
+                                 "max_time_by_nodes", "memory_gb"});
     if (!q["name"]) r.fail(q, "queues[]", "missing field 'name'", "give every queue a name");
     Queue queue;
     queue.name = r.scalar(q["name"], "queues[].name");
@@ -49,6 +52,16 @@ std::vector<Queue> read_queues(const Reader& r, const YAML::Node& n) {
     if (q["min_gpus"]) queue.min_gpus = r.integer(q["min_gpus"], "queues[].min_gpus", 1, 1 << 20);
     if (q["default"]) queue.is_default = r.boolean(q["default"], "queues[].default");
     if (q["note"]) queue.note = r.scalar(q["note"], "queues[].note");
+    if (q["memory_gb"]) queue.memory_gb = r.integer(q["memory_gb"], "queues[].memory_gb", 1, 1 << 24);
+    if (const YAML::Node& by = q["max_time_by_nodes"]) {
+      const char* hint = "write e.g. `max_time_by_nodes: {10: \"03:00:00\", 25: \"06:00:00\"}` (least nodes: time)";
+      if (!by.IsMap()) r.fail(by, "queues[].max_time_by_nodes", "expected a map of node counts to times", hint);
+      for (auto it = by.begin(); it != by.end(); ++it) {
+        int nodes = r.integer(it->first, "queues[].max_time_by_nodes", 1, 1 << 20);
+        queue.max_time_by_nodes.emplace_back(nodes, r.time(it->second, "queues[].max_time_by_nodes"));
+      }
+      std::sort(queue.max_time_by_nodes.begin(), queue.max_time_by_nodes.end());
+    }
     defaults += queue.is_default;
     if (defaults > 1) r.fail(q, "queues[].default", "more than one queue is the default", "mark only one");
     out.push_back(queue);
@@ -171,6 +184,19 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["submit_check"]) p->submit_check = r.boolean(root["submit_check"], "submit_check");
   if (root["unverified"]) p->unverified = r.strings(root["unverified"], "unverified");
   if (root["scratch_only"]) p->scratch_only = r.boolean(root["scratch_only"], "scratch_only");
+  if (root["account_directives"]) p->account_directives = r.strings(root["account_directives"], "account_directives");
+  if (root["arrays"]) p->arrays = r.boolean(root["arrays"], "arrays");
+  if (const YAML::Node& list = root["notices"]) {
+    if (!list.IsSequence()) r.fail(list, "notices", "expected a list", "write `notices: [{text: ..., min_nodes: 6}]`");
+    p->notices.clear();
+    for (const auto& n : list) {
+      r.check_keys(n, "notices[]", {"text", "min_nodes"});
+      if (!n["text"]) r.fail(n, "notices[]", "missing field 'text'", "say what the user must know");
+      Notice notice{r.scalar(n["text"], "notices[].text"), 0};
+      if (n["min_nodes"]) notice.min_nodes = r.integer(n["min_nodes"], "notices[].min_nodes", 1, 1 << 20);
+      p->notices.push_back(notice);
+    }
+  }
   if (root["interconnect"]) {
     const YAML::Node& n = root["interconnect"];
     r.check_keys(n, "interconnect", {"busbw_gbs", "source"});
@@ -316,6 +342,12 @@ std::string profile_to_yaml(const SiteProfile& p) {
       if (q.min_gpus) e << YAML::Key << "min_gpus" << YAML::Value << q.min_gpus;
       if (q.is_default) e << YAML::Key << "default" << YAML::Value << true;
       if (!q.note.empty()) e << YAML::Key << "note" << YAML::Value << q.note;
+      if (!q.max_time_by_nodes.empty()) {
+        e << YAML::Key << "max_time_by_nodes" << YAML::Value << YAML::BeginMap;
+        for (const auto& [nodes, t] : q.max_time_by_nodes) e << YAML::Key << nodes << YAML::Value << format_slurm_time(t);
+        e << YAML::EndMap;
+      }
+      if (q.memory_gb) e << YAML::Key << "memory_gb" << YAML::Value << q.memory_gb;
       e << YAML::EndMap;
     }
     e << YAML::EndSeq;
@@ -372,6 +404,18 @@ std::string profile_to_yaml(const SiteProfile& p) {
   e << YAML::EndMap;
   if (!p.scratch.empty()) e << YAML::Key << "scratch" << YAML::Value << YAML::Flow << p.scratch;
   if (!p.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.directives;
+  if (!p.account_directives.empty())
+    e << YAML::Key << "account_directives" << YAML::Value << YAML::Flow << p.account_directives;
+  if (!p.arrays) e << YAML::Key << "arrays" << YAML::Value << false;
+  if (!p.notices.empty()) {
+    e << YAML::Key << "notices" << YAML::Value << YAML::BeginSeq;
+    for (const auto& n : p.notices) {
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "text" << YAML::Value << n.text;
+      if (n.min_nodes) e << YAML::Key << "min_nodes" << YAML::Value << n.min_nodes;
+      e << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
   if (!p.sources.empty()) e << YAML::Key << "sources" << YAML::Value << p.sources;
   if (p.memory.style != MemoryStyle::unset) {
     e << YAML::Key << "memory" << YAML::Value << YAML::Flow << YAML::BeginMap;

@@ -5,10 +5,12 @@
 #PBS -q gpuvolta
 #PBS -j oe
 #PBS -o /home/user/project/hpclaunch-jobs/train/
+#PBS -l storage=scratch/ab01+gdata/ab01
 #
 # Rendered by hpclaunch 0.1.0 for site gadi (NCI Gadi (V100, PBS Pro)).
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 MPI rank(s), 1 per node.
+# '-l storage=scratch/ab01+gdata/ab01' is made from the account ab01: to change it, put your own '-l storage=...' in the `directives:` of a site file (--site-file) that extends gadi.
 
 # A PBS job starts in $HOME, not where it was submitted.
 cd "$PBS_O_WORKDIR" || exit 1

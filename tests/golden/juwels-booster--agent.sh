@@ -5,12 +5,12 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=96
 #SBATCH --gres=gpu:4
+#SBATCH --mem=0
 #SBATCH --partition=booster
 #SBATCH --account=training2324
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project
 #SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out
-#SBATCH --mem=0
 #
 # Rendered by hpclaunch 0.1.0 for site juwels-booster (JSC JUWELS Booster).
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;

@@ -5,6 +5,7 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=128
 #SBATCH --gres=gpu:a100:4
+#SBATCH --mem=0
 #SBATCH --partition=gpumedium
 #SBATCH --account=project_2001234
 #SBATCH --time=01:00:00

@@ -22,14 +22,16 @@ export HPCLAUNCH_MASTER_ADDR_RULE=batch-host
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none
 export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
+export CUDA_VISIBLE_DEVICES=3,2,1,0
 export OMP_NUM_THREADS=8
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
 # mpirun/mpiexec start rank 0 on this host, the first of $PBS_NODEFILE.
 export MASTER_ADDR="$(hostname -s)"
 
-# Cray PALS (ALCF Polaris): one rank per GPU, 4 per node, each bound to 16 CPUs in a row
-# (--depth with --cpu-bind depth); PALS passes this environment on, and `hpclaunch exec` reads PALS_RANKID.
-mpiexec -n 8 --ppn 4 --depth 16 --cpu-bind depth \
+# Cray PALS (ALCF Polaris): one rank per GPU, 4 per node, each bound to 8 cores in a row
+# (--depth with --cpu-bind depth counts CPUs from 0, the first thread of each core); PALS passes this environment
+# on, and `hpclaunch exec` reads PALS_RANKID.
+mpiexec -n 8 --ppn 4 --depth 8 --cpu-bind depth \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 

@@ -5,6 +5,7 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=24
 #SBATCH --gpus-per-node=4
+#SBATCH --mem=0
 #SBATCH --constraint=gpu_mem_32
 #SBATCH --account=st-someprof-1-gpu
 #SBATCH --time=01:00:00

@@ -8,6 +8,7 @@
 # Rendered by hpclaunch 0.1.0 for site sockeye-pbs (UBC ARC Sockeye (PBS Pro, as in seed 002; retired)).
 # Launch: mpirun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 MPI rank(s), 4 per node.
+
 # WARNING: this site is retired 2024; successors: sockeye.
 
 # A PBS job starts in $HOME, not where it was submitted.
@@ -25,9 +26,11 @@ HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 # mpirun/mpiexec start rank 0 on this host, the first of $PBS_NODEFILE.
 export MASTER_ADDR="$(hostname -s)"
 
-# --oversubscribe: PBS gives mpirun one slot per chunk, fewer than the ranks (the Sockeye seed's rule).
+# --map-by ppr:4:node: 4 rank(s) on each node, however $PBS_NODEFILE counts slots: once per chunk
+# (Sockeye: fewer slots than ranks, hence --oversubscribe) or once per CPU (NCI Gadi: by slots, every rank would
+# land on the first node).
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"  # for -x: mpirun warns about an unset one (the loader ignores it empty)
-mpirun -np 8 --tag-output --hostfile "$PBS_NODEFILE" --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none \
+mpirun -np 8 --tag-output --hostfile "$PBS_NODEFILE" --map-by ppr:4:node --oversubscribe -bind-to none \
   -mca pml ob1 -mca btl ^openib \
   -x MASTER_ADDR -x PBS_JOBID -x PATH -x LD_LIBRARY_PATH -x HPCLAUNCH_MASTER_ADDR_RULE -x HPCLAUNCH_MASTER_ADDR_RESOLVE -x HPCLAUNCH_GPU_BIND -x HPCLAUNCH_JOB_DIR -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
   "$HPCLAUNCH" exec -- python train.py --epochs 2

@@ -22,6 +22,7 @@ conda activate
 export HPCLAUNCH_MASTER_ADDR_RULE=batch-host
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none
+export CUDA_VISIBLE_DEVICES=3,2,1,0
 export OMP_NUM_THREADS=8
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
 
@@ -41,8 +42,9 @@ esac
 # mpirun/mpiexec start rank 0 on this host, the first of $PBS_NODEFILE.
 export MASTER_ADDR="$(hostname -s)"
 
-# Cray PALS (ALCF Polaris): one rank per GPU, 4 per node, each bound to 16 CPUs in a row
-# (--depth with --cpu-bind depth); PALS passes this environment on, and `hpclaunch exec` reads PALS_RANKID.
-mpiexec -n 4 --ppn 4 --depth 16 --cpu-bind depth \
+# Cray PALS (ALCF Polaris): one rank per GPU, 4 per node, each bound to 8 cores in a row
+# (--depth with --cpu-bind depth counts CPUs from 0, the first thread of each core); PALS passes this environment
+# on, and `hpclaunch exec` reads PALS_RANKID.
+mpiexec -n 4 --ppn 4 --depth 8 --cpu-bind depth \
   "$HPCLAUNCH" exec -- "${hpclaunch_command[@]}"
 

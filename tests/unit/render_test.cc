@@ -95,7 +95,8 @@ TEST_CASE("the PBS script has the seed's form") {
   CHECK(s.find("#PBS -l walltime=01:00:00,select=2:ncpus=8:ngpus=4:mem=64gb:gpu_mem=32gb\n") != std::string::npos);
   CHECK(s.find("#PBS -A st-someprof-1-gpu\n") != std::string::npos);
   CHECK(s.find("cd \"$PBS_O_WORKDIR\"") != std::string::npos);
-  CHECK(s.find("mpirun -np 8 --tag-output --hostfile \"$PBS_NODEFILE\" --oversubscribe -map-by :OVERSUBSCRIBE -bind-to none") != std::string::npos);
+  // The seed's -map-by :OVERSUBSCRIBE placed ranks by the nodefile's slots; ppr puts 4 on each node (issue 29.1).
+  CHECK(s.find("mpirun -np 8 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:4:node --oversubscribe -bind-to none") != std::string::npos);
   CHECK(s.find("-mca pml ob1 -mca btl ^openib") != std::string::npos);
   CHECK(s.find("-x CUDA_VISIBLE_DEVICES") != std::string::npos);
   CHECK(s.find("export CUDA_VISIBLE_DEVICES=0,1,2,3\n") != std::string::npos);
@@ -109,7 +110,7 @@ TEST_CASE("the PALS script asks Polaris's whole nodes and starts one rank per GP
   CHECK(s.find("#PBS -l filesystems=home:eagle\n") != std::string::npos);
   CHECK(s.find("#PBS -l place=scatter\n") != std::string::npos);
   CHECK(s.find("#PBS -q debug\n") != std::string::npos);
-  CHECK(s.find("mpiexec -n 8 --ppn 4 --depth 16 --cpu-bind depth \\\n  \"$HPCLAUNCH\" exec -- python train.py") != std::string::npos);
+  CHECK(s.find("mpiexec -n 8 --ppn 4 --depth 8 --cpu-bind depth \\\n  \"$HPCLAUNCH\" exec -- python train.py") != std::string::npos);
   CHECK(s.find("mpirun -np") == std::string::npos);
   CHECK(s.find("export HPCLAUNCH_GPU_BIND=none\n") != std::string::npos);  // every rank sees the 4 GPUs
   std::string derecho = render_script(plan_for("derecho", LaunchMode::pals), k_ctx);

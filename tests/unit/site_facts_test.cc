@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "plan/plan.h"
+#include "site/profile_yaml.h"
+#include "submit/binary_arch.h"
+#include "submit/task_jobs.h"
 #include "render/render.h"
 #include "site/registry.h"
 #include "test_util.h"
@@ -192,6 +195,177 @@ TEST_CASE("Gadi: a job needs a project; one that does not look like a project co
   CHECK(odd.account == "AB-01");
   CHECK(has_warning(odd, "does not look like a gadi account"));
   CHECK_FALSE(has_warning(plan(request("gadi", 1, "ab01")), "does not look like"));
+}
+
+TEST_SUITE_END();
+
+// Issue 29 and issue 27 §6: an audit of the profiles against the sites' own pages (sources in the profiles).
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const RenderContext k_ctx = {"/opt/bin/hpclaunch", "/home/u/p", "/home/u/p/hpclaunch-jobs/train", {}};
+
+// The first bytes of a 64-bit little-endian ELF file for machine `em`.
+std::string elf_header(unsigned em) {
+  std::string h = std::string("\x7f" "ELF", 4) + '\x02' + '\x01' + std::string(12, '\0');
+  h += static_cast<char>(em & 0xff);
+  h += static_cast<char>(em >> 8);
+  return h + std::string(44, '\0');
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("site_audit");
+
+TEST_CASE("Gadi: mpirun places G ranks on each node, however $PBS_NODEFILE counts slots (issue 29.1)") {
+  // NCI's nodefile lists a host once per CPU: by slots, all 8 ranks of a 2-node job would land on the first node.
+  std::string s = script(request("gadi", 2, "ab01"));
+  CHECK(has(s, "mpirun -np 8 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:4:node --oversubscribe"));
+  CHECK_FALSE(has(s, "-map-by :OVERSUBSCRIBE"));
+  JobRequest two = request("gadi", 3, "ab01");
+  two.gpus_per_node = 2;
+  CHECK(has(script(two), "mpirun -np 6 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:2:node"));
+}
+
+TEST_CASE("Gadi: -l storage= names the project's scratch and gdata, says so, and a site file changes it (issue 27 §6)") {
+  std::string s = script(request("gadi", 1, "ab01"));
+  CHECK(has(s, "#PBS -l storage=scratch/ab01+gdata/ab01\n"));
+  CHECK(has(s, "# '-l storage=scratch/ab01+gdata/ab01' is made from the account ab01: to change it, put your own "
+               "'-l storage=...' in the `directives:` of a site file (--site-file) that extends gadi.\n"));
+  SiteProfile mine = sites().get("gadi");
+  mine.directives = {"-l storage=gdata/xy12+scratch/ab01"};
+  std::string own = render_script(make_plan(request("gadi", 1, "ab01"), mine), k_ctx);
+  CHECK(has(own, "#PBS -l storage=gdata/xy12+scratch/ab01\n"));
+  CHECK_FALSE(has(own, "scratch/ab01+gdata/ab01"));
+  CHECK_FALSE(has(own, "is made from the account"));
+}
+
+TEST_CASE("Gadi: no PBS job arrays; a sweep is one job per task, chained for --max-concurrent (issue 27 §6)") {
+  JobRequest r = request("gadi", 1, "ab01");
+  r.array.sweep = {parse_sweep_flag("lr=0.1,0.2,0.3")};
+  r.array.max_concurrent = 2;
+  LaunchPlan p = plan(r);
+  CHECK(has_warning(p, "gadi refuses job arrays: submit sends each of the 3 tasks as a job of its own"));
+  const std::string dir = "/scratch/ab01/u/jobs/train";
+  std::string all = render_task_jobs(p, dir, k_ctx);
+  CHECK_FALSE(has(all, "#PBS -J"));
+  CHECK_FALSE(has(all, "PBS_ARRAY_INDEX"));
+  CHECK(has(all, "# /scratch/ab01/u/jobs/train/tasks/0/job.sh\n#!/bin/bash\n"));
+  CHECK(has(all, "# /scratch/ab01/u/jobs/train/tasks/2/job.sh (submitted after task 0's job, to start once it ends)\n"));
+  LaunchPlan t1 = task_plan(p, 1, dir + "/tasks/1");
+  CHECK_FALSE(t1.array.active());
+  CHECK(t1.job_name == p.job_name + "-1");
+  CHECK(t1.command == std::vector<std::string>{"python", "train.py", "--lr", "0.2"});
+  std::string one = render_script(t1, {"/opt/bin/hpclaunch", "/home/u/p", dir + "/tasks/1", {}});
+  CHECK(has(one, "export HPCLAUNCH_SWEEP_LR=0.2\n"));
+  CHECK(has(one, "export HPCLAUNCH_JOB_DIR=/scratch/ab01/u/jobs/train/tasks/1\n"));
+  CHECK(has(one, "#PBS -N " + p.job_name + "-1\n"));
+  CHECK_FALSE(task_waits_for(0, 2));
+  CHECK_FALSE(task_waits_for(1, 2));
+  CHECK(task_waits_for(2, 2) == size_t{0});
+  CHECK(task_waits_for(5, 2) == size_t{3});
+  CHECK_FALSE(task_waits_for(7, 0));  // no limit: all at once
+  // A site that takes arrays keeps the scheduler's own (Sockeye's PBS form).
+  CHECK(sites().get("sockeye-pbs").arrays);
+}
+
+TEST_CASE("Trillium: say before submitting that GPU jobs go from the GPU login node, and >5 nodes need an allocation (29.2)") {
+  LaunchPlan one = plan(request("cc-trillium", 1, "def-someprof"));
+  CHECK(has_warning(one, "cc-trillium: GPU jobs are submitted from Trillium's GPU login node"));
+  CHECK_FALSE(has_warning(one, "more than 5 GPU nodes"));
+  CHECK(has_warning(plan(request("cc-trillium", 6, "def-someprof")), "more than 5 GPU nodes need a resource allocation"));
+  CHECK_FALSE(has_warning(plan(request("cc-fir", 6, "def-someprof")), "login node"));
+}
+
+TEST_CASE("Roihu: an hpclaunch built for x86_64 is refused for its aarch64 GPU nodes, in one line (29.3)") {
+  CHECK(sites().get("roihu").node.arch == "aarch64");
+  CHECK(elf_arch(elf_header(62)) == "x86_64");
+  CHECK(elf_arch(elf_header(183)) == "aarch64");
+  CHECK(elf_arch("#!/bin/sh\n") == "");
+  CHECK(arch_mismatch(sites().get("roihu"), "x86_64", "/usr/bin/hpclaunch") ==
+        "this hpclaunch (/usr/bin/hpclaunch) is built for x86_64, but roihu's compute nodes are aarch64: the job script "
+        "runs it there, so every task would fail to start");
+  CHECK(arch_mismatch(sites().get("roihu"), "aarch64", "/x").empty());
+  CHECK(arch_mismatch(sites().get("perlmutter"), "x86_64", "/x").empty());
+  CHECK(arch_mismatch(sites().get("roihu"), "", "/x").empty());  // not an ELF file: nothing known, nothing said
+  CHECK(has_warning(plan(request("roihu", 1, "project_2001234")), "roihu-gpu"));
+}
+
+TEST_CASE("Polaris: prod's time limit by node count, the capacity queue, GPUs in ALCF's reverse order (29.4)") {
+  JobRequest small = request("polaris", 10, "MyProject");
+  small.partition = "prod";
+  small.time = "06:00:00";
+  CHECK(test::error_of_call([&] { plan(small); }) ==
+        "--time: 06:00:00 is more than the 03:00:00 limit of prod for 10 node(s) on polaris; use --time 03:00:00 or "
+        "less, or another partition");
+  small.nodes = 25;
+  CHECK(plan(small).time_s == 6 * 3600);
+  small.time = "12:00:00";
+  CHECK(test::error_of_call([&] { plan(small); }).find("06:00:00 limit of prod for 25 node(s)") != std::string::npos);
+  small.nodes = 100;
+  CHECK(plan(small).time_s == 12 * 3600);
+
+  JobRequest cap = request("polaris", 4, "MyProject");
+  cap.partition = "capacity";
+  cap.time = "100:00:00";
+  CHECK(plan(cap).time_s == 100 * 3600);
+  cap.nodes = 5;
+  CHECK(test::error_of_call([&] { plan(cap); }).find("--nodes: 5 is more than the 4 nodes capacity allows") == 0);
+
+  std::string s = script(request("polaris", 2, "MyProject"));
+  CHECK(has(s, "export CUDA_VISIBLE_DEVICES=3,2,1,0\n"));  // set_affinity_gpu_polaris.sh: GPU 3 next to CPUs 0-7
+  CHECK(has(s, "mpiexec -n 8 --ppn 4 --depth 8 --cpu-bind depth"));  // ranks on cores 0-7, 8-15, ...: not on SMT siblings
+}
+
+TEST_CASE("Derecho: develop's chunk asks mem= (a GPU share of 235 GB), main's none; PyTorch from NCAR's conda (29.5)") {
+  JobRequest dev = request("derecho", 1, "NCAR0001");
+  dev.partition = "develop";
+  dev.gpus_per_node = 2;
+  std::string s = script(dev);
+  CHECK(has(s, "#PBS -l walltime=01:00:00,select=1:ncpus=32:ngpus=2:mpiprocs=2:mem=117GB\n"));
+  CHECK(has(s, "#PBS -q develop\n"));
+  dev.gpus_per_node = 4;
+  CHECK(has(script(dev), ":mpiprocs=4:mem=235GB\n"));
+  std::string main = script(request("derecho", 2, "NCAR0001"));
+  CHECK(has(main, "select=2:ncpus=64:ngpus=4:mpiprocs=4\n"));
+  CHECK(has(main, "module load conda\nconda activate npl\n"));
+}
+
+TEST_CASE("Narvi refuses a job of more than 12 GPUs; Nibi asks its GPUs' share of 2000G; Sockeye asks memory (29.6)") {
+  CHECK(test::error_of_call([] { plan(request("narvi", 4)); }) ==
+        "--partition: gpu takes at most 12 GPUs per job; this job asks 16 (4 node(s) x 4); use another partition "
+        "(`hpclaunch sites show narvi`), or change --nodes/--gpus-per-node");
+  CHECK(plan(request("narvi", 3)).gpus_per_node == 4);
+
+  JobRequest nibi = request("cc-nibi", 1, "def-someprof");
+  nibi.gpus_per_node = 2;
+  CHECK(plan(nibi).memory == "--mem-per-gpu=250G");
+
+  CHECK(plan(request("sockeye", 2, "st-someprof-1-gpu")).memory == "--mem=0");
+  JobRequest part = request("sockeye", 1, "st-someprof-1-gpu");
+  part.gpus_per_node = 1;
+  CHECK(plan(part).memory == "--mem-per-gpu=46G");
+}
+
+TEST_CASE("every built-in profile of a real site says how a job asks for memory (docs/site-profiles.md)") {
+  for (const SiteProfile* p : sites().all()) {
+    if (p->scheduler == Scheduler::local) continue;
+    CAPTURE(p->name);
+    CHECK(p->memory.style != MemoryStyle::unset);
+  }
+}
+
+TEST_CASE("`sites show NAME` lists every fact the profile marks unverified") {
+  int with = 0;
+  for (const SiteProfile* p : sites().all()) {
+    CAPTURE(p->name);
+    std::string shown = profile_to_yaml(*p);
+    for (const auto& fact : p->unverified) CHECK(has(shown, fact.substr(0, 40)));
+    with += !p->unverified.empty();
+  }
+  CHECK(with > 5);
+  CHECK_FALSE(sites().get("gadi").unverified.empty());
 }
 
 TEST_SUITE_END();

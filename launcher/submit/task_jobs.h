@@ -1,0 +1,32 @@
+// An array (--array/--sweep) on a site that refuses its scheduler's job arrays (the profile's `arrays: false`;
+// NCI Gadi): each task is submitted as a job of its own, in JOBDIR/tasks/I (each a whole job directory, listed by
+// `hpclaunch jobs`), and --max-concurrent M chains them: task I waits for task I-M to end (afterany).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "render/render.h"
+#include "scheduler/backend.h"
+#include "submit/submit_job.h"
+
+namespace hpclaunch {
+
+// Task `i` of `array_plan` as a single job whose directory is `dir`: the task's command (its values put in, as
+// the array's `case` would), its sweep variables in the environment, the job named NAME-I. Pure.
+LaunchPlan task_plan(const LaunchPlan& array_plan, size_t i, const std::string& dir);
+
+// The task whose job task `i` waits for: i - max_concurrent, or none (no limit, or one of the first M). Pure.
+std::optional<size_t> task_waits_for(size_t i, int max_concurrent);
+
+// Every task's script as `submit` would write it (render and --dry-run), each after a `# tasks/I/job.sh` line.
+std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base);
+
+// Submits every task of `array_plan` as a job of its own under `dir` (reserved, empty), in order, each with
+// `steps.after` and its chain dependency; prints each job and the ids (one a line, as `submit` prints one).
+// A refused task stops there, naming the tasks already submitted. Returns submit's exit status.
+int submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
+                     const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps);
+
+}  // namespace hpclaunch
