@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "plan/plan.h"
+#include "util/error.h"
 #include "util/strings.h"
 #include "util/time_limit.h"
 
@@ -96,14 +98,58 @@ void check_queues(const SiteProfile& profile, const ClusterInfo& cluster, std::v
   }
 }
 
-// A node field the profile plans with: asking more than the nodes have fails, asking less only wastes.
+// What the jobs a profile renders ask of one node: the most GPUs, CPUs and memory over a full-node job and each
+// smaller GPU count the profile allows, planned as `submit` plans them (make_plan). The profile's node facts
+// matter to a job only through these requests.
+struct NodeAsk {
+  int gpus = 0;
+  int cpus = 0;
+  long memory_mb = 0;     // 0: none asked, or the whole node (--mem=0)
+  std::string memory;     // the directive that asks it, e.g. "--mem-per-gpu=64G with 3 GPU(s)"
+  std::string memory_all; // every memory directive seen, e.g. "--mem=0, --mem-per-gpu=64G"
+};
+
+NodeAsk rendered_ask(const SiteProfile& profile) {
+  NodeAsk ask;
+  std::set<std::string> seen;
+  for (int g = profile.node.gpus; g >= std::min(1, profile.node.gpus); --g) {
+    JobRequest r;
+    r.site = profile.name;
+    r.nodes = 1;
+    r.gpus_per_node = g;
+    r.command = {"true"};
+    r.account = profile.account.example.empty() ? "account" : profile.account.example;
+    try {
+      LaunchPlan p = make_plan(r, profile);
+      ask.gpus = std::max(ask.gpus, p.gpus_per_node);
+      ask.cpus = std::max(ask.cpus, p.cpus_per_node);
+      if (!p.memory.empty() && seen.insert(p.memory).second)
+        ask.memory_all += (ask.memory_all.empty() ? "" : ", ") + p.memory;
+      if (p.memory_mb_per_node > ask.memory_mb) {
+        ask.memory_mb = p.memory_mb_per_node;
+        ask.memory = fmt::format("{} with {} GPU(s)", p.memory, g);
+      }
+    } catch (const Error&) {
+      // a GPU count this profile refuses (Trillium: 1 or 4) renders no script
+    }
+  }
+  return ask;
+}
+
+// A node fact the profile states: a FAIL only when what the rendered jobs ask is more than the nodes have
+// (`asked` > the nodes' least); any other difference is a warning with the fix.
 void check_node_field(const std::string& item, long profile, std::pair<long, std::string> cluster, const std::string& fix_field,
-                      std::vector<CheckRow>* rows) {
+                      long asked, const std::string& asked_text, std::vector<CheckRow>* rows) {
   CheckRow row{item, std::to_string(profile), cluster.second, Verdict::ok, false, ""};
-  if (profile > cluster.first) {
+  if (asked > cluster.first) {
     row.verdict = Verdict::mismatch;
     row.fatal = true;
-    row.fix = "set " + fix_field + " to " + std::to_string(cluster.first) + ": jobs asking more are refused";
+    row.fix = fmt::format("jobs this profile renders ask {} a node, more than the nodes have: set {} to {}", asked_text,
+                          fix_field, profile > cluster.first ? std::to_string(cluster.first) : "match the nodes");
+  } else if (profile > cluster.first) {
+    row.verdict = Verdict::mismatch;
+    row.fix = fmt::format("set {} to {} (no job this profile renders asks more than {}, so none is refused)", fix_field,
+                          cluster.first, asked_text);
   } else if (profile < cluster.first) {
     row.verdict = Verdict::mismatch;
     row.fix = "the nodes have " + cluster.second + ": set " + fix_field + " to use them";
@@ -118,19 +164,33 @@ void check_nodes(const SiteProfile& profile, const ClusterInfo& cluster, std::ve
                      "check the profile's default queue; `hpclaunch sites learn` writes one from what is there"});
     return;
   }
+  const NodeAsk ask = rendered_ask(profile);
   check_node_field("node.gpus", profile.node.gpus, least(nodes, [](const NodeInfo& n) { return long(n.gpus()); }),
-                   "node.gpus", rows);
+                   "node.gpus", ask.gpus, fmt::format("{} GPU(s)", ask.gpus), rows);
+  // CPUs are asked as cores x threads per core (capped per GPU): compare that with the nodes' CPUs, and the two
+  // facts it is made of only as warnings.
+  auto cpus = least(nodes, [](const NodeInfo& n) { return long(n.cpus); });
+  const std::string cpus_text = fmt::format("{} CPUs", ask.cpus);
   check_node_field("node.cores", profile.node.cores, least(nodes, [](const NodeInfo& n) { return long(n.cores()); }),
-                   "node.cores", rows);
+                   "node.cores", ask.cpus > cpus.first ? ask.cpus : 0, cpus_text, rows);
   check_node_field("node.threads_per_core", profile.node.threads_per_core,
-                   least(nodes, [](const NodeInfo& n) { return long(n.threads_per_core); }), "node.threads_per_core", rows);
-  if (profile.node.memory_gb > 0) {
+                   least(nodes, [](const NodeInfo& n) { return long(n.threads_per_core); }), "node.threads_per_core", 0,
+                   cpus_text, rows);
+  if (profile.node.memory_gb > 0 || ask.memory_mb > 0) {
     auto mem = least(nodes, [](const NodeInfo& n) { return n.memory_mb / 1024; });
     CheckRow row{"node.memory_gb", std::to_string(profile.node.memory_gb), mem.second, Verdict::ok, false, ""};
-    if (profile.node.memory_gb > mem.first) {
+    const long least_mb = least(nodes, [](const NodeInfo& n) { return n.memory_mb; }).first;
+    const std::string asks = ask.memory_all.empty() ? "no memory" : ask.memory_all;
+    if (ask.memory_mb > least_mb) {
       row.verdict = Verdict::mismatch;
       row.fatal = true;
-      row.fix = "set node.memory_gb to at most " + std::to_string(mem.first) + " (the scheduler's RealMemory)";
+      row.fix = fmt::format("jobs ask {} ({} MB a node), more than the nodes' RealMemory {} MB: set node.memory_gb to "
+                            "at most {}{}", ask.memory, ask.memory_mb, least_mb, mem.first,
+                            profile.memory.style == MemoryStyle::per_gpu ? " and lower memory.amount" : "");
+    } else if (profile.node.memory_gb > mem.first) {
+      row.verdict = Verdict::mismatch;
+      row.fix = fmt::format("set node.memory_gb to at most {} (the scheduler's RealMemory); the jobs ask {}, which fits",
+                            mem.first, asks);
     }
     rows->push_back(row);
   }
@@ -199,7 +259,7 @@ std::string format_check(const std::vector<CheckRow>& rows) {
   std::string out = fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", "CHECK", "PROFILE", "SCHEDULER", "VERDICT", "FIX");
   for (const auto& r : rows)
     out += fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", r.item, r.profile, r.cluster,
-                       r.fatal ? "FAIL" : to_string(r.verdict), r.fix);
+                       r.fatal ? "FAIL" : r.verdict == Verdict::mismatch ? "WARN" : to_string(r.verdict), r.fix);
   return out;
 }
 

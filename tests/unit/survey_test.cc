@@ -175,6 +175,7 @@ TEST_CASE("a profile that matches its cluster passes; each wrong fact is named w
   wrong.node.gpus = 8;
   wrong.node.cores = 32;
   wrong.node.memory_gb = 512;
+  wrong.memory.style = MemoryStyle::whole_node;  // a job on 7 of 8 GPUs asks 7 x 64G, more than the nodes have
   wrong.gpu.type = "v100";
   wrong.gpu.constraint = "gpu&hbm80g";
   rows = check_profile(wrong, c);
