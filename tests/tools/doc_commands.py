@@ -27,7 +27,7 @@ import sys
 
 COMMAND_WORDS = re.compile(
     r"(hpclaunch(-train|-probe)?|cmake|ctest|(\./)?(scripts|build[\w-]*)/\S+|pip3?|python3?|torchrun|srun|sbatch|salloc|"
-    r"mpirun|mpiexec|qsub|spack|eb|module|conda|apt-get)$")
+    r"mpirun|mpiexec|qsub|spack|eb|module|conda|apt-get|source|eval)$")
 SHELL_TAGS = {"sh", "bash", "shell", "console"}
 MARK = re.compile(r"(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4}))\s*(-->)?\s*$")
 HTML_MARK = re.compile(r"<!--\s*(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4}))\s*-->")
