@@ -29,8 +29,8 @@ COMMAND_WORDS = re.compile(
     r"(hpclaunch(-train|-probe)?|cmake|ctest|(\./)?(scripts|build[\w-]*)/\S+|pip3?|python3?|torchrun|srun|sbatch|salloc|"
     r"mpirun|mpiexec|qsub|spack|eb|module|conda|apt-get|source|eval)$")
 SHELL_TAGS = {"sh", "bash", "shell", "console"}
-MARK = re.compile(r"(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4}))\s*(-->)?\s*$")
-HTML_MARK = re.compile(r"<!--\s*(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4}))\s*-->")
+MARK = re.compile(r"(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4})\b.*?)\s*(-->)?\s*$")
+HTML_MARK = re.compile(r"<!--\s*(not runnable here:\s*(?P<why>\S.*?)|run by (?P<test>t\d{4})\b.*?)\s*-->")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)")
 
 
