@@ -13,17 +13,26 @@ if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
 else()
   # Written by every build of the hpclaunch target (a step after its link), not by `all` alone: whatever a user
   # builds (`--target hpclaunch` in README's "On a cluster" line), `cmake --install` finds the pages of that binary.
-  # A change to the script relinks hpclaunch (LINK_DEPENDS), so the pages follow it too.
+  # A change to the script relinks hpclaunch (LINK_DEPENDS), so the pages follow it too. `--target hpclaunch_docs`
+  # writes them again when they are missing. A cross build (the binary runs under its emulator, qemu-user) keeps
+  # them a target of `all` of their own, as before: its `--target hpclaunch` (t0725) builds the binary alone, and
+  # its install leaves the pages out.
   string(REPLACE ";" "|" emulator "${CMAKE_CROSSCOMPILING_EMULATOR}")
-  add_custom_command(TARGET hpclaunch POST_BUILD
+  set(generate_docs
     COMMAND ${CMAKE_COMMAND} -DHPCLAUNCH=$<TARGET_FILE:hpclaunch> "-DEMULATOR=${emulator}" -DOUT=${generated_docs}
             -P ${PROJECT_SOURCE_DIR}/cmake/GenerateDocs.cmake
     COMMAND ${CMAKE_COMMAND} -E touch ${generated_docs}/stamp
     COMMENT "Writing hpclaunch's man pages and completion scripts"
     VERBATIM)
-  set_property(TARGET hpclaunch APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/GenerateDocs.cmake)
-  add_custom_target(hpclaunch_docs)  # the name scripts know: building it builds hpclaunch, which writes them
-  add_dependencies(hpclaunch_docs hpclaunch)
+  add_custom_command(OUTPUT ${generated_docs}/stamp ${generate_docs}
+                     DEPENDS hpclaunch ${PROJECT_SOURCE_DIR}/cmake/GenerateDocs.cmake)
+  if(CMAKE_CROSSCOMPILING)
+    add_custom_target(hpclaunch_docs ALL DEPENDS ${generated_docs}/stamp)
+  else()
+    add_custom_target(hpclaunch_docs DEPENDS ${generated_docs}/stamp)
+    add_custom_command(TARGET hpclaunch POST_BUILD ${generate_docs})
+    set_property(TARGET hpclaunch APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/GenerateDocs.cmake)
+  endif()
   # OPTIONAL: a tree whose hpclaunch was not built (only `--target hpclaunch-train`) installs what it has.
   install(DIRECTORY ${generated_docs}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR} OPTIONAL)
   install(FILES ${generated_docs}/completion/hpclaunch
