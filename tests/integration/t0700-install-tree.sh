@@ -4,7 +4,7 @@
 # site names and launchers, and the docs. The prefix is then moved, and the moved copy works with the source and
 # build trees hidden (a mount namespace, when root): --version, sites, render, and a local job whose script calls
 # the moved binary by its absolute path. Also --version's commit: git describe, HPCLAUNCH_COMMIT, or "unknown".
-# Run after the full build (which makes the pages); about 5 s.
+# Run after a build of hpclaunch (which makes the pages); about 5 s.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cmd cmake groff git
@@ -12,7 +12,7 @@ for v in $(env | grep -oE '^(SLURM|PBS|PMI|OMPI_COMM|HPCLAUNCH_(LOCAL|JOB|GPU))[
 unset MASTER_ADDR MASTER_PORT
 export XDG_CONFIG_HOME=$test_tmp/config XDG_STATE_HOME=$test_tmp/state XDG_DATA_HOME=$test_tmp/data
 
-# The pages and completion scripts are made by the full build; made here only when missing (building while
+# The pages and completion scripts are made with every build of hpclaunch; made here only when missing (building while
 # other tests run the binary could relink it under them).
 if [ ! -f "$HPCLAUNCH_BUILD_DIR/launcher/generated/stamp" ]; then
   cmake --build "$HPCLAUNCH_BUILD_DIR" --target hpclaunch_docs >"$test_tmp/build.log" 2>&1 \
