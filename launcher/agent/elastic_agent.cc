@@ -165,16 +165,15 @@ void ElasticAgent::start_workers(const Assignment& a) {
     s.null_stdin = true;
     s.output = ProcessSpec::Output::lines;
     s.prefix = fmt::format("[{}:{}] ", m_opt.host, rank);
-    int redirect = stream_mask(m_opt.redirects, lr), tee = stream_mask(m_opt.tee, lr);
-    bool shown = m_opt.local_ranks_filter.empty() || m_opt.local_ranks_filter.count(lr);
-    s.console_out = shown && !(redirect & 1);
-    s.console_err = shown && !(redirect & 2);
+    const StreamRoute out = stream_route(m_opt, lr, 0), err = stream_route(m_opt, lr, 1);
+    s.console_out = out.console;
+    s.console_err = err.console;
     if (!m_opt.log_dir.empty()) {
-      if ((redirect | tee) & 1) s.out_file = dir + "/stdout.log";
-      if ((redirect | tee) & 2) s.err_file = dir + "/stderr.log";
+      if (out.file) s.out_file = dir + "/stdout.log";
+      if (err.file) s.err_file = dir + "/stderr.log";
     }
     for (int st = 0; st < 2; ++st)
-      if (tee & (1 << st)) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
+      if ((st == 0 ? out : err).duplicate) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
     specs.push_back(std::move(s));
   }
   m_workers->start(specs);
