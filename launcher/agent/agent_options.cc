@@ -126,6 +126,13 @@ int stream_mask(const std::string& spec, int local_rank) {
   return 0;
 }
 
+StreamRoute stream_route(const AgentOptions& o, int local_rank, int stream) {
+  const int bit = 1 << stream;
+  const bool redirected = stream_mask(o.redirects, local_rank) & bit, teed = stream_mask(o.tee, local_rank) & bit;
+  const bool shown = o.local_ranks_filter.empty() || o.local_ranks_filter.count(local_rank);
+  return {/*file=*/redirected || teed, /*console=*/shown && (teed || !redirected), /*duplicate=*/shown && teed};
+}
+
 void check_stream_spec(const std::string& flag, const std::string& spec) {
   auto bad = [&] {
     return Error(flag, "'" + spec + "' is not 0-3 or LOCAL_RANK:0-3,...", "0 none, 1 stdout, 2 stderr, 3 both");

@@ -94,4 +94,18 @@ int stream_mask(const std::string& spec, int local_rank);
 // Throws Error if `spec` is not 0-3 or "LOCAL_RANK:0-3,...".
 void check_stream_spec(const std::string& flag, const std::string& spec);
 
+// Where one stream (stdout or stderr) of one local rank goes, as torchrun 2.x's DefaultLogsSpecs.reify and
+// PContext decide it: tee is "redirect to the file, then tail the file to the console", so a tee'd stream goes to
+// both even when --redirects names it too; a redirected one only to the file; neither: the console. A local rank
+// outside --local-ranks-filter shows nothing on the console (its files are written all the same), and its tee'd
+// lines are not duplicated either (the filter files tail the same tee'd set as the console).
+struct StreamRoute {
+  bool file = false;       // LOG_DIR/attempt_N/rank_R/{stdout,stderr}.log (when there is a log directory)
+  bool console = false;    // our stdout/stderr, each line prefixed
+  bool duplicate = false;  // a line holding a --duplicate-*-filters string also goes to filtered_*.log
+  bool operator==(const StreamRoute&) const = default;
+};
+// stream: 0 stdout, 1 stderr.
+StreamRoute stream_route(const AgentOptions& o, int local_rank, int stream);
+
 }  // namespace hpclaunch

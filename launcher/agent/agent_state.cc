@@ -45,8 +45,7 @@ Assignment assignment_of(const nlohmann::json& msg) {
 
 }  // namespace
 
-AgentState::AgentState(AgentStateConfig config, std::function<std::string(int rank)> error_file)
-    : m_config(std::move(config)), m_error_file(std::move(error_file)) {}
+AgentState::AgentState(AgentStateConfig config) : m_config(std::move(config)) {}
 
 AgentAction AgentState::log(std::string text) const {
   AgentAction a = act(AgentAction::log);
@@ -120,7 +119,7 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
   f.local_rank = e.local_rank;
   f.exit_code = e.exit_code;
   f.signal = e.signal;
-  f.error = m_error_file(f.rank);
+  f.error = e.error;
   return {log("worker failed: " + describe(f) + "; stopping this node's workers"),
           send({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
 }

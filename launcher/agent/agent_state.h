@@ -2,7 +2,6 @@
 // store, a worker's exit, the workers going idle, a signal or a lost store makes the agent do next. Pure: events
 // in, actions out; agent/elastic_agent.cc carries the actions out with the store and the process group.
 #pragma once
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -48,13 +47,13 @@ struct WorkerEnd {
   int local_rank = 0;
   int exit_code = 0;
   int signal = 0;
+  std::string error;  // the summary of its error file in the current attempt ("" if none): the shell reads it
   bool ok() const { return exit_code == 0 && signal == 0; }
 };
 
 class AgentState {
  public:
-  // `error_file(rank)`: the summary of that worker's error file in the current attempt ("" if none).
-  AgentState(AgentStateConfig config, std::function<std::string(int rank)> error_file);
+  explicit AgentState(AgentStateConfig config);
 
   AgentActions connected();
   // A message from the store (assign, restart, abort, finish, refuse); throws nlohmann::json::exception when
@@ -82,7 +81,6 @@ class AgentState {
   AgentAction log(std::string text) const;
 
   AgentStateConfig m_config;
-  std::function<std::string(int rank)> m_error_file;
   int m_round = 0;
   Assignment m_assignment;
   bool m_workers = false;  // a group was started and has not gone idle

@@ -31,12 +31,24 @@ AgentStateConfig state_config(const AgentOptions& o) {
 
 }  // namespace
 
-ElasticAgent::ElasticAgent(AgentOptions options, EnvMap base_env, int cpus)
+AgentParts real_agent_parts() {
+  return {[](asio::io_context& io, StoreClientConfig config, StoreClient::OnConnected on_connected,
+             StoreClient::OnMessage on_message, StoreClient::OnLost on_lost) -> std::unique_ptr<StoreLink> {
+            return std::make_unique<StoreClient>(io, std::move(config), std::move(on_connected),
+                                                 std::move(on_message), std::move(on_lost));
+          },
+          [](asio::io_context& io, ProcessGroupConfig config, ProcessGroup::OnExit on_exit,
+             ProcessGroup::OnIdle on_idle) -> std::unique_ptr<WorkerGroup> {
+            return std::make_unique<ProcessGroup>(io, std::move(config), std::move(on_exit), std::move(on_idle));
+          }};
+}
+
+ElasticAgent::ElasticAgent(AgentOptions options, EnvMap base_env, int cpus, AgentParts parts)
     : m_opt(std::move(options)),
+      m_parts(std::move(parts)),
       m_base_env(std::move(base_env)),
       m_cpus(cpus),
-      m_state(state_config(m_opt),
-              [this](int rank) { return read_error_file(fmt::format("{}/rank_{}/error.json", attempt_dir(), rank)); }),
+      m_state(state_config(m_opt)),
       m_signals(m_io) {
   m_base_env.erase("HPCLAUNCH_RDZV_SECRET");  // the workers do not need it
   if (m_opt.secret.empty()) m_opt.secret = random_secret();
@@ -57,9 +69,8 @@ int ElasticAgent::run() {
   watch_signals();
   // A failed worker gets this node's others SIGTERM (SIGKILL after --grace); the agent reports it.
   ProcessGroupConfig config{"hpclaunch agent", /*stop_others_on_failure=*/true, ms(m_opt.grace_s)};
-  m_workers = std::make_unique<ProcessGroup>(
-      m_io, config, [this](const ProcessExit& e) { apply(m_state.worker_exited({e.id, e.exit_code, e.signal})); },
-      [this] { apply(m_state.workers_idle()); });
+  m_workers = m_parts.workers(
+      m_io, config, [this](const ProcessExit& e) { worker_exited(e); }, [this] { apply(m_state.workers_idle()); });
   if (m_opt.log_dir.empty()) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "hpclaunch-agent-XXXXXX").string();
     if (::mkdtemp(tmpl.data())) m_tmp_dir = tmpl;
@@ -79,13 +90,21 @@ int ElasticAgent::run() {
     port = m_server->port();
   }
   StoreClientConfig cc{m_opt.rdzv_host, port, m_opt.secret, ms(m_opt.join_timeout_s), ms(m_opt.heartbeat_timeout_s)};
-  m_client = std::make_unique<StoreClient>(
+  m_client = m_parts.store(
       m_io, cc, [this] { apply(m_state.connected()); }, [this](const nlohmann::json& m) { on_message(m); },
       [this](const std::string& why) { apply(m_state.store_lost(why)); });
   m_client->connect();
   m_io.run();
   if (m_state.exit_code() == 0) return 0;
   throw Error("hpclaunch agent", m_state.exit_message(), "", m_state.exit_code());
+}
+
+void ElasticAgent::worker_exited(const ProcessExit& e) {
+  WorkerEnd end{e.id, e.exit_code, e.signal, ""};
+  // The failed worker's own word (torchrun's error file), for the failure report.
+  if (!end.ok())
+    end.error = read_error_file(fmt::format("{}/rank_{}/error.json", attempt_dir(), m_assignment.rank_offset + e.id));
+  apply(m_state.worker_exited(end));
 }
 
 void ElasticAgent::on_message(const nlohmann::json& msg) {
@@ -165,16 +184,15 @@ void ElasticAgent::start_workers(const Assignment& a) {
     s.null_stdin = true;
     s.output = ProcessSpec::Output::lines;
     s.prefix = fmt::format("[{}:{}] ", m_opt.host, rank);
-    int redirect = stream_mask(m_opt.redirects, lr), tee = stream_mask(m_opt.tee, lr);
-    bool shown = m_opt.local_ranks_filter.empty() || m_opt.local_ranks_filter.count(lr);
-    s.console_out = shown && !(redirect & 1);
-    s.console_err = shown && !(redirect & 2);
+    const StreamRoute out = stream_route(m_opt, lr, 0), err = stream_route(m_opt, lr, 1);
+    s.console_out = out.console;
+    s.console_err = err.console;
     if (!m_opt.log_dir.empty()) {
-      if ((redirect | tee) & 1) s.out_file = dir + "/stdout.log";
-      if ((redirect | tee) & 2) s.err_file = dir + "/stderr.log";
+      if (out.file) s.out_file = dir + "/stdout.log";
+      if (err.file) s.err_file = dir + "/stderr.log";
     }
     for (int st = 0; st < 2; ++st)
-      if (tee & (1 << st)) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
+      if ((st == 0 ? out : err).duplicate) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
     specs.push_back(std::move(s));
   }
   m_workers->start(specs);

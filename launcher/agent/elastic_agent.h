@@ -1,7 +1,9 @@
 // One node's agent (TorchElastic's agent part): joins the rendezvous (serving it on node 0), runs the node's
 // worker group for each round, reports failures, re-joins after a restart, forwards signals, and decides the
 // exit: 0 only if every worker on every node succeeded. The decisions are agent/agent_state.h's (pure); this
-// is the shell that carries them out with the store, the process group and the signals on one io_context.
+// is the shell that carries them out with the store, the process group and the signals on one io_context. The
+// store link and the worker group come from AgentParts: the real ones, or fakes that let the unit test run this
+// loop in milliseconds (tests/unit/elastic_agent_test.cc).
 #pragma once
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange under C++20
 #include <boost/asio.hpp>
@@ -10,16 +12,27 @@
 
 #include "agent/agent_options.h"
 #include "agent/agent_state.h"
+#include "agent/store_client.h"
+#include "process/process_group.h"
 
 namespace hpclaunch {
 
 class StoreServer;
-class StoreClient;
-class ProcessGroup;
+
+struct AgentParts {
+  std::function<std::unique_ptr<StoreLink>(asio::io_context&, StoreClientConfig, StoreClient::OnConnected,
+                                           StoreClient::OnMessage, StoreClient::OnLost)>
+      store;
+  std::function<std::unique_ptr<WorkerGroup>(asio::io_context&, ProcessGroupConfig, ProcessGroup::OnExit,
+                                             ProcessGroup::OnIdle)>
+      workers;
+};
+// StoreClient and ProcessGroup.
+AgentParts real_agent_parts();
 
 class ElasticAgent {
  public:
-  ElasticAgent(AgentOptions options, EnvMap base_env, int cpus);
+  ElasticAgent(AgentOptions options, EnvMap base_env, int cpus, AgentParts parts = real_agent_parts());
   ~ElasticAgent();
   // Runs the job to its end. Returns 0, or throws Error with the root-cause summary.
   int run();
@@ -32,17 +45,19 @@ class ElasticAgent {
   void finish();
   void watch_signals();
   void log(const std::string& msg) const;
+  void worker_exited(const ProcessExit& e);
   std::string attempt_dir() const;
 
   AgentOptions m_opt;
+  AgentParts m_parts;
   EnvMap m_base_env;
   int m_cpus;
   AgentState m_state;
   boost::asio::io_context m_io;
   boost::asio::signal_set m_signals;
   std::unique_ptr<StoreServer> m_server;
-  std::unique_ptr<StoreClient> m_client;
-  std::unique_ptr<ProcessGroup> m_workers;
+  std::unique_ptr<StoreLink> m_client;
+  std::unique_ptr<WorkerGroup> m_workers;
   std::string m_tmp_dir;  // error files when there is no --log-dir
   Assignment m_assignment;  // of the workers started last: their attempt directory
   bool m_signals_done = false;  // finish() cleared m_signals: never wait on it again

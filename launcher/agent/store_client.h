@@ -23,7 +23,17 @@ struct StoreClientConfig {
   std::chrono::milliseconds heartbeat_timeout{5000};
 };
 
-class StoreClient {
+// What the agent's run loop asks of its link to the store (agent/elastic_agent.h): a StoreClient, or a fake in the
+// loop's unit test (tests/unit/elastic_agent_test.cc). The link reports through the callbacks it was made with.
+class StoreLink {
+ public:
+  virtual ~StoreLink() = default;
+  virtual void connect() = 0;
+  virtual void send(const nlohmann::json& msg) = 0;
+  virtual void close() = 0;
+};
+
+class StoreClient : public StoreLink {
  public:
   using OnConnected = std::function<void()>;
   using OnMessage = std::function<void(const nlohmann::json& msg)>;
@@ -31,10 +41,10 @@ class StoreClient {
 
   StoreClient(asio::io_context& io, StoreClientConfig config, OnConnected on_connected, OnMessage on_message,
               OnLost on_lost);
-  void connect();
-  void send(const nlohmann::json& msg);
+  void connect() override;
+  void send(const nlohmann::json& msg) override;
   // Flushes what was sent and closes; no callback after this.
-  void close();
+  void close() override;
 
  private:
   void attempt();

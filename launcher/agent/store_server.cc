@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "agent/agent_log.h"
 #include "agent/heartbeat.h"
 #include "agent/protocol.h"
@@ -100,7 +102,15 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
   }
   nlohmann::json msg;
   if (auto result = channel.open(line, &msg); result != DecodeResult::ok) return refuse(id, describe(result));
+  if (!it->second.told_interval) {
+    // The interval at once (issue 26 §3), in answer to the agent's first sealed message (it knows the secret):
+    // its next heartbeat is already at the job's steady rate, not at 1 s until the store's round-robin reaches it.
+    it->second.told_interval = true;
+    it->second.conn->send(
+        channel.seal_text(heartbeat_line(heartbeat_interval(job_size(), m_config.heartbeat_timeout))));
+  }
   const std::string type = msg["type"];
+  if (type == "hb") return;  // its time of arrival is all it says (Connection::last_read)
   auto now = Clock::now();
   try {
     if (type == "join") {
@@ -217,19 +227,30 @@ void StoreServer::heartbeat() {
   });
 }
 
-// This tick's share of the heartbeats: every agent that said hello gets one per interval (the interval for this
-// many connections, announced in it), a few on each tick rather than all at once, so that 10,000 heartbeats
+// The heartbeat intervals are the job's size's: the connections, or the nodes the rendezvous expects when more
+// (the size it will have once every agent has joined), so that agents do not heartbeat at 1 s through the joins
+// and the first seconds of the run (bench/agent/RESULTS-heartbeat.md).
+size_t StoreServer::job_size() const {
+  return std::max(m_conns.size(), static_cast<size_t>(std::max(0, m_config.rendezvous.max_nodes)));
+}
+
+std::string StoreServer::heartbeat_line(std::chrono::milliseconds interval) const {
+  return nlohmann::json{{"type", "hb"}, {"interval_ms", interval.count()}}.dump();
+}
+
+// This tick's share of the heartbeats: every agent that said hello gets one per interval (the interval for the
+// job's size, announced in it), a few on each tick rather than all at once, so that 10,000 heartbeats
 // (and the 10,000 answers) do not arrive together and delay the notice of a lost agent behind them. The JSON is
 // made once per tick, sealed per connection (its own nonces and count).
 void StoreServer::send_heartbeats(std::chrono::milliseconds tick) {
   if (m_conns.empty()) return;
-  const auto interval = heartbeat_interval(m_conns.size(), m_config.heartbeat_timeout);
+  const auto interval = heartbeat_interval(job_size(), m_config.heartbeat_timeout);
   m_heartbeats_owed += static_cast<double>(m_conns.size()) * static_cast<double>(tick.count()) /
                        static_cast<double>(interval.count());
   auto n = static_cast<size_t>(m_heartbeats_owed);
   if (n == 0) return;
   m_heartbeats_owed -= static_cast<double>(n);
-  const std::string hb = nlohmann::json{{"type", "hb"}, {"interval_ms", interval.count()}}.dump();
+  const std::string hb = heartbeat_line(interval);
   auto it = m_conns.lower_bound(m_heartbeat_next);
   for (n = std::min(n, m_conns.size()); n > 0; --n, ++it) {
     if (it == m_conns.end()) it = m_conns.begin();

@@ -43,12 +43,15 @@ class StoreServer {
   void arm_deadline();
   void heartbeat();
   void send_heartbeats(std::chrono::milliseconds tick);
+  size_t job_size() const;
+  std::string heartbeat_line(std::chrono::milliseconds interval) const;
   void refuse(ConnId id, const std::string& why);
 
   struct Peer {
     std::shared_ptr<Connection> conn;
     MessageChannel channel;
     std::list<ConnId>::iterator by_last_read;  // its place in m_by_last_read
+    bool told_interval = false;                // its first sealed message was answered with a heartbeat
   };
   using Peers = std::map<ConnId, Peer>;
   Peers::iterator forget(Peers::iterator it);  // erases a peer from m_conns and m_by_last_read

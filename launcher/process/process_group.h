@@ -67,25 +67,37 @@ struct ProcessGroupConfig {
 // The executable `cmd` names (PATH lookup); throws Error naming it (and `who`) if there is none.
 std::string resolve_command(const std::string& cmd, const std::string& who);
 
-class ProcessGroup {
+// What the agent's run loop asks of its workers (agent/elastic_agent.h): a ProcessGroup, or a fake in the loop's
+// unit test (tests/unit/elastic_agent_test.cc). The group reports through the callbacks it was made with.
+class WorkerGroup {
+ public:
+  virtual ~WorkerGroup() = default;
+  virtual std::vector<int> start(const std::vector<ProcessSpec>& specs) = 0;
+  virtual void signal(int sig) = 0;
+  virtual void stop(std::chrono::milliseconds grace, int sig) = 0;
+  virtual void close() = 0;
+};
+
+class ProcessGroup : public WorkerGroup {
  public:
   using OnExit = std::function<void(const ProcessExit&)>;
   using OnIdle = std::function<void()>;  // every child exited and its output is drained
 
   ProcessGroup(asio::io_context& io, ProcessGroupConfig config, OnExit on_exit, OnIdle on_idle);
-  ~ProcessGroup();
+  ~ProcessGroup() override;
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
   // Returns the children's pids. Throws Error when one cannot be started (the ones already started are killed).
-  std::vector<int> start(const std::vector<ProcessSpec>& specs);
+  std::vector<int> start(const std::vector<ProcessSpec>& specs) override;
   // Sends `sig` to every running child's process group.
-  void signal(int sig);
+  void signal(int sig) override;
   // Sends `sig` now and SIGKILL to what is left after `grace`; OnIdle follows once all are gone.
-  void stop(std::chrono::milliseconds grace, int sig = SIGTERM);
+  void stop(std::chrono::milliseconds grace, int sig) override;
+  void stop(std::chrono::milliseconds grace) { stop(grace, SIGTERM); }
   // Kills everything at once (we are going away).
   void kill_all();
   // Stops watching for exits (we are done); the children must be gone.
-  void close();
+  void close() override;
   bool idle() const { return m_children.empty(); }
 
  private:

@@ -5,6 +5,23 @@
 
 namespace hpclaunch {
 
+namespace {
+
+// Every rank of this MPI launch is on this host: Open MPI, PMI or PALS says the local size is the world size.
+bool one_host_launch(const TaskRanks& r) {
+  return (r.source == RankSource::open_mpi || r.source == RankSource::pmi || r.source == RankSource::pals) &&
+         r.local_world_size == r.world_size;
+}
+
+// The profile's rule has what it needs: a fixed address, or the node list it takes the first node of.
+bool rule_has_a_host(const Env& env, const FileReader& read_file) {
+  MasterAddrPolicy policy = master_addr_policy_from_env(env);
+  if (policy.rule == MasterAddrRule::fixed) return true;
+  return !(policy.rule == MasterAddrRule::first_node ? step_nodes(env, read_file) : job_nodes(env, read_file)).empty();
+}
+
+}  // namespace
+
 TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const TaskEnvEffects& effects) {
   TaskEnv out;
   out.ranks = detect_task_ranks(env, effects.read_file);
@@ -13,10 +30,19 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
 
   std::string addr;
   bool given = env_get(env, "MASTER_ADDR").value_or("") != "" || options.master_addr;
-  if (r.source == RankSource::shell && !given)
+  if (r.source == RankSource::shell && !given) {
     addr = "127.0.0.1";  // a world of one talks only to itself
-  else
+  } else if (!given && one_host_launch(r) && !rule_has_a_host(env, effects.read_file)) {
+    // `mpirun -np N` on one machine (issue 27 §5): no node list, but the launcher says every rank is here. A
+    // multi-host launch without a node list or MASTER_ADDR stays an error (master_addr_by_rule's).
+    addr = "127.0.0.1";
+    if (r.rank == 0)
+      out.notes.push_back(fmt::format("MASTER_ADDR=127.0.0.1: {} puts all {} ranks on this host and no node list "
+                                      "names another (export MASTER_ADDR to choose one)",
+                                      rank_source_name(r.source), r.world_size));
+  } else {
     addr = master_addr_from_env(env, options.master_addr, effects.read_file, effects.resolve);
+  }
   if (options.master_addr && addr != *options.master_addr)
     out.notes.push_back(fmt::format("MASTER_ADDR={} from the environment wins over --master-addr {}", addr,
                                     *options.master_addr));

@@ -22,10 +22,13 @@ assert_eq "0 0 4 4 0 1 127.0.0.1 $port none
 2 2 4 4 0 1 127.0.0.1 $port none
 3 3 4 4 0 1 127.0.0.1 $port none" "$(lines_with "$test_tmp/one.out" 'task ')" "mpirun -np 4 on one slot"
 
-# 2. No scheduler, no MASTER_ADDR: one clear error per rank, not four worlds.
+# 2. No scheduler, no MASTER_ADDR, two hosts (n1, n2 in a plain hostfile): one clear error per rank, not two
+#    worlds. (All ranks on one host: the address is this host's, t0131.)
+printf "n1 slots=1\nn2 slots=1\n" >"$test_tmp/two-hosts"
 rc=0
-mpirun -np 2 --hostfile "$test_tmp/hostfile" --oversubscribe "$HPCLAUNCH" exec -- true >"$test_tmp/noaddr.out" 2>&1 || rc=$?
-[ $rc -ne 0 ] || fail "exec without any MASTER_ADDR source succeeded"
+mpirun -np 2 --hostfile "$test_tmp/two-hosts" --mca plm_rsh_agent "$(make_fake_ssh)" -x PATH \
+  "$HPCLAUNCH" exec -- true >"$test_tmp/noaddr.out" 2>&1 || rc=$?
+[ $rc -ne 0 ] || fail "exec on two hosts without any MASTER_ADDR source succeeded"
 assert_contains "$(cat "$test_tmp/noaddr.out")" \
   "hpclaunch: error: MASTER_ADDR: unset, and the first-node rule has no node list"
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <set>
 
 #include "agent/agent_options.h"
 #include "test_util.h"
@@ -153,6 +154,55 @@ TEST_CASE("the torchrun face without a secret gets a shared word naming the run 
   CHECK(o.secret == "torchrun-face:exp7@n1:29400");
   CHECK(test::error_of_call([&] { resolve_agent_options(f, {}, {}, k_cpu_box, AgentFace::agent); })
             .rfind("HPCLAUNCH_RDZV_SECRET: is not set", 0) == 0);
+}
+
+TEST_CASE("--redirects/--tee/--local-ranks-filter: each stream's file, console and duplicate as torchrun 2.x's") {
+  // Expected values read off torch 2.6's DefaultLogsSpecs.reify and PContext (elastic/multiprocessing/api.py):
+  // redirs |= tee; a redirected stream goes to its file; a tee'd one's file is tailed to the console and, with
+  // duplicate filters, to filtered_*.log; neither: the console; outside the filter: no console, no tail.
+  struct Row {
+    const char* redirects;
+    const char* tee;
+    std::set<int> filter;
+    int local_rank, stream;
+    StreamRoute want;  // file, console, duplicate
+  };
+  const Row rows[] = {
+      {"0", "0", {}, 0, 0, {false, true, false}},
+      {"3", "0", {}, 0, 0, {true, false, false}},
+      {"3", "0", {}, 0, 1, {true, false, false}},
+      {"0", "3", {}, 0, 0, {true, true, true}},
+      {"3", "3", {}, 0, 0, {true, true, true}},  // issue 27 §3: printed nothing
+      {"3", "3", {}, 1, 1, {true, true, true}},
+      {"1", "2", {}, 0, 0, {true, false, false}},
+      {"1", "2", {}, 0, 1, {true, true, true}},
+      {"2", "1", {}, 0, 1, {true, false, false}},
+      {"1", "1", {}, 0, 0, {true, true, true}},
+      {"1", "1", {}, 0, 1, {false, true, false}},
+      {"0:3,1:1", "0", {}, 1, 0, {true, false, false}},
+      {"0:3,1:1", "0", {}, 1, 1, {false, true, false}},
+      {"0:3,1:1", "0", {}, 2, 0, {false, true, false}},  // a rank the map leaves out: Std.NONE
+      {"3", "1:3", {}, 1, 0, {true, true, true}},
+      {"3", "1:3", {}, 0, 0, {true, false, false}},
+      {"0", "0", {0}, 0, 0, {false, true, false}},
+      {"0", "0", {0}, 1, 0, {false, false, false}},  // not redirected, filtered out: devnull
+      {"3", "3", {0}, 1, 0, {true, false, false}},   // tee'd, filtered out: the file only
+      {"3", "3", {0}, 0, 1, {true, true, true}},
+      {"3", "0", {1}, 1, 0, {true, false, false}},
+      {"0", "2", {1}, 0, 1, {true, false, false}},
+  };
+  for (const auto& r : rows) {
+    AgentOptions o;
+    o.redirects = r.redirects;
+    o.tee = r.tee;
+    o.local_ranks_filter = r.filter;
+    auto got = stream_route(o, r.local_rank, r.stream);
+    INFO("--redirects ", r.redirects, " --tee ", r.tee, " filter size ", r.filter.size(), " local rank ", r.local_rank,
+         " stream ", r.stream);
+    CHECK(got.file == r.want.file);
+    CHECK(got.console == r.want.console);
+    CHECK(got.duplicate == r.want.duplicate);
+  }
 }
 
 TEST_SUITE_END();

@@ -21,9 +21,6 @@ AgentStateConfig config(int node_rank, int max_restarts = 1) {
   return c;
 }
 
-// The error files a fake attempt left: rank 3 wrote one.
-std::string error_file(int rank) { return rank == 3 ? "ValueError: rank broke" : ""; }
-
 nlohmann::json assign(int round, int rank_offset, int restart_count = 0) {
   return {{"type", "assign"}, {"round", round}, {"group_rank", 1}, {"group_world_size", 2},
           {"rank_offset", rank_offset}, {"world_size", 4}, {"restart_count", restart_count},
@@ -58,7 +55,7 @@ using K = AgentAction;
 
 // An agent of node 1 whose workers (ranks 2 and 3) run round 0.
 AgentState running_agent(int max_restarts = 1) {
-  AgentState s(config(1, max_restarts), error_file);
+  AgentState s(config(1, max_restarts));
   s.connected();
   s.message(assign(0, 2));
   return s;
@@ -69,7 +66,7 @@ AgentState running_agent(int max_restarts = 1) {
 TEST_SUITE_BEGIN("agent state");
 
 TEST_CASE("the agent joins on connecting, runs its assignment and reports success; finish ends it with 0") {
-  AgentState s(config(1), error_file);
+  AgentState s(config(1));
   auto acts = s.connected();
   REQUIRE(kinds(acts) == std::vector{K::send});
   CHECK(acts[0].message == nlohmann::json{{"type", "join"}, {"node_rank", 1}, {"host", "n2"}, {"nproc", 2}, {"round", 0}});
@@ -91,7 +88,7 @@ TEST_CASE("the agent joins on connecting, runs its assignment and reports succes
 
 TEST_CASE("a failed worker is reported once with its error file; the store's restart re-joins the next round") {
   AgentState s = running_agent();
-  auto acts = s.worker_exited({1, 7, 0});
+  auto acts = s.worker_exited({1, 7, 0, "ValueError: rank broke"});
   REQUIRE(kinds(acts) == std::vector{K::log, K::send});
   CHECK(acts[0].text == "worker failed: rank 3 (local rank 1) on n2 exited with code 7; stopping this node's workers");
   const auto& msg = acts[1].message;
@@ -130,7 +127,7 @@ TEST_CASE("a lost peer: the store's restart makes healthy workers stop and the a
 
 TEST_CASE("with no restarts left the store's abort stops the agent with exit code 1 and the root cause") {
   AgentState s = running_agent(0);
-  s.worker_exited({1, 7, 0});
+  s.worker_exited({1, 7, 0, "ValueError: rank broke"});
   Failure f;
   f.host = "n2";
   f.node_rank = 1;
@@ -147,7 +144,7 @@ TEST_CASE("with no restarts left the store's abort stops the agent with exit cod
 }
 
 TEST_CASE("node 0 records the abort's failure as the job's") {
-  AgentState s(config(0, 0), error_file);
+  AgentState s(config(0, 0));
   s.message(assign(0, 0));
   Failure f;
   f.reason = "the agent on n2 (node 1) was lost";
@@ -176,7 +173,7 @@ TEST_CASE("a stop signal is forwarded with a stop, told to the store, and a seco
 }
 
 TEST_CASE("node 0 stops its own store directly on a signal") {
-  AgentState s(config(0), error_file);
+  AgentState s(config(0));
   s.message(assign(0, 0));
   auto acts = s.signal(SIGINT);
   CHECK(only(acts, K::shutdown_store).failure.reason == "the agent on n1 (node 0) got SIGINT");
@@ -184,7 +181,7 @@ TEST_CASE("node 0 stops its own store directly on a signal") {
 }
 
 TEST_CASE("a signal with no workers running ends the agent at once") {
-  AgentState s(config(1), error_file);
+  AgentState s(config(1));
   s.connected();
   auto acts = s.signal(SIGTERM);
   CHECK(kinds(acts) == std::vector{K::log, K::send, K::finish});
@@ -238,7 +235,7 @@ TEST_CASE("workers that cannot be started end the agent with the error's code") 
 }
 
 TEST_CASE("refused by the store, the agent ends with 1 and the store's reason") {
-  AgentState s(config(1), error_file);
+  AgentState s(config(1));
   s.connected();
   CHECK(kinds(s.message({{"type", "refuse"}, {"reason", "node rank 1 is taken"}})) == std::vector{K::finish});
   CHECK(s.exit_code() == 1);
@@ -246,7 +243,7 @@ TEST_CASE("refused by the store, the agent ends with 1 and the store's reason") 
 }
 
 TEST_CASE("a message missing a field throws and changes nothing") {
-  AgentState s(config(1), error_file);
+  AgentState s(config(1));
   nlohmann::json bad = assign(0, 2);
   bad.erase("master_port");
   CHECK_THROWS_AS(s.message(bad), nlohmann::json::exception);

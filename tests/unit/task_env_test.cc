@@ -79,4 +79,32 @@ TEST_CASE("the local emulation uses its fixed loopback address") {
   CHECK(v["MASTER_PORT"] == std::to_string(derive_master_port("local-1-2")));
 }
 
+TEST_CASE("mpirun on one host with no node list: every rank on loopback, one note (rank 0's); several hosts: an error") {
+  auto ompi = [](int rank, int size, int local_size) {
+    return Env{{"OMPI_COMM_WORLD_RANK", std::to_string(rank)}, {"OMPI_COMM_WORLD_SIZE", std::to_string(size)},
+               {"OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(rank % local_size)},
+               {"OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(local_size)}};
+  };
+  TaskEnv t0 = compute_task_env(ompi(0, 2, 2), {}, fake_effects());
+  CHECK(as_map(t0)["MASTER_ADDR"] == "127.0.0.1");
+  REQUIRE(t0.notes.size() == 1);
+  CHECK(t0.notes[0] == "MASTER_ADDR=127.0.0.1: open-mpi puts all 2 ranks on this host and no node list names another "
+                       "(export MASTER_ADDR to choose one)");
+  TaskEnv t1 = compute_task_env(ompi(1, 2, 2), {}, fake_effects());
+  CHECK(as_map(t1)["MASTER_ADDR"] == "127.0.0.1");
+  CHECK(t1.notes.empty());
+  // Two hosts (local size 2 of 4) and no rule's list: still refused.
+  CHECK_THROWS_WITH_AS(compute_task_env(ompi(0, 4, 2), {}, fake_effects()),
+                       doctest::Contains("MASTER_ADDR: unset, and the first-node rule has no node list"), Error);
+  // One host, but a node list the rule can use: the rule's host, as before.
+  Env in_job = ompi(0, 2, 2);
+  in_job["SLURM_JOB_NODELIST"] = "n1";
+  CHECK(as_map(compute_task_env(in_job, {}, fake_effects()))["MASTER_ADDR"] == "n1");
+  // PMI (Hydra) and PALS say the same with their own variables.
+  Env hydra = {{"PMI_RANK", "0"}, {"PMI_SIZE", "3"}, {"MPI_LOCALRANKID", "0"}, {"MPI_LOCALNRANKS", "3"}};
+  CHECK(as_map(compute_task_env(hydra, {}, fake_effects()))["MASTER_ADDR"] == "127.0.0.1");
+  Env pals = {{"PALS_RANKID", "1"}, {"PALS_LOCAL_RANKID", "1"}, {"PMI_SIZE", "2"}, {"PALS_LOCAL_SIZE", "2"}};
+  CHECK(as_map(compute_task_env(pals, {}, fake_effects()))["MASTER_ADDR"] == "127.0.0.1");
+}
+
 TEST_SUITE_END();
