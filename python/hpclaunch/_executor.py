@@ -53,13 +53,27 @@ class ExecutorJob(Job):
     """A Job whose command is a Python call: result() is rank 0's return value, results() every rank's."""
 
     def __init__(self, record, call_dir, task=None, world_size=None):
-        super().__init__(None, _record=record)
+        if record is not None:
+            super().__init__(None, _record=record)
         self.call_dir = call_dir
         self.task = task
         self._world = world_size
 
     def _ref(self):
         return self.dir if self.task is None else f"{self.id}_{self.task}"
+
+    @classmethod
+    def find(cls, ref, task=None):
+        """The Executor job `ref` names (its id or directory, as Job), found again later, e.g. in a new session:
+        its results are read from the call directory its job directory is in."""
+        job = Job(ref)
+        call_dir = os.path.dirname(job.dir)
+        if not os.path.isfile(os.path.join(call_dir, "call.pkl")):
+            raise HpclaunchError(f"hpclaunch: error: {ref}: not a job of hpclaunch.Executor (no call.pkl beside "
+                                 f"{job.dir}); fix: look it up with hpclaunch.Job", 2)
+        found = cls(None, call_dir, task=task)
+        found.id, found.dir = job.id, job.dir
+        return found
 
     def _records(self):
         out_dir = os.path.join(self.call_dir, "results" if self.task is None else f"task-{self.task}")

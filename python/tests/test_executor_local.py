@@ -63,3 +63,14 @@ def test_exception_on_rank_3_comes_back_with_its_traceback(workdir):
     cause = str(e.value.__cause__)
     assert "rank 3 on host" in cause and "fail_on_rank_3" in cause and "raise Boom" in cause
     assert isinstance(job.exception(), Boom)
+
+
+def test_an_executor_job_found_again_from_its_id(workdir):
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=2, launcher="srun")
+    job = ex.submit(pow, 2, 10)
+    again = hpclaunch.ExecutorJob.find(job.id)
+    assert again.dir == job.dir and again.results() == [1024, 1024]
+    plain = hpclaunch.submit("true", site="local")
+    with pytest.raises(hpclaunch.HpclaunchError) as e:
+        hpclaunch.ExecutorJob.find(plain.dir)
+    assert e.value.exit_code == 2 and "not a job of hpclaunch.Executor" in e.value.message
