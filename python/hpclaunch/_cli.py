@@ -90,7 +90,8 @@ def _error_line(stderr, rc):
 
 def run(args, echo=False, stdin=None):
     """Runs `hpclaunch ARGS`; returns (exit code, stdout, stderr). With `echo`, stderr is passed on to ours as it
-    comes (a local job's output, wait's progress line) and kept too."""
+    comes (a local job's output, wait's progress line) and kept too; `echo` may be a function that takes each
+    line instead."""
     argv = [binary()] + [str(a) for a in args]
     if not echo:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=stdin)
@@ -103,8 +104,11 @@ def run(args, echo=False, stdin=None):
     reader.start()
     for line in p.stderr:
         kept.append(line)
-        sys.stderr.write(line)
-        sys.stderr.flush()
+        if callable(echo):
+            echo(line)
+        else:
+            sys.stderr.write(line)
+            sys.stderr.flush()
     reader.join()
     rc = p.wait()
     return rc, out[0] if out else "", "".join(kept)

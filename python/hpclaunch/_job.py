@@ -1,7 +1,9 @@
 """submit, render, jobs, sites and Job: the CLI's commands with --json, as Python values."""
 import json
 import os
+import re
 import shlex
+import sys
 
 from . import _cli
 from ._cli import HpclaunchError
@@ -58,6 +60,39 @@ def site(name):
     return doc["profile"]
 
 
+class _ProgressBar:
+    """wait's progress lines ("1234 RUNNING 0:42 step 120 loss 0.0312 ...") as a tqdm bar: n is the step, the
+    description the state, the rest its postfix. Other lines (notes) pass on to stderr."""
+
+    _LINE = re.compile(r"^(\S+) (\S+)(?: [0-9:]+)?(?: step (\d+))?(.*)$")
+
+    def __init__(self, tqdm):
+        self.bar = tqdm(total=None, unit="step", dynamic_ncols=True)
+
+    @classmethod
+    def make(cls):
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return None
+        return cls(tqdm)
+
+    def line(self, line):
+        m = self._LINE.match(line.rstrip("\n"))
+        if line.startswith("hpclaunch:") or not m:
+            self.bar.write(line.rstrip("\n"), file=sys.stderr)
+            return
+        self.bar.set_description_str(m.group(2), refresh=False)
+        if m.group(3):
+            self.bar.update(int(m.group(3)) - self.bar.n)
+        if m.group(4).strip():
+            self.bar.set_postfix_str(m.group(4).strip(), refresh=False)
+        self.bar.refresh()
+
+    def close(self):
+        self.bar.close()
+
+
 class Job:
     """A job submitted by hpclaunch, found again from its id or its directory: Job("1234"), Job("hpclaunch-jobs/x")."""
 
@@ -95,15 +130,22 @@ class Job:
     def done(self):
         return self.status()["state"]["finished"]
 
-    def wait(self, timeout=None, interval=None):
-        """Waits for the job to end, showing `hpclaunch wait`'s progress line on stderr; returns its final phase.
-        Raises HpclaunchError (exit code 124) when `timeout` seconds pass first."""
+    def wait(self, timeout=None, interval=None, progress=True):
+        """Waits for the job to end, showing `hpclaunch wait`'s progress line on stderr (a tqdm bar of the
+        trainer's steps when tqdm is installed; progress=False: nothing); returns its final phase. Raises
+        HpclaunchError (exit code 124) when `timeout` seconds pass first."""
         args = ["wait", "--json", self._ref()]
         if timeout:
             args += ["--timeout", str(timeout)]
         if interval:
             args += ["--interval", str(interval)]
-        _, doc = _cli.run_json(args, echo=True, ok_codes=(1, 3))
+        bar = _ProgressBar.make() if progress else None
+        echo = bar.line if bar else (True if progress else (lambda line: None))
+        try:
+            _, doc = _cli.run_json(args, echo=echo, ok_codes=(1, 3))
+        finally:
+            if bar:
+                bar.close()
         return doc["state"]["phase"]
 
     def logs(self, rank=None, task=None):

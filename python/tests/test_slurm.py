@@ -1,6 +1,7 @@
 """Executor on the real Slurm test cluster (scripts/test-cluster.sh: 2 nodes, Perlmutter's shape): a gloo
 all_reduce over 2 nodes, a cancelled job's result() raising, and map_array as one array job."""
 import os
+import re
 import time
 
 import cloudpickle
@@ -85,3 +86,15 @@ def test_map_array_4_items_2_at_a_time(workdir):
     with open(os.path.join(jobs[0].dir, "job.sh")) as f:
         assert "#SBATCH --array=0-3%2" in f.read()
     assert [j.result(timeout=240) for j in jobs] == [(9, 0, 0), (1, 0, 1), (16, 0, 2), (1, 0, 3)]
+
+
+def test_wait_shows_the_steps_as_a_tqdm_bar(workdir, capsys):
+    pytest.importorskip("tqdm")  # python3-tqdm (scripts/install-deps.sh); without it wait prints the plain line
+    write = ("for s in 1 2 3; do printf '{\"type\":\"step\",\"step\":%s,\"loss\":0.5}\\n' $s "
+             '>> "$HPCLAUNCH_JOB_DIR/metrics.jsonl"; sleep 1; done')
+    job = hpclaunch.submit(["sh", "-c", write], nodes=1, gpus_per_node=1, launcher="srun", time="5", **SITE)
+    capsys.readouterr()
+    assert job.wait(interval=0.2) == "completed"
+    err = capsys.readouterr().err
+    assert re.search(r"COMPLETED: 3step", err), err
+    assert "loss 0.5" in err, err
