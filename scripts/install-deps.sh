@@ -18,6 +18,7 @@ packages=(
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
   g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
   debootstrap                     # t0515: a Debian 13 root with LibTorch 2.6 (scripts/debian13-root.sh)
+  python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-cloudpickle python3-tqdm  # python/ (docs/python.md): its wheel, tests, Executor, wait's bar
 )
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
@@ -29,7 +30,8 @@ std::string readable_time(const std::string& stamp) {
 
 int cmd_jobs(const Args& args) {
   CLI::App app("List the jobs submitted from this machine (newest last).", "jobs");
-  bool no_state = false, prune = false;
+  bool no_state = false, prune = false, json = false;
+  app.add_flag("--json", json, "print one JSON object per job (docs/json.md)");
   app.add_flag("--no-state", no_state, "do not ask the schedulers for states");
   app.add_flag("--prune", prune, "drop the jobs whose directory is gone from the list, print them, and list nothing else");
   if (!parse_or_throw(app, args)) return 0;
@@ -47,16 +49,19 @@ int cmd_jobs(const Args& args) {
   }
 
   std::vector<std::string> index = read_job_index();
+  JobsJson rows;
+  if (index.empty() && json) fmt::print("{}\n", rows.document().dump());
   if (index.empty()) {
     fmt::print(stderr, "hpclaunch: no jobs submitted from this machine yet ({} is empty or absent)\n", job_index_path());
     return 0;
   }
-  fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
+  if (!json) fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
   int rc = 0;
   std::set<Scheduler> unreachable;  // schedulers that failed once are not asked again: one error each
   for (const auto& dir : index) {
     JobRecord job;
     std::string state;
+    std::optional<JobState> queried;  // --json: the state itself
     try {
       job = read_job_record(dir);
       if (!job.dir_exists) state = "(job directory gone)";
@@ -65,6 +70,7 @@ int cmd_jobs(const Args& args) {
       else if (unreachable.count(job.scheduler)) state = "? (see below)";
       else {
         JobState s = backend_for(job.scheduler).query(job, run_capture);
+        queried = s;
         state = describe(s);
         // What a queued job waits for, as submitted (`--after`).
         if (s.phase == Phase::pending && !job.after.empty()) state += " after " + join(job.after, ",");
@@ -75,10 +81,12 @@ int cmd_jobs(const Args& args) {
       fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
       rc = k_exit_failure;
     }
-    fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", job.job_id.empty() ? "-" : job.job_id,
+    if (json) rows.add(dir, job, queried, queried ? "" : state);
+    else fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", job.job_id.empty() ? "-" : job.job_id,
                job.site.empty() ? "-" : job.site, job.nodes > 0 ? std::to_string(job.nodes) : "-", state,
                job.submitted_at.empty() ? "-" : readable_time(job.submitted_at), job.dir.empty() ? dir : job.dir);
   }
+  if (json) fmt::print("{}\n", rows.document().dump());
   return rc;
 }
 

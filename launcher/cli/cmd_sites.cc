@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "cli/sites_survey.h"
 #include "site/registry.h"
 #include "util/error.h"
@@ -18,11 +19,12 @@ int cmd_sites(const Args& args) {
   bool json = false;
   std::string output;
   app.add_option("words", words, "show NAME | check NAME | learn NAME");
-  app.add_flag("--json", json, "check: print the comparison as JSON");
+  app.add_flag("--json", json, "print as JSON (the list, show, check; docs/json.md)");
   app.add_option("--output,-o", output, "learn: write the profile to this file instead of stdout");
   if (!parse_or_throw(app, args)) return 0;
   SiteRegistry sites = load_sites(site_files);
-  if (words.empty()) {
+  if (words.empty() && json) fmt::print("{}\n", sites_json(sites).dump());
+  if (words.empty() && !json) {
     fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", "NAME", "SCHED", "NODE", "STATUS", "TITLE");
     for (const SiteProfile* p : sites.all()) {
       std::string shape = fmt::format("{}x{} {}c {}G", p->node.gpus, p->node.gpu_model.empty() ? "slot" : p->node.gpu_model,
@@ -33,14 +35,15 @@ int cmd_sites(const Args& args) {
       if (p->retired()) title += " -> " + join(p->successors, ", ");
       fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", p->name, to_string(p->scheduler), shape, status, title);
     }
-    return 0;
   }
+  if (words.empty()) return 0;
   if (words.size() == 2 && words[0] == "check") return sites_check(sites, words[1], json);
   if (words.size() == 2 && words[0] == "learn") return sites_learn(words[1], output);
   if (words[0] != "show" || words.size() != 2)
     throw Error("sites", "expected `sites`, `sites show NAME`, `sites check NAME` or `sites learn NAME`",
                 "run `hpclaunch sites show perlmutter`");
   const SiteProfile& p = sites.get(words[1], "sites show");
+  if (json) return fmt::print("{}\n", site_json(p).dump()), 0;
   fmt::print("# {}\n{}", p.file, profile_to_yaml(p));
   return 0;
 }

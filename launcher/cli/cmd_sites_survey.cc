@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/json_output.h"
 #include "cli/sites_survey.h"
 #include "site/profile_yaml.h"
 #include "survey/site_check.h"
@@ -52,7 +53,7 @@ int sites_check(const SiteRegistry& sites, const std::string& name, bool json) {
   ClusterInfo cluster = survey_cluster(profile.scheduler, current_user(), run_capture);
   std::vector<CheckRow> rows = check_profile(profile, cluster);
   if (json) {
-    fmt::print("{}\n", check_to_json(profile.name, rows).dump(2));
+    fmt::print("{}\n", check_json(profile.name, rows).dump());
   } else {
     fmt::print("{}", format_check(rows));
     fmt::print(stderr, "hpclaunch: {} against {} ({}): {}\n", profile.name, to_string(cluster.scheduler),

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
@@ -15,9 +16,12 @@ int cmd_status(const Args& args) {
   CLI::App app("Print a job's state as its scheduler tells it.", "status");
   std::string ref;
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array")->required();
+  bool json = false;
+  app.add_flag("--json", json, "print the state as JSON (docs/json.md)");
   if (!parse_or_throw(app, args)) return 0;
   JobRecord job = resolve_job(ref, read_job_index());
   const SchedulerBackend& backend = backend_for(job.scheduler);
+  if (json) return print_status_json(job, backend);
   if (job.is_array()) {
     // The array's counts, then a line per task: its scheduler id, state and values.
     std::vector<JobState> tasks = backend.query_tasks(job, run_capture);

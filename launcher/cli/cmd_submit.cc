@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "util/file.h"
 #include "plan/job_spec.h"
 #include "plan/plan.h"
@@ -40,6 +41,7 @@ struct SubmitOptions {
   std::vector<std::string> sweep;  // --sweep KEY=V1,V2 (repeatable)
   bool sweep_zip = false;
   std::optional<int> max_concurrent;
+  bool json = false;
 };
 
 // --NAME / --no-NAME into an optional that stays unset when neither is given, so a profile's default can apply
@@ -80,6 +82,7 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
                  "appended as --KEY V (repeatable: every combination)")->take_all();
   app.add_flag("--sweep-zip", o->sweep_zip, "task i takes the i-th value of every --sweep instead of every combination");
   app.add_option("--max-concurrent", o->max_concurrent, "run at most M tasks of the array at once");
+  app.add_flag("--json", o->json, "print the job record (submit) or plan and script (render) as JSON (docs/json.md)");
   app.add_option("--after", o->after, "start once JOB has ended: JOB[:ok|any|notok] (default ok; repeatable); JOB is a "
                  "scheduler job id or a job from `hpclaunch jobs`")->take_all();
 }
@@ -180,6 +183,7 @@ int run_submit(const Args& args, bool dry_run_only) {
                "ask the scheduler to validate the script first (sbatch --test-only); default: the profile's submit_check");
   }
   if (!parse_request(app, args, &o)) return 0;
+  JsonStdout json(o.json);
 
   SubmitSteps steps;
   steps.job_dir_mode = o.job_dir_mode.empty() ? k_default_job_dir_mode : parse_job_dir_mode(o.job_dir_mode);
@@ -191,7 +195,9 @@ int run_submit(const Args& args, bool dry_run_only) {
   std::vector<Dependency> after = dependencies(o.after);
   const bool per_task = plan.array.active() && !plan.site.arrays;  // Gadi: a job per task (submit/task_jobs.h)
   if (dry_run_only || o.dry_run) {
-    fmt::print("{}", per_task ? render_task_jobs(plan, dir, context_for(dir, plan, backend)) : script);
+    const std::string shown = per_task ? render_task_jobs(plan, dir, context_for(dir, plan, backend)) : script;
+    if (json.on()) json.print(render_json(plan, dir, shown));
+    else fmt::print("{}", shown);
     if (plan.array.active())
       fmt::print(stderr, "hpclaunch: an array job of {}:\n{}", array_summary(plan), task_table(plan.command, plan.array, dir));
     if (auto options = backend.dependency_options(after); !options.empty())
@@ -226,6 +232,7 @@ int run_submit(const Args& args, bool dry_run_only) {
   };
   if (per_task) return submit_task_jobs(plan, dir, context_for(dir, plan, backend), backend, run_capture, steps);
   SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, steps);
+  if (json.on()) json.print(submit_json(job.record, plan, job.exit_code));
   if (job.exit_code) {
     if (*job.exit_code != 0)
       fmt::print(stderr, "hpclaunch: local {} {} exited with {}\n", plan.array.active() ? "array" : "job", job.record.job_id,
@@ -237,7 +244,7 @@ int run_submit(const Args& args, bool dry_run_only) {
                array_summary(plan), plan.site.name, dir);
   else
     fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job.record.job_id, plan.site.name, dir);
-  fmt::print("{}\n", job.record.job_id);
+  if (!json.on()) fmt::print("{}\n", job.record.job_id);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "jobs/metrics_location.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
@@ -45,7 +46,10 @@ int cmd_wait(const Args& args) {
       ->check(CLI::Range(0.0, 1e7));
   app.add_option("--interval", interval, "seconds between looks at the job")->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
+  bool json_flag = false;
+  app.add_flag("--json", json_flag, "print the final state and exit code as JSON; the progress goes to stderr (docs/json.md)");
   if (!parse_or_throw(app, args)) return 0;
+  JsonStdout json(json_flag);
   JobRecord job = resolve_job(ref, read_job_index());
   const std::string cwd = std::filesystem::current_path().string();
 
@@ -93,6 +97,8 @@ int cmd_wait(const Args& args) {
     std::this_thread::sleep_for(std::chrono::duration<double>(interval));
   }
   if (tty) fmt::print("\n");
+  const int rc = state.succeeded() ? 0 : state.phase == Phase::finished_unknown ? k_exit_state_unknown : k_exit_failure;
+  if (json.on()) json.print(wait_json(job, state, rc));
   if (state.succeeded()) return 0;
   fmt::print(stderr, "hpclaunch: job {} {}\n", job.job_id, describe(state));
   return state.phase == Phase::finished_unknown ? k_exit_state_unknown : k_exit_failure;

@@ -1,0 +1,196 @@
+#include "cli/json_output.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "jobs/metrics_location.h"
+#include "runtime/rendezvous.h"
+#include "site/profile_yaml.h"
+#include "submit/submit_job.h"
+#include "util/process.h"
+
+namespace hpclaunch {
+
+namespace {
+
+// Version 1 of every record; a field's meaning never changes within a version (docs/json.md).
+nlohmann::json with_schema(const std::string& record, nlohmann::json body) {
+  nlohmann::json j = {{"schema", "hpclaunch." + record + "/1"}};
+  j.update(body);
+  return j;
+}
+
+// job.json's record of a job read back (JobRecord), as SubmissionFile writes it.
+SubmissionFile submission_of(const JobRecord& r) {
+  SubmissionFile f;
+  f.job_id = r.job_id;
+  f.scheduler = r.scheduler;
+  f.site = r.site;
+  f.job_dir = r.dir;
+  f.submitted_at = r.submitted_at;
+  f.nodes = r.nodes;
+  f.after = r.after;
+  return f;
+}
+
+// The job's rendezvous port: the profile's fixed one, else the job id's (runtime/rendezvous.h).
+int master_port(const LaunchPlan& plan, const std::string& job_id) {
+  return plan.site.rendezvous.port ? plan.site.rendezvous.port : derive_master_port(job_id);
+}
+
+// A YAML scalar as JSON: quoted ones are strings; plain ones null, true/false, numbers, or strings.
+nlohmann::json scalar_json(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;
+  if (s == "~" || s == "null") return nullptr;
+  if (s == "true" || s == "false") return s == "true";
+  try {
+    size_t used = 0;
+    long long i = std::stoll(s, &used);
+    if (used == s.size()) return i;
+    double d = std::stod(s, &used);
+    if (used == s.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return s;
+}
+
+nlohmann::json yaml_json(const YAML::Node& n) {
+  if (n.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) out[it->first.Scalar()] = yaml_json(it->second);
+    return out;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : n) out.push_back(yaml_json(item));
+    return out;
+  }
+  if (n.IsScalar()) return scalar_json(n);
+  return nullptr;
+}
+
+}  // namespace
+
+JsonStdout::JsonStdout(bool on) {
+  if (!on) return;
+  std::fflush(stdout);
+  m_saved = ::dup(STDOUT_FILENO);
+  if (m_saved >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+JsonStdout::~JsonStdout() {
+  if (m_saved < 0) return;
+  std::fflush(stdout);
+  ::dup2(m_saved, STDOUT_FILENO);
+  ::close(m_saved);
+}
+
+void JsonStdout::print(const nlohmann::json& document) {
+  std::fflush(stdout);
+  if (m_saved >= 0) ::dup2(m_saved, STDOUT_FILENO);
+  fmt::print("{}\n", document.dump());
+  std::fflush(stdout);
+  if (m_saved >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+nlohmann::json state_json(const JobState& s) {
+  nlohmann::json j = {{"phase", to_string(s.phase)}, {"description", describe(s)}, {"raw", s.raw},
+                      {"reason", s.reason},          {"finished", s.finished()}, {"exit_code", nullptr}};
+  if (s.exit_code) j["exit_code"] = *s.exit_code;
+  return j;
+}
+
+nlohmann::json submit_json(const JobRecord& job, const LaunchPlan& plan, std::optional<int> exit_code) {
+  nlohmann::json j = {{"job", submission_of(job)},
+                      {"script", (std::filesystem::path(job.dir) / "job.sh").string()},
+                      {"plan", plan_file(plan)},
+                      {"rendezvous_port", master_port(plan, job.job_id)},
+                      {"exit_code", nullptr}};
+  if (exit_code) j["exit_code"] = *exit_code;
+  return with_schema("submit", j);
+}
+
+nlohmann::json render_json(const LaunchPlan& plan, const std::string& job_dir, const std::string& script) {
+  return with_schema("render", {{"job_dir", job_dir}, {"script_text", script}, {"plan", plan_file(plan)}});
+}
+
+void JobsJson::add(const std::string& dir, const JobRecord& job, const std::optional<JobState>& state,
+                   const std::string& note) {
+  nlohmann::json j = {{"dir", job.dir.empty() ? dir : job.dir},
+                      {"dir_exists", job.dir_exists},
+                      {"submitted", job.submitted},
+                      {"job", submission_of(job)},
+                      {"array_tasks", job.array_tasks},
+                      {"command", job.command},
+                      {"state", nullptr},
+                      {"note", note}};
+  if (state) j["state"] = state_json(*state);
+  m_jobs.push_back(j);
+}
+
+nlohmann::json JobsJson::document() const { return with_schema("jobs", {{"jobs", m_jobs}}); }
+
+nlohmann::json status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks) {
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    JobRecord task = task_record(job, static_cast<int>(i));
+    list.push_back({{"task", i}, {"job_id", task.job_id}, {"dir", task.dir}, {"values", task.values},
+                    {"state", state_json(tasks[i])}});
+  }
+  return with_schema("status", {{"job_id", job.job_id},
+                                {"dir", job.dir},
+                                {"state", state_json(state)},
+                                {"tasks", list},
+                                {"after", job.after},
+                                {"excluded", job.excluded}});
+}
+
+int print_status_json(const JobRecord& job, const SchedulerBackend& backend) {
+  nlohmann::json j;
+  if (job.is_array()) {
+    std::vector<JobState> tasks = backend.query_tasks(job, run_capture);
+    j = status_json(job, summarize_tasks(tasks), tasks);
+  } else {
+    j = status_json(job, backend.query(job, run_capture), {});
+  }
+  j["metrics_file"] = metrics_path(job, std::filesystem::current_path().string());
+  fmt::print("{}\n", j.dump());
+  return 0;
+}
+
+nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_code) {
+  return with_schema("wait", {{"job_id", job.job_id}, {"dir", job.dir}, {"state", state_json(state)},
+                              {"exit_code", exit_code}});
+}
+
+nlohmann::json sites_json(const SiteRegistry& sites) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const SiteProfile* p : sites.all())
+    list.push_back({{"name", p->name},
+                    {"title", p->title},
+                    {"scheduler", p->scheduler},
+                    {"status", p->retired() ? "retired" : p->status},
+                    {"successors", p->successors},
+                    {"gpus_per_node", p->node.gpus},
+                    {"gpu_model", p->node.gpu_model},
+                    {"cores_per_node", p->node.cores},
+                    {"memory_gb", p->node.memory_gb},
+                    {"file", p->file}});
+  return with_schema("sites", {{"sites", list}});
+}
+
+nlohmann::json site_json(const SiteProfile& profile) {
+  // The resolved profile as `sites show` prints it (profile_to_yaml), read back into JSON.
+  return with_schema("site", {{"file", profile.file}, {"profile", yaml_json(YAML::Load(profile_to_yaml(profile)))}});
+}
+
+nlohmann::json check_json(const std::string& site, const std::vector<CheckRow>& rows) {
+  return with_schema("check", check_to_json(site, rows));
+}
+
+}  // namespace hpclaunch

@@ -1,0 +1,64 @@
+// `--json` of submit/render, jobs, status, wait, sites, sites show and sites check: one JSON document per command
+// on stdout, each with a "schema" field naming its record and version ("hpclaunch.submit/1", ...), built from the
+// record types (record/job_record.h, plan_file) through nlohmann-json. The schemas: docs/json.md. Errors stay one
+// line on stderr with the same exit codes (cli/main.cc).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "record/job_record.h"
+#include "scheduler/backend.h"
+#include "scheduler/job_state.h"
+#include "site/registry.h"
+#include "survey/site_check.h"
+
+namespace hpclaunch {
+
+// While alive with `on`, what the command prints on stdout (a local job's output, wait's progress line) goes to
+// stderr, so that stdout carries the one JSON document print() writes.
+class JsonStdout {
+ public:
+  explicit JsonStdout(bool on);
+  ~JsonStdout();
+  JsonStdout(const JsonStdout&) = delete;
+  JsonStdout& operator=(const JsonStdout&) = delete;
+  bool on() const { return m_saved >= 0; }
+  void print(const nlohmann::json& document);
+
+ private:
+  int m_saved = -1;  // the original stdout while it is redirected
+};
+
+// A job's state: {"phase", "description", "raw", "reason", "exit_code", "finished"}.
+nlohmann::json state_json(const JobState& s);
+
+// submit: the job (job.json's fields), its script, the plan (plan.json) and, for a job run here, its exit code.
+nlohmann::json submit_json(const JobRecord& job, const LaunchPlan& plan, std::optional<int> exit_code);
+// render / submit --dry-run: the plan, the job directory it would use and the script.
+nlohmann::json render_json(const LaunchPlan& plan, const std::string& job_dir, const std::string& script);
+
+// jobs: one object per index entry, added as `jobs` reads them.
+class JobsJson {
+ public:
+  void add(const std::string& dir, const JobRecord& job, const std::optional<JobState>& state, const std::string& note);
+  nlohmann::json document() const;
+
+ private:
+  nlohmann::json m_jobs = nlohmann::json::array();
+};
+
+// status: the job (and an array's tasks).
+nlohmann::json status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks);
+// status --json: asks `backend` for the job's state (an array's: each task's) and prints status_json; returns 0.
+int print_status_json(const JobRecord& job, const SchedulerBackend& backend);
+// wait: the final state and wait's exit code.
+nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_code);
+// sites: one object per profile; sites show NAME: the resolved profile; sites check NAME: the comparison.
+nlohmann::json sites_json(const SiteRegistry& sites);
+nlohmann::json site_json(const SiteProfile& profile);
+nlohmann::json check_json(const std::string& site, const std::vector<CheckRow>& rows);
+
+}  // namespace hpclaunch
