@@ -115,14 +115,15 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   return true;
 }
 
-// The user's default account, as Slurm's accounting says; "" when it does not answer (no accounting, no sacctmgr).
-std::string default_account() {
+// The user's default account, as the scheduler's accounting says (Slurm: sacctmgr); "" when it does not answer
+// (no accounting, no such command) or the scheduler has no such query.
+std::string default_account(const SchedulerDialect& dialect) {
   const char* user = std::getenv("USER");
   if (!user || !*user) return {};
-  ProcessResult r = run_capture({"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"});
-  if (r.exit_code != 0) return {};
-  std::string account(trim(r.out));
-  return account.find_first_of(" \n|") == std::string::npos ? account : std::string();
+  std::vector<std::string> argv = dialect.default_account_command(user);
+  if (argv.empty()) return {};
+  ProcessResult r = run_capture(argv);
+  return r.exit_code == 0 ? dialect.parse_default_account(r.out) : std::string();
 }
 
 LaunchPlan plan_for(const SubmitOptions& o) {
@@ -130,7 +131,7 @@ LaunchPlan plan_for(const SubmitOptions& o) {
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SiteProfile site = with_machine_shape(sites.get(o.request.site), o.request, cores);
   JobRequest request = o.request;
-  if (request.account.empty() && site.scheduler == Scheduler::slurm) request.default_account = default_account();
+  if (request.account.empty()) request.default_account = default_account(dialect_for(site.scheduler));
   LaunchPlan plan = make_plan(request, site);
   for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
   return plan;

@@ -56,11 +56,8 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
     throw Error("--launcher",
                 "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, names_of(k_launch_mode_names)),
                 "use agent, srun, mpirun or pals");
-  if (*mode == LaunchMode::srun && site.scheduler != Scheduler::slurm && site.scheduler != Scheduler::local)
-    throw Error("--launcher", "srun needs Slurm, but " + site.name + " runs " + to_string(site.scheduler),
-                std::string("use --launcher ") + to_string(site.default_launcher));
-  if (*mode == LaunchMode::pals && site.scheduler != Scheduler::pbs)
-    throw Error("--launcher", "pals (Cray PALS mpiexec) needs PBS, but " + site.name + " runs " + to_string(site.scheduler),
+  if (!dialect_for(site.scheduler).offers(*mode))
+    throw Error("--launcher", launcher_needs(*mode) + ", but " + site.name + " runs " + to_string(site.scheduler),
                 std::string("use --launcher ") + to_string(site.default_launcher));
   if (!site.allows(*mode)) {
     std::vector<std::string> names;
@@ -149,15 +146,6 @@ void plan_account(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
                           (example.empty() ? "" : ", e.g." + example) + "); submitting it anyway");
 }
 
-// The memory directive by the profile's rule, so that no GPU job falls to a tiny site default.
-std::string plan_memory(const SiteProfile& site, int gpus_per_node) {
-  const MemoryRequest& m = site.memory;
-  if (m.style == MemoryStyle::per_gpu) return "--mem-per-gpu=" + m.amount;
-  if (m.style != MemoryStyle::whole_node || site.scheduler == Scheduler::pbs) return "";
-  if (gpus_per_node >= site.node.gpus || site.node.memory_gb <= 0 || site.node.gpus <= 0) return "--mem=0";
-  return fmt::format("--mem-per-gpu={}G", site.node.memory_gb / site.node.gpus);
-}
-
 EnvList parse_env(const std::vector<std::string>& items) {
   EnvList out;
   for (const auto& item : items) {
@@ -236,7 +224,7 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
 
 void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const RequeuePolicy& policy = site.requeue;
-  bool slurm = site.scheduler == Scheduler::slurm;
+  bool slurm = dialect_for(site.scheduler).has_warning_signals();
   bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
   if (asked && !slurm && r.requeue.value_or(true))
     throw Error(r.signal.empty() ? "--requeue" : "--signal",
@@ -316,7 +304,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   plan_account(r, site, &p);
   plan_requeue(r, site, &p);
   p.preflight = r.preflight.value_or(false);
-  p.memory = plan_memory(site, p.gpus_per_node);
+  p.memory = dialect_for(site.scheduler).memory_request(site, p.gpus_per_node);
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;
   if (p.job_name.find('\n') != std::string::npos) throw Error("--name", "the job name has a newline", "use a one-line name");

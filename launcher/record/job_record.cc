@@ -1,8 +1,8 @@
 #include "record/job_record.h"
 
 #include <filesystem>
-#include <regex>
 
+#include "dialect/dialect.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -137,11 +137,7 @@ JobRecord read_job_record(const std::string& dir) {
 }
 
 std::string task_job_id(Scheduler scheduler, const std::string& array_id, int task) {
-  if (scheduler == Scheduler::pbs) {
-    size_t brackets = array_id.find("[]");
-    if (brackets != std::string::npos) return array_id.substr(0, brackets + 1) + std::to_string(task) + array_id.substr(brackets + 1);
-  }
-  return array_id + "_" + std::to_string(task);
+  return dialect_for(scheduler).task_job_id(array_id, task);
 }
 
 JobRecord task_record(const JobRecord& array, int task) {
@@ -173,15 +169,11 @@ std::string task_label(const JobRecord& task) {
 
 namespace {
 
-// JOB_I or JOB[I]: the names the array may have, and the task; nullopt for anything else. PBS's 1234[3].server
-// names the array 1234[].server; Slurm's 1234[3] the array 1234.
+// JOB_I or JOB[I]: the names the array may have, and the task, in the first dialect whose spelling `ref` is;
+// nullopt for anything else.
 std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) {
-  static const std::regex k_slurm("(.+)_([0-9]{1,9})");
-  static const std::regex k_pbs("(.*[^\\[])\\[([0-9]{1,9})\\](.*)");
-  std::smatch m;
-  if (std::regex_match(ref, m, k_slurm)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
-  if (std::regex_match(ref, m, k_pbs))
-    return std::make_pair(std::vector<std::string>{m[1].str() + "[]" + m[3].str(), m[1].str() + m[3].str()}, std::stoi(m[2].str()));
+  for (const SchedulerDialect* d : all_dialects())
+    if (auto parts = d->split_task_ref(ref)) return parts;
   return std::nullopt;
 }
 

@@ -18,8 +18,6 @@ class LocalBackend final : public SchedulerBackend {
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
-  std::vector<std::string> array_options(int, int) const override { return {}; }
-  std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
 };
 
 // JOBDIR/state.json of a local job; `alive` says whether its recorded pid still runs.
