@@ -195,6 +195,33 @@ std::optional<JobState> parse_qstat_full(std::string_view out) {
   return s;
 }
 
+std::map<std::string, JobState> parse_qstat_jobs(std::string_view out) {
+  std::map<std::string, JobState> jobs;
+  std::string id, block;
+  auto flush = [&] {
+    if (!id.empty())
+      if (auto s = parse_qstat_full(block)) jobs[id] = *s;
+    block.clear();
+  };
+  for (const auto& line : split(out, '\n')) {
+    if (line.rfind("Job Id:", 0) == 0) {
+      flush();
+      id = std::string(trim(std::string_view(line).substr(7)));
+      continue;
+    }
+    block += line + "\n";
+  }
+  flush();
+  return jobs;
+}
+
+std::string pbs_id_key(const std::string& id) { return id.substr(0, id.find('.')); }
+
+bool pbs_no_history(const ProcessResult& r) {
+  return r.exit_code != 0 && r.exit_code != 127 &&
+         (r.err.find("invalid option") != std::string::npos || r.err.find("usage") != std::string::npos);
+}
+
 bool pbs_unknown_job(const ProcessResult& r) {
   if (r.exit_code == 0 || r.exit_code == 127) return false;
   std::string text = r.err + r.out;

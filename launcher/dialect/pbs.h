@@ -2,6 +2,7 @@
 // 1234[3].server for a task, -W depend=, and the readers of what qsub, qstat -f, qstat -Qf and pbsnodes -av
 // answer (all pure; scheduler/pbs.cc runs them).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,13 @@ class PbsDialect final : public SchedulerDialect {
 std::string parse_qsub_answer(const ProcessResult& answer);
 // `qstat -f ID` / `qstat -x -f ID` (PBS Pro/OpenPBS/Torque): job_state = Q|R|E|H|W|F|..., Exit_status.
 std::optional<JobState> parse_qstat_full(std::string_view out);
+// `qstat -x -f -t ID...` of many jobs (and every subjob of the arrays among them): each job's state by its id as
+// qstat writes it after `Job Id:` ("123.server", "123[4].server").
+std::map<std::string, JobState> parse_qstat_jobs(std::string_view out);
+// The part of a PBS job id both qsub and qstat agree on: "123[4].server" -> "123[4]".
+std::string pbs_id_key(const std::string& id);
+// True if a failed qstat says it has no -x (Torque): a usage complaint, not a server that cannot be asked.
+bool pbs_no_history(const ProcessResult& r);
 // True if a failed qstat/qdel says the job id is unknown to it (forgotten, or finished without history).
 bool pbs_unknown_job(const ProcessResult& r);
 // "123.server" -> "123": the number PBS names a job's output file after (NAME.o123).

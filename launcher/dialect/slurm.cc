@@ -225,6 +225,52 @@ std::optional<JobState> parse_scontrol_job(std::string_view out) {
   return s;
 }
 
+std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids) {
+  // Each field padded to its width and ended by '|' (a reason may hold spaces).
+  return {"squeue", "-h", "-r", "-t", "all", "-j", join(ids, ","), "-O",
+          "JobArrayID:40|,State:24|,Reason:200|,exit_code:12|"};
+}
+
+std::map<std::string, JobState> parse_squeue_jobs(std::string_view out) {
+  std::map<std::string, JobState> jobs;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(line, '|');
+    if (cols.size() < 4) continue;
+    std::string id(trim(cols[0])), state(trim(cols[1])), reason(trim(cols[2]));
+    auto phase = slurm_phase(state);
+    if (id.empty() || !phase) continue;
+    JobState s;
+    s.phase = *phase;
+    s.raw = state;
+    if (reason != "None") s.reason = reason;
+    long long status = 0;  // the wait status: exit code << 8 | signal (scontrol's ExitCode=3:0 is 768)
+    if (s.finished() && parse_int(trim(cols[3]), &status) && status >= 0) s.exit_code = static_cast<int>((status >> 8) & 0xff);
+    jobs[id] = s;
+  }
+  return jobs;
+}
+
+std::vector<std::string> sacct_jobs_command(const std::vector<std::string>& ids) {
+  return {"sacct", "-n", "-P", "-X", "-j", join(ids, ","), "-o", "JobID,State,ExitCode"};
+}
+
+std::map<std::string, JobState> parse_sacct_jobs(std::string_view out) {
+  std::map<std::string, JobState> jobs;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(trim(line), '|');
+    if (cols.size() < 3) continue;
+    auto phase = slurm_phase(cols[1]);
+    if (cols[0].empty() || !phase) continue;
+    JobState s;
+    s.phase = *phase;
+    s.raw = cols[1].substr(0, cols[1].find(' '));  // "CANCELLED by 0"
+    long long v = 0;
+    if (s.finished() && parse_int(cols[2].substr(0, cols[2].find(':')), &v)) s.exit_code = static_cast<int>(v);
+    jobs[cols[0]] = s;
+  }
+  return jobs;
+}
+
 bool slurm_unknown_job(const ProcessResult& r) {
   if (r.exit_code == 0 || r.exit_code == 127) return false;
   return (r.err + r.out).find("Invalid job id") != std::string::npos;

@@ -39,6 +39,16 @@ std::optional<JobState> parse_squeue(std::string_view out);
 std::map<int, JobState> parse_squeue_tasks(std::string_view out);
 // `scontrol show job ID`: JobState=, Reason=, ExitCode=N:S; nullopt when it holds no JobState.
 std::optional<JobState> parse_scontrol_job(std::string_view out);
+// `squeue -h -r -t all -j ID,ID,... -O JobArrayID,State,Reason,exit_code`: every job and array task (one a line,
+// pending ones too) of the ids that slurmctld still holds, in one call; ids it has forgotten are left out.
+std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids);
+// Its answer: each listed job's state with reason and exit code, by its id ("123", or "123_4" for a task).
+std::map<std::string, JobState> parse_squeue_jobs(std::string_view out);
+// `sacct -n -P -X -j ID,ID,... -o JobID,State,ExitCode`: what accounting remembers of jobs squeue has forgotten
+// (MinJobAge), in one call.
+std::vector<std::string> sacct_jobs_command(const std::vector<std::string>& ids);
+// Its answer ("123|COMPLETED|0:0", "123_4|CANCELLED by 0|0:15"): each job's state by its id.
+std::map<std::string, JobState> parse_sacct_jobs(std::string_view out);
 // True if a failed squeue/scontrol/scancel says the job id is unknown to it (forgotten or never there).
 bool slurm_unknown_job(const ProcessResult& r);
 

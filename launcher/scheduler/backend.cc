@@ -43,6 +43,20 @@ std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, cons
   return out;
 }
 
+std::vector<JobAnswer> SchedulerBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobAnswer> out;
+  for (const auto& job : jobs) {
+    JobAnswer a;
+    try {
+      a.state = query(job, run);
+    } catch (const Error& e) {
+      a.error = e.what();
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
 const SchedulerBackend& backend_for(Scheduler scheduler) {
   static const SlurmBackend slurm;
   static const PbsBackend pbs;

@@ -19,6 +19,12 @@ namespace hpclaunch {
 
 using CommandRunner = std::function<ProcessResult(const std::vector<std::string>& argv)>;
 
+// One job's state in query_many, or why that job (alone) has none.
+struct JobAnswer {
+  std::optional<JobState> state;
+  std::string error;
+};
+
 class SchedulerBackend {
  public:
   virtual ~SchedulerBackend() = default;
@@ -41,6 +47,11 @@ class SchedulerBackend {
   virtual JobState query(const JobRecord& job, const CommandRunner& run) const = 0;
   // Every task's state of an array job, in task order: each task's query, unless the scheduler can say all at once.
   virtual std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const;
+  // The states of many jobs at once (`hpclaunch jobs`: every job in view, once per refresh), in their order: each
+  // job's query, unless the scheduler can say all at once (Slurm: one squeue, and one sacct for what squeue has
+  // forgotten; PBS: one qstat). Throws Error naming the command when the scheduler cannot be asked; a job's own
+  // trouble (its job directory gone, its state.json changed by hand) is that job's `error`.
+  virtual std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const;
   // Cancels the job (an array job: all its tasks); throws Error naming the command when that fails.
   virtual void cancel(const JobRecord& job, const CommandRunner& run) const = 0;
   // The files the job's output goes to, most specific first.

@@ -1,5 +1,6 @@
 #include "scheduler/pbs.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "util/error.h"
@@ -29,7 +30,7 @@ std::string PbsBackend::submit(const std::string& script, const std::vector<std:
 }
 
 JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const {
-  if (job.is_array()) return summarize_tasks(query_tasks(job, run));  // qstat -f of each subjob, 1234[3].server
+  if (job.is_array()) return summarize_tasks(query_tasks(job, run));  // one qstat -x -f -t of all subjobs
   require_submitted(job);
   for (bool history : {false, true}) {
     std::vector<std::string> qstat = {"qstat", "-f", job.job_id};
@@ -41,12 +42,71 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
     }
     if (!pbs_unknown_job(r)) {
       // Torque has no -x: a usage complaint there means "no history", not "no server".
-      if (history && (r.err.find("invalid option") != std::string::npos || r.err.find("usage") != std::string::npos))
-        break;
+      if (history && pbs_no_history(r)) break;
       command_failed(qstat, r, k_fix);
     }
   }
   return forgotten_job(output_files(job));
+}
+
+std::vector<JobState> PbsBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
+  require_submitted(array);
+  auto known = qstat_jobs({array.job_id}, run);
+  if (!known) return SchedulerBackend::query_tasks(array, run);  // Torque: each subjob's qstat
+  return task_states(array, *known);
+}
+
+std::vector<JobAnswer> PbsBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobAnswer> out(jobs.size());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      require_submitted(jobs[i]);
+      const std::string& id = jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id;
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    } catch (const Error& e) {
+      out[i].error = e.what();
+    }
+  }
+  if (ids.empty()) return out;
+  auto known = qstat_jobs(ids, run);
+  if (!known) return SchedulerBackend::query_many(jobs, run);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!out[i].error.empty()) continue;
+    if (jobs[i].is_array()) {
+      out[i].state = summarize_tasks(task_states(jobs[i], *known));
+    } else if (auto it = known->find(pbs_id_key(jobs[i].job_id)); it != known->end()) {
+      out[i].state = it->second;
+    } else {
+      out[i].state = forgotten_job(output_files(jobs[i]));
+    }
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, JobState>> PbsBackend::qstat_jobs(const std::vector<std::string>& ids,
+                                                                      const CommandRunner& run) const {
+  // -x: finished jobs too (PBS Pro, OpenPBS); -t: every subjob of an array. An id qstat does not know is left
+  // out of its answer (and named on stderr, with a non-zero exit) while the others are listed.
+  std::vector<std::string> argv = {"qstat", "-x", "-f", "-t"};
+  argv.insert(argv.end(), ids.begin(), ids.end());
+  ProcessResult r = run(argv);
+  if (r.exit_code != 0 && !pbs_unknown_job(r)) {
+    if (pbs_no_history(r)) return std::nullopt;
+    command_failed(argv, r, k_fix);
+  }
+  std::map<std::string, JobState> known;
+  for (const auto& [id, state] : parse_qstat_jobs(r.out)) known[pbs_id_key(id)] = state;
+  return known;
+}
+
+std::vector<JobState> PbsBackend::task_states(const JobRecord& array, const std::map<std::string, JobState>& known) const {
+  std::vector<JobState> out;
+  for (int i = 0; i < array.array_tasks; ++i) {
+    auto it = known.find(pbs_id_key(dialect().task_job_id(array.job_id, i)));
+    out.push_back(it != known.end() ? it->second : forgotten_job(output_files(task_record(array, i))));
+  }
+  return out;
 }
 
 void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {

@@ -1,5 +1,6 @@
 #include "scheduler/slurm.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "util/error.h"
@@ -77,6 +78,66 @@ std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const Co
     JobState s = forgotten_job(output_files(task_record(array, i)));
     if (s.reason == k_no_output) s = never_started();
     out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  // Every job's id (an array's or a task's: the array's) in one squeue; then, for what it no longer lists
+  // (MinJobAge), one sacct; where accounting is off (sacct fails), what the job directory shows.
+  std::vector<JobAnswer> out(jobs.size());
+  std::vector<std::string> ids;
+  auto add_id = [&ids](const std::string& id) {
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  auto names = [](const JobRecord& job) {  // the ids squeue -r lists the job under
+    std::vector<std::string> n;
+    if (job.is_array())
+      for (int i = 0; i < job.array_tasks; ++i) n.push_back(job.job_id + "_" + std::to_string(i));
+    else
+      n.push_back(job.job_id);
+    return n;
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      require_submitted(jobs[i]);
+      add_id(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+    } catch (const Error& e) {
+      out[i].error = e.what();
+    }
+  }
+  if (ids.empty()) return out;
+  std::vector<std::string> squeue = squeue_jobs_command(ids);
+  ProcessResult r = run(squeue);
+  std::map<std::string, JobState> known;
+  if (r.exit_code == 0) known = parse_squeue_jobs(r.out);
+  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_fix);
+  std::vector<std::string> forgotten;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (out[i].error.empty())
+      for (const auto& name : names(jobs[i]))
+        if (!known.count(name)) forgotten.push_back(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+  if (!forgotten.empty()) {
+    std::sort(forgotten.begin(), forgotten.end());
+    forgotten.erase(std::unique(forgotten.begin(), forgotten.end()), forgotten.end());
+    ProcessResult a = run(sacct_jobs_command(forgotten));
+    if (a.exit_code == 0)  // no accounting ("Slurm accounting storage is disabled"): the job directories tell
+      for (const auto& [id, state] : parse_sacct_jobs(a.out)) known.emplace(id, state);
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!out[i].error.empty()) continue;
+    std::vector<JobState> states;
+    for (const auto& name : names(jobs[i])) {
+      if (auto it = known.find(name); it != known.end()) {
+        states.push_back(it->second);
+        continue;
+      }
+      bool task = jobs[i].task || jobs[i].is_array();
+      JobRecord one = jobs[i].is_array() ? task_record(jobs[i], static_cast<int>(states.size())) : jobs[i];
+      JobState s = forgotten_job(output_files(one));
+      states.push_back(task && s.reason == k_no_output ? never_started() : s);
+    }
+    out[i].state = jobs[i].is_array() ? summarize_tasks(states) : states.front();
   }
   return out;
 }

@@ -18,6 +18,7 @@ class SlurmBackend final : public SchedulerBackend {
                      const CommandRunner& run) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const override;
+  std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
   std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
