@@ -90,6 +90,17 @@ std::string dependency_list(const std::vector<Dependency>& after) {
   return join(groups, ",");
 }
 
+int field_int(const Fields& f, const std::string& key, int fallback) {
+  auto it = f.find(key);
+  long long v = 0;
+  return it != f.end() && parse_int(it->second, &v) ? static_cast<int>(v) : fallback;
+}
+
+std::string field_text(const Fields& f, const std::string& key) {
+  auto it = f.find(key);
+  return it == f.end() ? std::string() : it->second;
+}
+
 std::string first_line(const ProcessResult& r) {
   std::string text(trim(r.err.empty() ? r.out : r.err));
   size_t nl = text.find('\n');

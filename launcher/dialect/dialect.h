@@ -4,6 +4,7 @@
 // plan, render, record and survey; the backend that runs its commands (scheduler/NAME.cc) stands beside it.
 // Adding a scheduler: a dialect, a backend, a template and their tests (ARCHITECTURE.md, "A new scheduler").
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,6 +118,12 @@ std::vector<const SchedulerDialect*> all_dialects();
 
 // "srun needs Slurm", "pals (Cray PALS mpiexec) needs PBS": why a launcher a dialect does not offer is refused.
 std::string launcher_needs(LaunchMode mode);
+
+// A scheduler's KEY=VALUE answer (scontrol_fields, a block of qstat -Qf or pbsnodes -av), and its values read:
+// a whole number (`fallback` when absent or not one), a text ("" when absent).
+using Fields = std::map<std::string, std::string>;
+int field_int(const Fields& f, const std::string& key, int fallback = 0);
+std::string field_text(const Fields& f, const std::string& key);
 
 // The first non-empty line of a command's stderr (or stdout).
 std::string first_line(const ProcessResult& r);

@@ -15,24 +15,11 @@ namespace hpclaunch {
 
 namespace {
 
-using Fields = std::map<std::string, std::string>;
-
 // The value of `key = value` in qstat -f output (continuation lines are not needed for the keys read here).
 std::optional<std::string> qstat_field(std::string_view out, std::string_view key) {
   for (const auto& line : split(out, '\n'))
     if (auto f = pbs_field(line); f && f->first == key) return f->second;
   return std::nullopt;
-}
-
-int to_int(const Fields& f, const std::string& key, int fallback = 0) {
-  auto it = f.find(key);
-  long long v = 0;
-  return it != f.end() && parse_int(it->second, &v) ? static_cast<int>(v) : fallback;
-}
-
-std::string get(const Fields& f, const std::string& key) {
-  auto it = f.find(key);
-  return it == f.end() ? std::string() : it->second;
 }
 
 // `key = value` blocks (pbsnodes -av, qstat -Qf): the header line of each block, then its indented fields.
@@ -233,12 +220,12 @@ std::vector<NodeInfo> parse_pbsnodes(std::string_view out) {
   for (auto& [name, f] : pbs_blocks(out, "")) {
     NodeInfo n;
     n.name = name;
-    n.cpus = to_int(f, "resources_available.ncpus", to_int(f, "pcpus"));
+    n.cpus = field_int(f, "resources_available.ncpus", field_int(f, "pcpus"));
     n.sockets = 1;
     n.cores_per_socket = n.cpus;  // PBS does not tell cores from hardware threads
-    n.memory_mb = pbs_memory_mb(get(f, "resources_available.mem"));
-    n.arch = get(f, "resources_available.arch");
-    if (int g = to_int(f, "resources_available.ngpus"); g > 0) n.gres.push_back({"gpu", "", g});
+    n.memory_mb = pbs_memory_mb(field_text(f, "resources_available.mem"));
+    n.arch = field_text(f, "resources_available.arch");
+    if (int g = field_int(f, "resources_available.ngpus"); g > 0) n.gres.push_back({"gpu", "", g});
     for (const auto& [key, value] : f)
       if (key.rfind("resources_available.", 0) == 0 && value == "True")
         n.features.push_back(key.substr(std::string("resources_available.").size()));
@@ -254,7 +241,7 @@ std::vector<PartitionInfo> parse_qstat_queues(std::string_view out) {
     PartitionInfo q;
     q.name = name;
     if (f.count("resources_max.walltime")) q.max_time_s = parse_time_limit(f["resources_max.walltime"]).value_or(0);
-    q.max_nodes = to_int(f, "resources_max.nodect");
+    q.max_nodes = field_int(f, "resources_max.nodect");
     queues.push_back(q);
   }
   return queues;

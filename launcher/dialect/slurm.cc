@@ -14,19 +14,6 @@ namespace hpclaunch {
 
 namespace {
 
-using Fields = std::map<std::string, std::string>;
-
-int to_int(const Fields& f, const std::string& key, int fallback = 0) {
-  auto it = f.find(key);
-  long long v = 0;
-  return it != f.end() && parse_int(it->second, &v) ? static_cast<int>(v) : fallback;
-}
-
-std::string get(const Fields& f, const std::string& key) {
-  auto it = f.find(key);
-  return it == f.end() ? std::string() : it->second;
-}
-
 std::optional<std::string> field(const Fields& f, const std::string& key) {
   auto it = f.find(key);
   if (it == f.end()) return std::nullopt;
@@ -285,7 +272,7 @@ std::vector<PartitionInfo> parse_scontrol_partitions(std::string_view out) {
     p.name = f["PartitionName"];
     p.is_default = f["Default"] == "YES";
     if (!unlimited(f["MaxTime"])) p.max_time_s = parse_time_limit(f["MaxTime"]).value_or(0);
-    if (!unlimited(f["MaxNodes"])) p.max_nodes = to_int(f, "MaxNodes");
+    if (!unlimited(f["MaxNodes"])) p.max_nodes = field_int(f, "MaxNodes");
     if (!f["Nodes"].empty() && f["Nodes"] != "(null)") p.nodes = expand_hostlist(f["Nodes"], "scontrol Nodes=");
     parts.push_back(p);
   }
@@ -299,14 +286,14 @@ std::vector<NodeInfo> parse_scontrol_nodes(std::string_view out) {
     if (!f.count("NodeName")) continue;
     NodeInfo n;
     n.name = f["NodeName"];
-    n.arch = get(f, "Arch");
-    n.cpus = to_int(f, "CPUTot");
-    n.sockets = to_int(f, "Sockets", 1);
-    n.cores_per_socket = to_int(f, "CoresPerSocket", n.cpus);
-    n.threads_per_core = to_int(f, "ThreadsPerCore", 1);
-    n.memory_mb = to_int(f, "RealMemory");
-    n.gres = parse_gres(get(f, "Gres"));
-    std::string features = get(f, "AvailableFeatures");
+    n.arch = field_text(f, "Arch");
+    n.cpus = field_int(f, "CPUTot");
+    n.sockets = field_int(f, "Sockets", 1);
+    n.cores_per_socket = field_int(f, "CoresPerSocket", n.cpus);
+    n.threads_per_core = field_int(f, "ThreadsPerCore", 1);
+    n.memory_mb = field_int(f, "RealMemory");
+    n.gres = parse_gres(field_text(f, "Gres"));
+    std::string features = field_text(f, "AvailableFeatures");
     if (!features.empty() && features != "(null)")
       for (const auto& feat : split(features, ','))
         if (!feat.empty()) n.features.push_back(feat);
