@@ -20,7 +20,12 @@ class LocalBackend final : public SchedulerBackend {
   std::vector<std::string> output_files(const JobRecord& job) const override;
 };
 
-// JOBDIR/state.json of a local job; `alive` says whether its recorded pid still runs.
+// JOBDIR/state.json of a local job (record/job_record.h's LocalStateFile, the one type it is read as). Throws
+// Error naming `path` when the text is not one.
+LocalStateFile parse_local_state_file(std::string_view json, const std::string& path);
+// The job's state from its state file; `alive` says whether its recorded pid still runs.
+JobState local_job_state(const LocalStateFile& file, bool alive, const std::string& path);
+// Both: the state of a state.json's text.
 JobState parse_local_state(std::string_view json, bool alive, const std::string& path);
 
 }  // namespace hpclaunch
