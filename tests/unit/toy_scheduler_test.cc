@@ -18,6 +18,7 @@
 #include "site/registry.h"
 #include "submit/job_index.h"
 #include "submit/submit_job.h"
+#include "test_util.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -132,20 +133,8 @@ struct FakeToy {
   }
 };
 
-struct TempState {
-  fs::path base = fs::temp_directory_path() / ("hpclaunch-toy-scheduler-test-" + std::to_string(::getpid()));
-  std::string old_state;
-  TempState() {
-    fs::remove_all(base);
-    fs::create_directories(base);
-    if (const char* s = std::getenv("XDG_STATE_HOME")) old_state = s;
-    ::setenv("XDG_STATE_HOME", (base / "state").c_str(), 1);
-  }
-  ~TempState() {
-    if (old_state.empty()) ::unsetenv("XDG_STATE_HOME");
-    else ::setenv("XDG_STATE_HOME", old_state.c_str(), 1);
-    fs::remove_all(base);
-  }
+struct TempState : test::TempState {
+  TempState() : test::TempState("toy-scheduler-test") {}
 };
 
 LaunchPlan toy_plan(int array = 0) {
