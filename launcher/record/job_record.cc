@@ -24,6 +24,33 @@ void from_json(const nlohmann::json& j, LaunchMode& m) {
   m = named.value_or(LaunchMode::agent);
 }
 
+void to_json(nlohmann::json& j, const PlanFields& p) {
+  j = {{"site", p.site},       {"site_file", p.site_file},       {"scheduler", p.scheduler}, {"launcher", p.launcher},
+       {"world_size", p.world_size}, {"time_seconds", p.time_seconds}, {"time", p.time},      {"container", p.container},
+       {"env", p.env},         {"command", p.command}};
+#define HPCLAUNCH_PLAN_TO_JSON(type, name) j[#name] = p.name;
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_TO_JSON)
+#undef HPCLAUNCH_PLAN_TO_JSON
+}
+
+void from_json(const nlohmann::json& j, PlanFields& p) {
+  // A field the file lacks keeps its default (as NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT reads).
+  const PlanFields d;
+#define HPCLAUNCH_PLAN_FROM_JSON(type, name) p.name = j.value(#name, d.name);
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, site)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, site_file)
+  HPCLAUNCH_PLAN_FROM_JSON(Scheduler, scheduler)
+  HPCLAUNCH_PLAN_FROM_JSON(LaunchMode, launcher)
+  HPCLAUNCH_PLAN_FROM_JSON(int, world_size)
+  HPCLAUNCH_PLAN_FROM_JSON(long, time_seconds)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, time)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, container)
+  HPCLAUNCH_PLAN_FROM_JSON(std::vector<PlanEnvEntry>, env)
+  HPCLAUNCH_PLAN_FROM_JSON(std::vector<std::string>, command)
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_FROM_JSON)
+#undef HPCLAUNCH_PLAN_FROM_JSON
+}
+
 void to_json(nlohmann::json& j, const PlanFile& p) {
   j = static_cast<const PlanFields&>(p);
   if (p.array.tasks > 0) j["array"] = p.array;
