@@ -27,7 +27,7 @@ endif()
 # until it is listed here.
 set(HPCLAUNCH_FUZZ_SOURCES
   launcher/util/strings.cc launcher/util/time_limit.cc launcher/util/warning_signal.cc launcher/util/file.cc
-  launcher/util/shell.cc launcher/util/process.cc launcher/util/line_splitter.cc
+  launcher/util/shell.cc launcher/util/command.cc launcher/util/line_splitter.cc
   launcher/process/process_group.cc launcher/process/orphan_guard.cc launcher/process/signals.cc
   launcher/runtime/hostlist.cc
   launcher/site/profile.cc launcher/site/profile_yaml.cc launcher/site/registry.cc

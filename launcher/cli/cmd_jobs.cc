@@ -11,7 +11,7 @@
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/command.h"
 #include "util/strings.h"
 
 namespace hpclaunch {

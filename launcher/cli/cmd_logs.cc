@@ -15,7 +15,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/line_splitter.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 

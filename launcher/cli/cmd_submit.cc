@@ -8,7 +8,7 @@
 #include "submit/submit_request.h"
 #include "util/error.h"
 #include "util/file.h"
-#include "util/process.h"
+#include "util/command.h"
 #include "util/strings.h"
 
 namespace hpclaunch {

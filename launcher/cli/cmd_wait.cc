@@ -17,7 +17,7 @@
 #include "jobs/watch.h"
 #include "submit/job_index.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 

@@ -13,7 +13,7 @@
 
 #include "dialect/job_state.h"
 #include "site/profile.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 

@@ -13,7 +13,7 @@
 #include "dialect/dialect.h"
 #include "record/job_record.h"
 #include "site/profile.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 
