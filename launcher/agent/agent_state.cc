@@ -6,7 +6,7 @@
 
 #include "process/signals.h"  // is_notice_signal
 #include "util/error.h"       // k_exit_failure
-#include "util/process.h"     // signal_name
+#include "util/command.h"     // signal_name
 
 namespace hpclaunch {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "util/process.h"  // signal_name
+#include "util/command.h"  // signal_name
 
 namespace hpclaunch {
 

@@ -6,7 +6,7 @@
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 

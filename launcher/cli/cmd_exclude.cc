@@ -14,7 +14,7 @@
 #include "scheduler/backend.h"
 #include "util/error.h"
 #include "util/file.h"
-#include "util/process.h"
+#include "util/command.h"
 #include "util/strings.h"
 
 namespace hpclaunch {

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include <filesystem>
-#include <set>
+#include <map>
 #include <system_error>
 
 #include "cli/cli_util.h"
@@ -12,7 +12,7 @@
 #include "scheduler/backend.h"
 #include "submit/job_index.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/command.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -57,34 +57,57 @@ int cmd_jobs(const Args& args) {
   }
   if (!json) fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", "JOB", "SITE", "NODES", "STATE", "SUBMITTED", "DIRECTORY");
   int rc = 0;
-  std::set<Scheduler> unreachable;  // schedulers that failed once are not asked again: one error each
-  for (const auto& dir : index) {
-    JobRecord job;
-    std::string state;
-    std::optional<JobState> queried;  // --json: the state itself
+  std::vector<JobRecord> jobs(index.size());
+  std::vector<std::string> states(index.size());
+  std::vector<std::optional<JobState>> queried(index.size());  // --json: the state itself
+  std::map<Scheduler, std::vector<size_t>> asked;  // the rows whose state each scheduler is asked, all at once
+  for (size_t i = 0; i < index.size(); ++i) {
     try {
-      job = read_job_record(dir);
-      if (!job.dir_exists) state = "(job directory gone)";
-      else if (!job.submitted) state = "(never submitted)";
-      else if (no_state) state = "-";
-      else if (unreachable.count(job.scheduler)) state = "? (see below)";
-      else {
-        JobState s = backend_for(job.scheduler).query(job, run_capture);
-        queried = s;
-        state = describe(s);
-        // What a queued job waits for, as submitted (`--after`).
-        if (s.phase == Phase::pending && !job.after.empty()) state += " after " + join(job.after, ",");
-      }
+      jobs[i] = read_job_record(index[i]);
+      if (!jobs[i].dir_exists) states[i] = "(job directory gone)";
+      else if (!jobs[i].submitted) states[i] = "(never submitted)";
+      else if (no_state) states[i] = "-";
+      else asked[jobs[i].scheduler].push_back(i);
     } catch (const Error& e) {
-      state = "? (see below)";
-      if (job.scheduler != Scheduler::local) unreachable.insert(job.scheduler);
+      states[i] = "? (see below)";
       fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
       rc = k_exit_failure;
     }
-    if (json) rows.add(dir, job, queried, queried ? "" : state);
+  }
+  // One question per scheduler for all its jobs (issue 27 §4); one that cannot be asked is one error.
+  for (const auto& [scheduler, rows] : asked) {
+    std::vector<JobRecord> some;
+    for (size_t i : rows) some.push_back(jobs[i]);
+    std::vector<JobAnswer> answers;
+    try {
+      answers = backend_for(scheduler).query_many(some, run_capture);
+    } catch (const Error& e) {
+      for (size_t i : rows) states[i] = "? (see below)";
+      fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
+      rc = k_exit_failure;
+      continue;
+    }
+    for (size_t k = 0; k < rows.size(); ++k) {
+      size_t i = rows[k];
+      if (!answers[k].state) {
+        states[i] = "? (see below)";
+        fmt::print(stderr, "hpclaunch: error: {}\n", answers[k].error);
+        rc = k_exit_failure;
+        continue;
+      }
+      const JobState& s = *answers[k].state;
+      queried[i] = s;
+      states[i] = describe(s);
+      // What a queued job waits for, as submitted (`--after`).
+      if (s.phase == Phase::pending && !jobs[i].after.empty()) states[i] += " after " + join(jobs[i].after, ",");
+    }
+  }
+  for (size_t i = 0; i < index.size(); ++i) {
+    const JobRecord& job = jobs[i];
+    if (json) rows.add(index[i], job, queried[i], queried[i] ? "" : states[i]);
     else fmt::print("{:<26} {:<18} {:>5}  {:<34} {:<19}  {}\n", job.job_id.empty() ? "-" : job.job_id,
-               job.site.empty() ? "-" : job.site, job.nodes > 0 ? std::to_string(job.nodes) : "-", state,
-               job.submitted_at.empty() ? "-" : readable_time(job.submitted_at), job.dir.empty() ? dir : job.dir);
+               job.site.empty() ? "-" : job.site, job.nodes > 0 ? std::to_string(job.nodes) : "-", states[i],
+               job.submitted_at.empty() ? "-" : readable_time(job.submitted_at), job.dir.empty() ? index[i] : job.dir);
   }
   if (json) fmt::print("{}\n", rows.document().dump());
   return rc;

@@ -15,7 +15,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/line_splitter.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 
@@ -98,10 +98,11 @@ int cmd_logs(const Args& args) {
     return 0;
   }
 
-  // The output file may appear only once the job runs; the state is asked every 2 s, with wait's tolerance for a
-  // scheduler that hiccups (jobs/watch.h).
-  const auto state_every = std::chrono::seconds(2);
-  auto last_check = Clock::now() - state_every;
+  // The output file may appear only once the job runs; the state is asked every 2 s, less often while it does not
+  // change (PollBackoff), with wait's tolerance for a scheduler that hiccups (jobs/watch.h).
+  PollBackoff backoff(2.0);
+  auto next_check = Clock::now();
+  std::string last_state;
   std::optional<FileFollower> output;
   StateWatch watch(job, run_capture);
   watch.on_note([](const std::string& note) { fmt::print(stderr, "hpclaunch: note: {}\n", note); });
@@ -112,9 +113,11 @@ int cmd_logs(const Args& args) {
   };
   for (;;) {
     read_output(false);
-    if (Clock::now() - last_check >= state_every) {
-      last_check = Clock::now();
+    if (Clock::now() >= next_check) {
       std::optional<JobState> state = watch.look();
+      const bool changed = state && describe(*state) != last_state;
+      if (state) last_state = describe(*state);
+      next_check = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(backoff.next(changed)));
       if (state && state->finished()) {
         // The scheduler may report the end a moment before the last bytes are visible: one more look.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -14,7 +14,8 @@
 #include "survey/site_check.h"
 #include "survey/site_learn.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/file.h"
+#include "util/command.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -78,16 +79,10 @@ int sites_learn(const std::string& name, const std::string& output) {
   std::error_code ec;
   if (std::filesystem::exists(output, ec))
     throw Error("--output", "'" + output + "' exists", "give a new file name, or remove it first");
-  std::string tmp = output + ".tmp";
-  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
-    bool ok = std::fputs(text.c_str(), f) >= 0;
-    ok = std::fclose(f) == 0 && ok;
-    if (ok && std::rename(tmp.c_str(), output.c_str()) == 0) {
-      fmt::print(stderr, "hpclaunch: wrote {}; use it with --site-file {} --site {}\n", output, output, name);
-      return 0;
-    }
+  if (write_file_atomic(output, text)) {
+    fmt::print(stderr, "hpclaunch: wrote {}; use it with --site-file {} --site {}\n", output, output, name);
+    return 0;
   }
-  std::filesystem::remove(tmp, ec);
   throw failure(output, "cannot write the profile", "check the directory and its permissions");
 }
 

@@ -1,42 +1,23 @@
 // `hpclaunch submit` and `hpclaunch render`: request -> plan -> script -> job directory -> scheduler.
 #include <fmt/core.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <thread>
 
 #include "cli/cli_util.h"
 #include "cli/json_output.h"
-#include "util/file.h"
 #include "plan/job_spec.h"
-#include "plan/plan.h"
-#include "render/render.h"
-#include "site/registry.h"
-#include "plan/local_shape.h"
-#include "scheduler/backend.h"
-#include "submit/binary_arch.h"
-#include "submit/task_jobs.h"
-#include "submit/job_dir.h"
-#include "submit/submit_job.h"
+#include "plan/sweep.h"
+#include "submit/submit_request.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/file.h"
+#include "util/command.h"
 #include "util/strings.h"
-#include "record/job_record.h"
-#include "submit/job_index.h"
 
 namespace hpclaunch {
 
 namespace {
 
-struct SubmitOptions {
-  JobRequest request;
+struct SubmitOptions : SubmitRequest {
   std::string spec;
-  std::vector<std::string> site_files;
-  std::string job_dir;
-  std::string job_dir_mode;
-  bool dry_run = false;
-  std::optional<bool> check;  // --check / --no-check; unset: the profile's submit_check
-  std::vector<std::string> after;  // --after JOB[:ok|any|notok]
   std::optional<int> array;        // --array N
   std::vector<std::string> sweep;  // --sweep KEY=V1,V2 (repeatable)
   bool sweep_zip = false;
@@ -120,49 +101,6 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   return true;
 }
 
-// The user's default account, as Slurm's accounting says; "" when it does not answer (no accounting, no sacctmgr).
-std::string default_account() {
-  const char* user = std::getenv("USER");
-  if (!user || !*user) return {};
-  ProcessResult r = run_capture({"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"});
-  if (r.exit_code != 0) return {};
-  std::string account(trim(r.out));
-  return account.find_first_of(" \n|") == std::string::npos ? account : std::string();
-}
-
-LaunchPlan plan_for(const SubmitOptions& o) {
-  SiteRegistry sites = load_sites(o.site_files);
-  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  SiteProfile site = with_machine_shape(sites.get(o.request.site), o.request, cores);
-  JobRequest request = o.request;
-  if (request.account.empty() && site.scheduler == Scheduler::slurm) request.default_account = default_account();
-  LaunchPlan plan = make_plan(request, site);
-  for (const auto& w : plan.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
-  return plan;
-}
-
-// The --after values as the scheduler's dependencies: a JOB listed by `hpclaunch jobs` (id or directory) is its
-// scheduler job id; anything else is passed on as a job id, for the scheduler to judge.
-std::vector<Dependency> dependencies(const std::vector<std::string>& after) {
-  std::vector<Dependency> out;
-  std::vector<std::string> index = after.empty() ? std::vector<std::string>() : read_job_index();
-  for (const auto& text : after) {
-    Dependency d = parse_dependency(text);
-    try {
-      if (JobRecord r = resolve_job(d.job_id, index); r.submitted && !r.job_id.empty()) d.job_id = r.job_id;
-    } catch (const Error&) {
-    }
-    out.push_back(d);
-  }
-  return out;
-}
-
-RenderContext context_for(const std::string& job_dir, const LaunchPlan& plan, const SchedulerBackend& backend) {
-  RenderContext ctx{self_executable(), std::filesystem::current_path().string(), job_dir, {}};
-  if (plan.array.active()) ctx.array_directives = backend.array_options(plan.array.count(), plan.array.max_concurrent);
-  return ctx;
-}
-
 // "4 tasks, at most 2 at once" / "4 tasks, one after another" (the local site).
 std::string array_summary(const LaunchPlan& plan) {
   const ArrayPlan& a = plan.array;
@@ -170,6 +108,43 @@ std::string array_summary(const LaunchPlan& plan) {
   if (plan.site.scheduler == Scheduler::local)
     return out + (a.max_concurrent > 1 ? fmt::format(", {} at a time", a.max_concurrent) : ", one after another");
   return out + (a.max_concurrent > 0 ? fmt::format(", at most {} at once", a.max_concurrent) : "");
+}
+
+// What submit prints of a submission, all of it here: the script (a dry run) or the job id on stdout (under
+// --json, the record instead), the rest on stderr. Returns the exit code: a local job's own.
+int print_submission(const Submission& s, JsonStdout& json) {
+  const LaunchPlan& plan = s.plan;
+  if (s.dry_run) {
+    if (json.on()) json.print(render_json(plan, s.job_dir, s.script));
+    else fmt::print("{}", s.script);
+    if (plan.array.active())
+      fmt::print(stderr, "hpclaunch: an array job of {}:\n{}", array_summary(plan), task_table(plan.command, plan.array, s.job_dir));
+    if (!s.dependency_options.empty())
+      fmt::print(stderr, "hpclaunch: submit adds to the {} command line: {}\n", to_string(s.scheduler),
+                 join(s.dependency_options, " "));
+    return 0;
+  }
+  if (s.per_task) {
+    fmt::print(stderr, "hpclaunch: {} takes no job arrays: {} job(s), one per task, under {}/tasks\n", s.site,
+               s.task_job_ids.size(), s.job_dir);
+    if (json.on()) json.print(task_jobs_json(plan, s.job_dir, s.task_job_ids));
+    else
+      for (const auto& id : s.task_job_ids) fmt::print("{}\n", id);
+    return 0;
+  }
+  if (json.on()) json.print(submit_json(s.record, plan, s.exit_code));
+  if (s.exit_code) {
+    if (*s.exit_code != 0)
+      fmt::print(stderr, "hpclaunch: local {} {} exited with {}\n", plan.array.active() ? "array" : "job", s.job_id, *s.exit_code);
+    return *s.exit_code;
+  }
+  if (plan.array.active())
+    fmt::print(stderr, "hpclaunch: submitted array job {} ({}) to {}; job directory {}\n", s.job_id, array_summary(plan),
+               s.site, s.job_dir);
+  else
+    fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", s.job_id, s.site, s.job_dir);
+  if (!json.on()) fmt::print("{}\n", s.job_id);
+  return 0;
 }
 
 int run_submit(const Args& args, bool dry_run_only) {
@@ -185,67 +160,25 @@ int run_submit(const Args& args, bool dry_run_only) {
   if (!parse_request(app, args, &o)) return 0;
   JsonStdout json(o.json);
 
-  SubmitSteps steps;
-  steps.job_dir_mode = o.job_dir_mode.empty() ? k_default_job_dir_mode : parse_job_dir_mode(o.job_dir_mode);
-  LaunchPlan plan = plan_for(o);
-  const std::string stamp = timestamp_now();
-  std::string dir = choose_job_dir(o.job_dir, plan.job_name, stamp);
-  const SchedulerBackend& backend = backend_for(plan.site.scheduler);
-  std::string script = render_script(plan, context_for(dir, plan, backend));
-  std::vector<Dependency> after = dependencies(o.after);
-  const bool per_task = plan.array.active() && !plan.site.arrays;  // Gadi: a job per task (submit/task_jobs.h)
-  if (dry_run_only || o.dry_run) {
-    const std::string shown = per_task ? render_task_jobs(plan, dir, context_for(dir, plan, backend)) : script;
-    if (json.on()) json.print(render_json(plan, dir, shown));
-    else fmt::print("{}", shown);
-    if (plan.array.active())
-      fmt::print(stderr, "hpclaunch: an array job of {}:\n{}", array_summary(plan), task_table(plan.command, plan.array, dir));
-    if (auto options = backend.dependency_options(after); !options.empty())
-      fmt::print(stderr, "hpclaunch: submit adds to the {} command line: {}\n", to_string(backend.kind()), join(options, " "));
-    return 0;
-  }
-  check_submittable(plan);  // a retired site: refused before anything is written
-  check_binary_arch(plan.site, self_executable());  // the script runs this binary on the nodes (Roihu: aarch64)
-  // Another submit from this directory may have taken the name meanwhile: the reserved one is ours alone.
-  if (std::string reserved = reserve_job_dir(o.job_dir, plan.job_name, stamp); reserved != dir) {
-    dir = reserved;
-    script = render_script(plan, context_for(dir, plan, backend));
-  }
-  const char* scratch = plan.site.scratch.empty() ? nullptr : std::getenv(plan.site.scratch.front().c_str());
-  if (std::string w = check_job_dir_location(plan.site, std::filesystem::absolute(dir).string(), scratch ? scratch : "");
-      !w.empty())
-    fmt::print(stderr, "hpclaunch: warning: {}\n", w);
-  steps.after = after;
-  steps.validate = o.check.value_or(plan.site.submit_check);
-  if (steps.validate && !backend.has_test_only() && o.check)
-    fmt::print(stderr, "hpclaunch: note: {} has no test-only validation; --check is skipped\n", to_string(backend.kind()));
-  steps.on_verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
-  steps.on_submitted = [&](const JobRecord& r) {
-    if (backend.kind() != Scheduler::local) return;
-    if (plan.array.active())
+  if (dry_run_only) o.dry_run = true;
+  SubmitEvents events;
+  events.warning = [](const std::string& w) { fmt::print(stderr, "hpclaunch: warning: {}\n", w); };
+  events.note = [](const std::string& n) { fmt::print(stderr, "hpclaunch: note: {}\n", n); };
+  events.verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
+  events.task_submitted = [&](int index, const std::string& id, const std::string& dir) {
+    fmt::print(stderr, "hpclaunch: submitted task {} as job {}; job directory {}\n", index, id, dir);
+  };
+  events.submitted = [](const Submission& s) {
+    if (s.scheduler != Scheduler::local) return;
+    if (s.plan.array.active())
       fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
-                 r.job_id, array_summary(plan), plan.nodes, dir);
+                 s.job_id, array_summary(s.plan), s.plan.nodes, s.job_dir);
     else
-      fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", r.job_id,
-                 plan.nodes, dir);
+      fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", s.job_id,
+                 s.plan.nodes, s.job_dir);
     std::fflush(stderr);
   };
-  if (per_task) return submit_task_jobs(plan, dir, context_for(dir, plan, backend), backend, run_capture, steps);
-  SubmittedJob job = submit_job(plan, script, dir, backend, run_capture, steps);
-  if (json.on()) json.print(submit_json(job.record, plan, job.exit_code));
-  if (job.exit_code) {
-    if (*job.exit_code != 0)
-      fmt::print(stderr, "hpclaunch: local {} {} exited with {}\n", plan.array.active() ? "array" : "job", job.record.job_id,
-                 *job.exit_code);
-    return *job.exit_code;
-  }
-  if (plan.array.active())
-    fmt::print(stderr, "hpclaunch: submitted array job {} ({}) to {}; job directory {}\n", job.record.job_id,
-               array_summary(plan), plan.site.name, dir);
-  else
-    fmt::print(stderr, "hpclaunch: submitted job {} to {}; job directory {}\n", job.record.job_id, plan.site.name, dir);
-  if (!json.on()) fmt::print("{}\n", job.record.job_id);
-  return 0;
+  return print_submission(submit_request(o, run_capture, events), json);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include "jobs/watch.h"
 #include "submit/job_index.h"
 #include "util/error.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 
@@ -64,12 +64,21 @@ int cmd_wait(const Args& args) {
     fmt::print(stderr, "hpclaunch: note: {}\n", note);
   });
   JobState state;
+  // The scheduler is asked every --interval, less often while the state does not change (PollBackoff); the
+  // progress line is redrawn every --interval from the metrics file.
+  PollBackoff backoff(interval);
+  auto next_look = Clock::now();
   for (;;) {
-    try {
-      if (auto now = watch.look()) state = *now;
-    } catch (const Error&) {
-      if (tty && previous_length) fmt::print("\n");
-      throw;
+    if (Clock::now() >= next_look) {
+      try {
+        std::optional<JobState> now = watch.look();
+        const bool changed = now && describe(*now) != describe(state);
+        if (now) state = *now;
+        next_look = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(backoff.next(changed)));
+      } catch (const Error&) {
+        if (tty && previous_length) fmt::print("\n");
+        throw;
+      }
     }
     Progress p;
     p.job_id = job.job_id;

@@ -11,7 +11,7 @@
 #include "runtime/rendezvous.h"
 #include "site/profile_yaml.h"
 #include "submit/submit_job.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 
@@ -113,6 +113,10 @@ nlohmann::json submit_json(const JobRecord& job, const LaunchPlan& plan, std::op
                       {"exit_code", nullptr}};
   if (exit_code) j["exit_code"] = *exit_code;
   return with_schema("submit", j);
+}
+
+nlohmann::json task_jobs_json(const LaunchPlan& plan, const std::string& job_dir, const std::vector<std::string>& ids) {
+  return with_schema("task-jobs", {{"job_dir", job_dir}, {"site", plan.site.name}, {"task_job_ids", ids}, {"plan", plan_file(plan)}});
 }
 
 nlohmann::json render_json(const LaunchPlan& plan, const std::string& job_dir, const std::string& script) {

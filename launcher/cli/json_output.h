@@ -11,7 +11,7 @@
 #include "plan/plan.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
-#include "scheduler/job_state.h"
+#include "dialect/job_state.h"
 #include "site/registry.h"
 #include "survey/site_check.h"
 
@@ -37,6 +37,8 @@ nlohmann::json state_json(const JobState& s);
 
 // submit: the job (job.json's fields), its script, the plan (plan.json) and, for a job run here, its exit code.
 nlohmann::json submit_json(const JobRecord& job, const LaunchPlan& plan, std::optional<int> exit_code);
+// submit of an array on a site without job arrays (Gadi): one job per task, their ids in task order.
+nlohmann::json task_jobs_json(const LaunchPlan& plan, const std::string& job_dir, const std::vector<std::string>& ids);
 // render / submit --dry-run: the plan, the job directory it would use and the script.
 nlohmann::json render_json(const LaunchPlan& plan, const std::string& job_dir, const std::string& script);
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "scheduler/job_state.h"
+#include "dialect/job_state.h"
 #include "jobs/metrics.h"
 
 namespace hpclaunch {

@@ -3,6 +3,7 @@
 // tolerated for k_tolerated_silence since the last answer, and at least k_tolerated_failures of them in a row;
 // one that never answered, or stays silent longer, is the scheduler's error.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -12,6 +13,24 @@
 #include "scheduler/backend.h"
 
 namespace hpclaunch {
+
+// How long to wait before asking the scheduler again (issue 27 §4): `interval` after a look that saw the state
+// change, doubling after each look that did not, up to k_factor times `interval`. A long job is then asked a
+// quarter as often as a changing one; its end is seen at most k_factor intervals late. Pure.
+class PollBackoff {
+ public:
+  static constexpr double k_factor = 4;
+  explicit PollBackoff(double interval) : m_interval(interval), m_delay(interval) {}
+  // The delay (seconds) before the next look, told whether the last look saw a change.
+  double next(bool changed) {
+    m_delay = changed ? m_interval : std::min(m_delay * 2, m_interval * k_factor);
+    return m_delay;
+  }
+
+ private:
+  double m_interval;
+  double m_delay;
+};
 
 class StateWatch {
  public:

@@ -56,11 +56,8 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
     throw Error("--launcher",
                 "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, names_of(k_launch_mode_names)),
                 "use agent, srun, mpirun or pals");
-  if (*mode == LaunchMode::srun && site.scheduler != Scheduler::slurm && site.scheduler != Scheduler::local)
-    throw Error("--launcher", "srun needs Slurm, but " + site.name + " runs " + to_string(site.scheduler),
-                std::string("use --launcher ") + to_string(site.default_launcher));
-  if (*mode == LaunchMode::pals && site.scheduler != Scheduler::pbs)
-    throw Error("--launcher", "pals (Cray PALS mpiexec) needs PBS, but " + site.name + " runs " + to_string(site.scheduler),
+  if (!dialect_for(site.scheduler).offers(*mode))
+    throw Error("--launcher", launcher_needs(*mode) + ", but " + site.name + " runs " + to_string(site.scheduler),
                 std::string("use --launcher ") + to_string(site.default_launcher));
   if (!site.allows(*mode)) {
     std::vector<std::string> names;
@@ -147,53 +144,6 @@ void plan_account(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   if (!rule.pattern.empty() && !std::regex_match(p->account, std::regex(rule.pattern)))
     p->warnings.push_back("'" + p->account + "' does not look like a " + site.name + " account (" + rule.pattern +
                           (example.empty() ? "" : ", e.g." + example) + "); submitting it anyway");
-}
-
-// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
-long amount_mb(const std::string& amount) {
-  long long n = 0;
-  std::string digits = amount;
-  char unit = 'M';
-  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
-  if (!parse_int(digits, &n)) return 0;
-  switch (unit) {
-    case 'K': return static_cast<long>(n / 1024);
-    case 'G': return static_cast<long>(n * 1024);
-    case 'T': return static_cast<long>(n * 1024 * 1024);
-    default: return static_cast<long>(n);
-  }
-}
-
-// The memory directive by the profile's rule, so that no GPU job falls to a tiny site default, and what it asks of
-// each node (MB; 0: nothing or the whole node). PBS: a shared queue's chunk mem= (a GPU share of what its nodes
-// give); Gadi's totals ask a GPU share of the node (the script's mem= is the sum over nodes).
-void plan_memory(const SiteProfile& site, const Queue* queue, int gpus_per_node, LaunchPlan* p) {
-  const MemoryRequest& m = site.memory;
-  const NodeShape& node = site.node;
-  auto share_gb = [&](int node_gb) {
-    return node.gpus > 0 && gpus_per_node > 0 ? node_gb * gpus_per_node / node.gpus : node_gb;
-  };
-  if (site.scheduler == Scheduler::pbs) {
-    if (queue && queue->memory_gb > 0 && site.gpu.style != GpuStyle::pbs_totals) {
-      p->memory = fmt::format("mem={}GB", share_gb(queue->memory_gb));
-      p->memory_mb_per_node = share_gb(queue->memory_gb) * 1024L;
-    } else if (site.gpu.style == GpuStyle::pbs_totals && m.style == MemoryStyle::pbs_chunk && node.memory_gb > 0) {
-      p->memory_mb_per_node = share_gb(node.memory_gb) * 1024L;
-    }
-    return;
-  }
-  if (m.style == MemoryStyle::per_gpu) {
-    p->memory = "--mem-per-gpu=" + m.amount;
-    p->memory_mb_per_node = amount_mb(m.amount) * std::max(1, gpus_per_node);
-    return;
-  }
-  if (m.style != MemoryStyle::whole_node) return;
-  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) {
-    p->memory = "--mem=0";
-    return;
-  }
-  p->memory = fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus);
-  p->memory_mb_per_node = node.memory_gb / node.gpus * 1024L * gpus_per_node;
 }
 
 // The profile's directives, then those made from the account (Gadi's -l storage=), each unless a profile directive
@@ -293,7 +243,7 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
 
 void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const RequeuePolicy& policy = site.requeue;
-  bool slurm = site.scheduler == Scheduler::slurm;
+  bool slurm = dialect_for(site.scheduler).has_warning_signals();
   bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
   if (asked && !slurm && r.requeue.value_or(true))
     throw Error(r.signal.empty() ? "--requeue" : "--signal",
@@ -380,7 +330,9 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   plan_account(r, site, &p);
   plan_requeue(r, site, &p);
   p.preflight = r.preflight.value_or(false);
-  plan_memory(site, queue, p.gpus_per_node, &p);
+  const MemoryAsk memory = dialect_for(site.scheduler).memory_request(site, queue, p.gpus_per_node);
+  p.memory = memory.directive;
+  p.memory_mb_per_node = memory.mb_per_node;
   plan_directives(site, &p);
   p.constraint = r.constraint.empty() ? site.gpu.constraint : r.constraint;
   p.job_name = r.name.empty() ? default_job_name(r.command) : r.name;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "dialect/dialect.h"
 #include "plan/sweep.h"
 #include "site/profile.h"
 
@@ -41,38 +42,15 @@ struct JobRequest {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-struct LaunchPlan {
-  SiteProfile site;
-  LaunchMode launcher = LaunchMode::srun;
-  int nodes = 1;
-  int gpus_per_node = 0;
-  int workers_per_node = 1;   // processes doing the training on each node
-  int ntasks = 1;             // scheduler tasks: nodes (agent) or nodes * workers (srun, mpirun)
-  int ntasks_per_node = 1;
-  int cpus_per_task = 1;      // logical CPUs, as --cpus-per-task counts them
-  int cpus_per_node = 1;      // logical CPUs asked for on each node
-  int threads_per_worker = 1; // OMP_NUM_THREADS: physical cores per worker
-  long time_s = 0;
-  std::string job_name;
-  std::string account;
-  std::string partition;      // as requested (partition or PBS queue)
-  std::string qos;
-  std::string constraint;
-  std::string memory;         // the memory directive: "--mem=0", "--mem-per-gpu=281G", PBS "mem=58GB" (the chunk's), or ""
-  long memory_mb_per_node = 0; // what that asks of each node, in MB; 0: nothing, or the whole node (--mem=0)
-  std::vector<std::string> directives;    // the profile's directives and those made from the account
+// The plan: what the job asks of its scheduler (dialect/dialect.h's BatchRequest: site, launcher, geometry, time,
+// queue, account, memory, container, warning signal and requeue), and what the script does with it.
+struct LaunchPlan : BatchRequest {
   std::vector<std::string> script_notes;  // comment lines the script carries (where a default came from, how to change it)
-  std::string container_image;
   std::vector<std::string> modules;
   EnvList env;                // exported in the script, in order; later entries win
   std::vector<std::string> command;      // the user's command, wrapped for the container if any
   std::vector<std::string> user_command; // exactly as typed
-  // Before the time limit (or on preemption) Slurm sends warning_signal to the batch script, which passes it
-  // to the launch step and, if requeue is on, requeues the job up to max_requeues times.
-  std::string warning_signal;     // "" when no warning is asked for
-  int warning_seconds = 0;
-  bool requeue = false;
-  int max_requeues = 0;
+  int max_requeues = 0;       // requeue at most this many times (BatchRequest::requeue)
   // `hpclaunch check` runs first with the same launch; a bad node stops the job (and with requeue, the next run
   // leaves it out: `hpclaunch exclude`).
   bool preflight = false;

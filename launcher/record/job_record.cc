@@ -1,8 +1,8 @@
 #include "record/job_record.h"
 
 #include <filesystem>
-#include <regex>
 
+#include "dialect/dialect.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -22,6 +22,33 @@ void to_json(nlohmann::json& j, LaunchMode m) { j = to_string(m); }
 void from_json(const nlohmann::json& j, LaunchMode& m) {
   std::optional<LaunchMode> named = j.is_string() ? value_of(k_launch_mode_names, j.get<std::string>()) : std::nullopt;
   m = named.value_or(LaunchMode::agent);
+}
+
+void to_json(nlohmann::json& j, const PlanFields& p) {
+  j = {{"site", p.site},       {"site_file", p.site_file},       {"scheduler", p.scheduler}, {"launcher", p.launcher},
+       {"world_size", p.world_size}, {"time_seconds", p.time_seconds}, {"time", p.time},      {"container", p.container},
+       {"env", p.env},         {"command", p.command}};
+#define HPCLAUNCH_PLAN_TO_JSON(type, name) j[#name] = p.name;
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_TO_JSON)
+#undef HPCLAUNCH_PLAN_TO_JSON
+}
+
+void from_json(const nlohmann::json& j, PlanFields& p) {
+  // A field the file lacks keeps its default (as NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT reads).
+  const PlanFields d;
+#define HPCLAUNCH_PLAN_FROM_JSON(type, name) p.name = j.value(#name, d.name);
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, site)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, site_file)
+  HPCLAUNCH_PLAN_FROM_JSON(Scheduler, scheduler)
+  HPCLAUNCH_PLAN_FROM_JSON(LaunchMode, launcher)
+  HPCLAUNCH_PLAN_FROM_JSON(int, world_size)
+  HPCLAUNCH_PLAN_FROM_JSON(long, time_seconds)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, time)
+  HPCLAUNCH_PLAN_FROM_JSON(std::string, container)
+  HPCLAUNCH_PLAN_FROM_JSON(std::vector<PlanEnvEntry>, env)
+  HPCLAUNCH_PLAN_FROM_JSON(std::vector<std::string>, command)
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_FROM_JSON)
+#undef HPCLAUNCH_PLAN_FROM_JSON
 }
 
 void to_json(nlohmann::json& j, const PlanFile& p) {
@@ -137,11 +164,7 @@ JobRecord read_job_record(const std::string& dir) {
 }
 
 std::string task_job_id(Scheduler scheduler, const std::string& array_id, int task) {
-  if (scheduler == Scheduler::pbs) {
-    size_t brackets = array_id.find("[]");
-    if (brackets != std::string::npos) return array_id.substr(0, brackets + 1) + std::to_string(task) + array_id.substr(brackets + 1);
-  }
-  return array_id + "_" + std::to_string(task);
+  return dialect_for(scheduler).task_job_id(array_id, task);
 }
 
 JobRecord task_record(const JobRecord& array, int task) {
@@ -173,15 +196,11 @@ std::string task_label(const JobRecord& task) {
 
 namespace {
 
-// JOB_I or JOB[I]: the names the array may have, and the task; nullopt for anything else. PBS's 1234[3].server
-// names the array 1234[].server; Slurm's 1234[3] the array 1234.
+// JOB_I or JOB[I]: the names the array may have, and the task, in the first dialect whose spelling `ref` is;
+// nullopt for anything else.
 std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) {
-  static const std::regex k_slurm("(.+)_([0-9]{1,9})");
-  static const std::regex k_pbs("(.*[^\\[])\\[([0-9]{1,9})\\](.*)");
-  std::smatch m;
-  if (std::regex_match(ref, m, k_slurm)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
-  if (std::regex_match(ref, m, k_pbs))
-    return std::make_pair(std::vector<std::string>{m[1].str() + "[]" + m[3].str(), m[1].str() + m[3].str()}, std::stoi(m[2].str()));
+  for (const SchedulerDialect* d : all_dialects())
+    if (auto parts = d->split_task_ref(ref)) return parts;
   return std::nullopt;
 }
 

@@ -59,31 +59,34 @@ struct PlanEnvEntry {
   std::string name, value;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanEnvEntry, name, value)
+// plan.json's fields that the plan (plan/plan.h's LaunchPlan) holds under the same name, each once as (type,
+// name): PlanFields declares them, its JSON reads and writes them and plan_file copies them, so keeping a new plan
+// field in plan.json is one line here.
+#define HPCLAUNCH_PLAN_SAME_FIELDS(X)                                                                       \
+  X(int, nodes) X(int, gpus_per_node) X(int, workers_per_node) X(int, ntasks) X(int, ntasks_per_node)         \
+  X(int, cpus_per_task) X(int, cpus_per_node) X(int, threads_per_worker) X(std::string, job_name)             \
+  X(std::string, account) X(std::string, partition) X(std::string, qos) X(std::string, constraint)            \
+  X(std::string, memory) X(std::vector<std::string>, modules) X(std::string, warning_signal)                 \
+  X(int, warning_seconds) X(bool, requeue) X(int, max_requeues) X(bool, preflight)                             \
+  X(std::vector<std::string>, warnings)
+
 struct PlanFields {
+  // Named or shaped otherwise than in the plan (plan_file fills them).
   std::string site, site_file;
   Scheduler scheduler = Scheduler::slurm;
   LaunchMode launcher = LaunchMode::srun;
-  int nodes = 0, gpus_per_node = 0, workers_per_node = 0, world_size = 0, ntasks = 0, ntasks_per_node = 0;
-  int cpus_per_task = 0, cpus_per_node = 0, threads_per_worker = 0;
+  int world_size = 0;
   long time_seconds = 0;
   std::string time;  // time_seconds as sbatch writes it
-  std::string job_name, account, partition, qos, constraint, memory, container;
-  std::vector<std::string> modules;
+  std::string container;
   std::vector<PlanEnvEntry> env;
   std::vector<std::string> command;  // as typed
-  std::string warning_signal;
-  int warning_seconds = 0;
-  bool requeue = false;
-  int max_requeues = 0;
-  bool preflight = false;
-  std::vector<std::string> warnings;
+#define HPCLAUNCH_PLAN_MEMBER(type, name) type name{};
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_MEMBER)
+#undef HPCLAUNCH_PLAN_MEMBER
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlanFields, site, site_file, scheduler, launcher, nodes, gpus_per_node,
-                                                workers_per_node, world_size, ntasks, ntasks_per_node, cpus_per_task,
-                                                cpus_per_node, threads_per_worker, time_seconds, time, job_name,
-                                                account, partition, qos, constraint, memory, container, modules, env,
-                                                command, warning_signal, warning_seconds, requeue, max_requeues,
-                                                preflight, warnings)
+void to_json(nlohmann::json& j, const PlanFields& p);
+void from_json(const nlohmann::json& j, PlanFields& p);
 struct PlanFile : PlanFields {
   ArraySummary array;  // tasks 0: a single job, and no "array" in the file
 };

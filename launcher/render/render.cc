@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 #include <kainjow/mustache.hpp>
 
-#include "util/time_limit.h"
 #include "util/embedded.h"
 #include "util/error.h"
 #include "util/shell.h"
@@ -21,80 +20,6 @@ mus::data list_of(const std::vector<std::string>& items) {
   return list;
 }
 
-std::string gpu_request(const LaunchPlan& p) {
-  const GpuRequest& g = p.site.gpu;
-  std::string typed = g.type.empty() ? std::to_string(p.gpus_per_node) : g.type + ":" + std::to_string(p.gpus_per_node);
-  switch (g.style) {
-    case GpuStyle::gpus_per_node: return "--gpus-per-node=" + typed;
-    case GpuStyle::gres: return "--gres=gpu:" + typed;
-    default: return "";
-  }
-}
-
-std::vector<std::string> slurm_directives(const LaunchPlan& p, const RenderContext& ctx) {
-  std::vector<std::string> d = {
-      "--job-name=" + p.job_name,
-      fmt::format("--nodes={}", p.nodes),
-      fmt::format("--ntasks={}", p.ntasks),
-      fmt::format("--ntasks-per-node={}", p.ntasks_per_node),
-      fmt::format("--cpus-per-task={}", p.cpus_per_task),
-  };
-  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
-  if (!p.memory.empty()) d.push_back(p.memory);
-  if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
-  if (!p.partition.empty()) d.push_back("--partition=" + p.partition);
-  if (!p.qos.empty()) d.push_back("--qos=" + p.qos);
-  if (!p.account.empty()) d.push_back("--account=" + p.account);
-  d.push_back("--time=" + format_slurm_time(p.time_s));
-  if (!p.warning_signal.empty()) d.push_back(fmt::format("--signal=B:{}@{}", p.warning_signal, p.warning_seconds));
-  if (p.requeue) {
-    d.push_back("--requeue");
-    d.push_back("--open-mode=append");  // the output of every run of the job in one file
-  }
-  d.push_back("--chdir=" + ctx.workdir);
-  // An array task's output goes to its own run directory (submit creates them all): %A the array's id, %a the task.
-  d.push_back(p.array.active() ? "--output=" + ctx.job_dir + "/tasks/%a/slurm-%A_%a.out"
-                               : "--output=" + ctx.job_dir + "/slurm-%j.out");
-  d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
-  for (const auto& x : p.directives) d.push_back(x);
-  if (!p.container_image.empty())
-    for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
-  return d;
-}
-
-std::vector<std::string> pbs_directives(const LaunchPlan& p, const RenderContext& ctx) {
-  // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
-  std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);
-  if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
-  // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
-  if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
-  if (!p.memory.empty()) select += ":" + p.memory;  // a shared queue's mem= (plan_memory)
-  if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
-  if (p.site.gpu.style == GpuStyle::pbs_totals) {
-    // NCI Gadi asks the job's totals, not chunks: ncpus, ngpus and mem summed over its nodes.
-    select = fmt::format("ncpus={}", p.nodes * p.cpus_per_node);
-    if (p.gpus_per_node > 0) select += fmt::format(",ngpus={}", p.nodes * p.gpus_per_node);
-    if (p.site.memory.style == MemoryStyle::pbs_chunk && p.site.node.memory_gb > 0) {
-      int per_node = p.site.node.gpus > 0 && p.gpus_per_node > 0 ? p.site.node.memory_gb * p.gpus_per_node / p.site.node.gpus
-                                                                  : p.site.node.memory_gb;
-      select += fmt::format(",mem={}GB", p.nodes * per_node);
-    }
-    if (!p.site.gpu.pbs_chunk_extra.empty()) select += "," + p.site.gpu.pbs_chunk_extra;
-  }
-  std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
-  if (!p.account.empty()) d.push_back(p.site.account.flag + " " + p.account);
-  d.push_back("-N " + p.job_name);
-  if (!p.partition.empty()) d.push_back("-q " + p.partition);
-  d.push_back("-j oe");
-  // PBS puts a subjob's index where ^array_index^ stands (OpenPBS src/server/array_func.c, subst_array_index).
-  d.push_back(p.array.active() ? "-o " + ctx.job_dir + "/tasks/^array_index^/output.log" : "-o " + ctx.job_dir + "/");
-  d.insert(d.end(), ctx.array_directives.begin(), ctx.array_directives.end());
-  for (const auto& x : p.directives) d.push_back(x);
-  if (!p.container_image.empty())
-    for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
-  return d;
-}
-
 // The rendezvous rule for the in-job runtime (docs/CONTRACTS.md), then the profile's and user's variables.
 EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   const Rendezvous& z = p.site.rendezvous;
@@ -109,24 +34,14 @@ EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   return env;
 }
 
-// The variable the scheduler gives an array task its index in; the local runner sets HPCLAUNCH_ARRAY_TASK itself.
-const char* array_index_variable(Scheduler s) {
-  switch (s) {
-    case Scheduler::slurm: return "SLURM_ARRAY_TASK_ID";
-    case Scheduler::pbs: return "PBS_ARRAY_INDEX";
-    case Scheduler::local: return nullptr;
-  }
-  return nullptr;
-}
-
 // The script's array section: which task this is, its run directory, its sweep variables and its command
 // (hpclaunch_command, which the launch line runs), one `case` branch per task.
-std::vector<std::string> array_lines(const LaunchPlan& p, const RenderContext& ctx) {
+std::vector<std::string> array_lines(const LaunchPlan& p, const RenderContext& ctx, const SchedulerDialect& dialect) {
   const ArrayPlan& a = p.array;
   const std::string range = fmt::format("0-{}", a.count() - 1);
   std::vector<std::string> out = {
       fmt::format("# An array of {} task(s) ({}): each runs its own command in its own directory, tasks/I.", a.count(), range)};
-  if (const char* var = array_index_variable(p.site.scheduler))
+  if (const char* var = dialect.array_index_variable())
     out.push_back(fmt::format("export HPCLAUNCH_ARRAY_TASK=\"${}\"", var));
   out.push_back(fmt::format("export HPCLAUNCH_ARRAY_TASKS={}", a.count()));
   out.push_back("export HPCLAUNCH_ARRAY_DIR=" + shell_quote(ctx.job_dir));
@@ -145,8 +60,9 @@ std::vector<std::string> array_lines(const LaunchPlan& p, const RenderContext& c
   return out;
 }
 
-std::string load_template(Scheduler s) {
-  std::string path = template_path(s);
+std::string load_template(const SchedulerDialect& dialect) {
+  if (auto own = dialect.template_text()) return *own;
+  std::string path = dialect.template_path();
   auto text = find_embedded(path);
   if (!text) throw failure(path, "template missing from this build", "rebuild hpclaunch");
   return std::string(*text);
@@ -154,9 +70,13 @@ std::string load_template(Scheduler s) {
 
 }  // namespace
 
-std::string template_path(Scheduler s) { return std::string("templates/") + to_string(s) + ".sh.mustache"; }
+std::string template_path(Scheduler s) { return dialect_for(s).template_path(); }
 
 std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
+  return render_script(p, ctx, dialect_for(p.site.scheduler));
+}
+
+std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const SchedulerDialect& dialect) {
   mus::data d;
   d.set("version", HPCLAUNCH_VERSION);
   d.set("site", p.site.name);
@@ -202,11 +122,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   if (p.requeue) d.set("max_requeues", std::to_string(p.max_requeues));
   if (p.site.retired()) d.set("retired", "retired " + p.site.retired_on + "; successors: " + join(p.site.successors, ", "));
 
-  std::vector<std::string> directives =
-      p.site.scheduler == Scheduler::pbs ? pbs_directives(p, ctx)
-                                         : p.site.scheduler == Scheduler::slurm ? slurm_directives(p, ctx)
-                                                                                : std::vector<std::string>{};
-  d.set("directives", list_of(directives));
+  d.set("directives", list_of(dialect.directives(p, {ctx.workdir, ctx.job_dir, p.array.active(), ctx.array_directives})));
   std::vector<std::string> modules;
   for (const auto& m : p.modules) modules.push_back(shell_quote(m));
   if (!modules.empty()) d.set("modules", join(modules, " "));
@@ -219,7 +135,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   }
   d.set("exports", list_of(exports));
   if (p.array.active()) {
-    d.set("array_lines", list_of(array_lines(p, ctx)));
+    d.set("array_lines", list_of(array_lines(p, ctx, dialect)));
     forwarded.insert(forwarded.end(), {"HPCLAUNCH_ARRAY_TASK", "HPCLAUNCH_ARRAY_TASKS", "HPCLAUNCH_ARRAY_DIR", "HPCLAUNCH_JOB_DIR"});
     for (const auto& [k, v] : task_env(p.array.tasks.front())) forwarded.push_back(k);
   }
@@ -230,11 +146,11 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx) {
   if (z.master_addr == MasterAddrRule::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
   d.set("addr_first_node", z.master_addr == MasterAddrRule::first_node && p.site.scheduler == Scheduler::slurm);
 
-  mus::mustache tmpl(load_template(p.site.scheduler));
-  if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");
+  mus::mustache tmpl(load_template(dialect));
+  if (!tmpl.is_valid()) throw failure(dialect.template_path(), tmpl.error_message(), "fix the template");
   tmpl.set_custom_escape([](const std::string& s) { return s; });  // values are shell-quoted above
   std::string out = tmpl.render(d);
-  if (!tmpl.is_valid()) throw failure(template_path(p.site.scheduler), tmpl.error_message(), "fix the template");
+  if (!tmpl.is_valid()) throw failure(dialect.template_path(), tmpl.error_message(), "fix the template");
   // Optional sections leave blank lines behind; a script never needs two in a row.
   for (size_t pos; (pos = out.find("\n\n\n")) != std::string::npos;) out.erase(pos, 1);
   return out;

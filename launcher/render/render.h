@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "dialect/dialect.h"
 #include "plan/plan.h"
 
 namespace hpclaunch {
@@ -12,7 +13,7 @@ struct RenderContext {
   std::string hpclaunch;  // absolute path of the hpclaunch binary the job runs
   std::string workdir;    // where the job starts (the submission directory)
   std::string job_dir;    // where the script, plan and logs live
-  // An array job's directives from its scheduler's backend (SchedulerBackend::array_options: `--array=0-3%2`,
+  // An array job's directives from its scheduler's dialect (SchedulerDialect::array_options: `--array=0-3%2`,
   // `-J 0-3%2`); the local site has none.
   std::vector<std::string> array_directives;
 };
@@ -20,6 +21,8 @@ struct RenderContext {
 // The template file for a scheduler, e.g. "templates/slurm.sh.mustache".
 std::string template_path(Scheduler s);
 
+// The script in the dialect of the plan's scheduler, or in `dialect` (a scheduler of a test's own).
 std::string render_script(const LaunchPlan& plan, const RenderContext& ctx);
+std::string render_script(const LaunchPlan& plan, const RenderContext& ctx, const SchedulerDialect& dialect);
 
 }  // namespace hpclaunch

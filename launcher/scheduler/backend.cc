@@ -28,31 +28,33 @@ void SchedulerBackend::requeue_excluding(const std::string&, const std::vector<s
                 "resubmit the job without the bad nodes");
 }
 
+ClusterInfo SchedulerBackend::survey(const std::string&, const CommandRunner&) const {
+  throw Error("sites check", "the " + std::string(to_string(kind())) + " site has no scheduler to ask",
+              "check a Slurm or PBS site on its login node");
+}
+
 std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
   std::vector<JobState> out;
-  for (int i = 0; i < array.array_tasks; ++i) out.push_back(query(task_record(array, i), run));
+  for (int i = 0; i < array.array_tasks; ++i) {
+    JobRecord task = task_record(array, i);
+    task.job_id = dialect().task_job_id(array.job_id, i);  // this backend's spelling (a test's scheduler's too)
+    out.push_back(query(task, run));
+  }
   return out;
 }
 
-Dependency parse_dependency(const std::string& text) {
-  Dependency d;
-  size_t colon = text.rfind(':');
-  std::string kind = colon == std::string::npos ? "ok" : text.substr(colon + 1);
-  d.job_id = colon == std::string::npos ? text : text.substr(0, colon);
-  static const std::pair<const char*, DependencyKind> k_kinds[] = {
-      {"ok", DependencyKind::ok}, {"any", DependencyKind::any}, {"notok", DependencyKind::notok}};
-  bool known = false;
-  for (const auto& [word, k] : k_kinds)
-    if (kind == word) d.kind = k, known = true;
-  if (!known || d.job_id.empty())
-    throw Error("--after", "'" + text + "' is not JOB[:ok|any|notok]",
-                "e.g. --after 1234 (start once 1234 succeeded), --after 1234:any, --after 1234:notok");
-  return d;
-}
-
-std::string to_string(const Dependency& d) {
-  const char* word = d.kind == DependencyKind::ok ? "afterok" : d.kind == DependencyKind::any ? "afterany" : "afternotok";
-  return std::string(word) + ":" + d.job_id;
+std::vector<JobAnswer> SchedulerBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobAnswer> out;
+  for (const auto& job : jobs) {
+    JobAnswer a;
+    try {
+      a.state = query(job, run);
+    } catch (const Error& e) {
+      a.error = e.what();
+    }
+    out.push_back(a);
+  }
+  return out;
 }
 
 const SchedulerBackend& backend_for(Scheduler scheduler) {
@@ -88,27 +90,11 @@ JobState forgotten_job(const std::vector<std::string>& outputs) {
   return s;
 }
 
-std::string first_line(const ProcessResult& r) {
-  std::string text(trim(r.err.empty() ? r.out : r.err));
-  size_t nl = text.find('\n');
-  return nl == std::string::npos ? text : text.substr(0, nl);
-}
-
-void command_failed(const std::vector<std::string>& argv, const ProcessResult& r, const std::string& fix) {
-  std::string what = r.exit_code == 127 ? "not found on this machine" : "failed (exit " + std::to_string(r.exit_code) + ")";
-  std::string msg = first_line(r);
-  throw failure(join(argv, " "), what + (msg.empty() ? "" : ": " + msg), fix);
-}
-
-std::string dependency_list(const std::vector<Dependency>& after) {
-  std::vector<std::string> groups;
-  for (DependencyKind kind : {DependencyKind::ok, DependencyKind::any, DependencyKind::notok}) {
-    std::string group;
-    for (const auto& d : after)
-      if (d.kind == kind) group += group.empty() ? to_string(d) : ":" + d.job_id;
-    if (!group.empty()) groups.push_back(group);
-  }
-  return join(groups, ",");
+std::string ask_survey(const std::vector<std::string>& argv, const CommandRunner& run, ClusterInfo* info, const char* fix) {
+  ProcessResult r = run(argv);
+  info->commands.push_back(join(argv, " "));
+  if (r.exit_code != 0) command_failed(argv, r, fix);
+  return r.out;
 }
 
 void run_cancel(const std::vector<std::string>& argv, const std::string& job_id,
@@ -118,19 +104,6 @@ void run_cancel(const std::vector<std::string>& argv, const std::string& job_id,
   if (unknown_job(r))
     throw failure(argv[0], "job " + job_id + " is unknown to the scheduler (it has finished)", "nothing to cancel");
   command_failed(argv, r, fix);
-}
-
-void throw_if_refused(const char* tool, const ProcessResult& answer) {
-  if (answer.exit_code == 127)
-    throw failure(tool, "not found on this machine (" + std::string(trim(answer.err)) + ")",
-                  "run hpclaunch on the cluster's login node, or use --dry-run to only render");
-  if (answer.exit_code != 0) {
-    std::string msg(trim(answer.err.empty() ? answer.out : answer.err));
-    size_t nl = msg.find('\n');
-    if (nl != std::string::npos) msg = msg.substr(0, nl) + " ...";
-    throw failure(tool, "refused the job (exit " + std::to_string(answer.exit_code) + "): " + msg,
-                  "fix what the scheduler names; nothing was submitted");
-  }
 }
 
 }  // namespace hpclaunch

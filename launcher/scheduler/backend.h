@@ -1,39 +1,36 @@
-// One interface per scheduler: submit a written job, ask its state, cancel it, name its output files, validate a
-// script without submitting it, and spell arrays and dependencies. Slurm (slurm.cc), PBS Pro (pbs.cc) and the
-// local site (local.cc) implement it, chosen by the profile's `scheduler`; adding LSF or Flux is one new file.
-// Every scheduler command runs through an injected CommandRunner, so tests replay recorded answers.
+// One interface per scheduler for what runs its commands: submit a written job, ask its state, cancel it, name
+// its output files, validate a script without submitting it, survey the cluster. Slurm (slurm.cc), PBS Pro
+// (pbs.cc) and the local site (local.cc) implement it, chosen by the profile's `scheduler`; what the commands say
+// and answer is the scheduler's dialect (dialect/NAME.h), beside it. Every scheduler command runs through an
+// injected CommandRunner, so tests replay recorded answers.
 #pragma once
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dialect/cluster.h"
+#include "dialect/dialect.h"
 #include "record/job_record.h"
-#include "scheduler/job_state.h"
 #include "site/profile.h"
-#include "util/process.h"
+#include "util/command.h"
 
 namespace hpclaunch {
 
 using CommandRunner = std::function<ProcessResult(const std::vector<std::string>& argv)>;
 
-// What a scheduler says of a script it was asked to check without queueing it (sbatch --test-only).
-struct TestVerdict {
-  bool accepted = false;
-  std::string message;  // the scheduler's own words, one line
-};
-
-// `--after JOB[:ok|any|notok]`.
-enum class DependencyKind { ok, any, notok };
-struct Dependency {
-  std::string job_id;
-  DependencyKind kind = DependencyKind::ok;
+// One job's state in query_many, or why that job (alone) has none.
+struct JobAnswer {
+  std::optional<JobState> state;
+  std::string error;
 };
 
 class SchedulerBackend {
  public:
   virtual ~SchedulerBackend() = default;
   virtual Scheduler kind() const = 0;
+  // What its commands say and answer: dialect_for(kind()) unless a backend brings its own.
+  virtual const SchedulerDialect& dialect() const { return dialect_for(kind()); }
 
   // Hands the written script (JOBDIR/job.sh) to the scheduler, with `options` (dependency_options, ...) on the
   // submit command line, and returns the job id. Throws Error quoting the scheduler when it refuses. The local
@@ -50,6 +47,11 @@ class SchedulerBackend {
   virtual JobState query(const JobRecord& job, const CommandRunner& run) const = 0;
   // Every task's state of an array job, in task order: each task's query, unless the scheduler can say all at once.
   virtual std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const;
+  // The states of many jobs at once (`hpclaunch jobs`: every job in view, once per refresh), in their order: each
+  // job's query, unless the scheduler can say all at once (Slurm: one squeue, and one sacct for what squeue has
+  // forgotten; PBS: one qstat). Throws Error naming the command when the scheduler cannot be asked; a job's own
+  // trouble (its job directory gone, its state.json changed by hand) is that job's `error`.
+  virtual std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const;
   // Cancels the job (an array job: all its tasks); throws Error naming the command when that fails.
   virtual void cancel(const JobRecord& job, const CommandRunner& run) const = 0;
   // The files the job's output goes to, most specific first.
@@ -61,11 +63,18 @@ class SchedulerBackend {
   // Whether test_only can tell at all.
   virtual bool has_test_only() const { return false; }
 
-  // The directive options asking for tasks 0..count-1 with at most max_concurrent at once (0: no limit), and
-  // those holding a job until `after` are done; empty when the scheduler has none (the local runner reads an
-  // array's count and limit from plan.json).
-  virtual std::vector<std::string> array_options(int count, int max_concurrent) const = 0;
-  virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const = 0;
+  // The dialect's array and dependency options (SchedulerDialect::array_options, dependency_options).
+  virtual std::vector<std::string> array_options(int count, int max_concurrent) const {
+    return dialect().array_options(count, max_concurrent);
+  }
+  virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const {
+    return dialect().dependency_options(after);
+  }
+
+  // What the scheduler says about its cluster (partitions, nodes, the user's accounts and QOS). A command that
+  // cannot run throws Error naming it; accounting that does not answer leaves accounts/qos unset. The default:
+  // an Error saying that this scheduler cannot be asked.
+  virtual ClusterInfo survey(const std::string& user, const CommandRunner& run) const;
 
   // From inside the running job `job_id`: puts it back in the queue so that its next run leaves out `exclude`
   // (every node to leave out, not only new ones). Throws Error naming the command when the scheduler refuses,
@@ -73,10 +82,6 @@ class SchedulerBackend {
   virtual void requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,
                                  const CommandRunner& run) const;
 };
-
-// `--after` values: "JOB", "JOB:ok", "JOB:any", "JOB:notok". Throws Error naming --after otherwise.
-Dependency parse_dependency(const std::string& text);
-std::string to_string(const Dependency& d);  // "afterok:123"
 
 // The backend of `scheduler`.
 const SchedulerBackend& backend_for(Scheduler scheduler);
@@ -88,22 +93,12 @@ void require_submitted(const JobRecord& job);
 JobState forgotten_job(const std::vector<std::string>& outputs);
 inline constexpr const char* k_no_output = "no output in the job directory";
 
-// Throws the Error for a scheduler command that failed: "ARGV: not found on this machine" or "failed (exit N):
-// first line of its complaint", with `fix`.
-[[noreturn]] void command_failed(const std::vector<std::string>& argv, const ProcessResult& r, const std::string& fix);
+// Runs one survey command, records it in `info`, and returns its output; a failure is command_failed with `fix`.
+std::string ask_survey(const std::vector<std::string>& argv, const CommandRunner& run, ClusterInfo* info, const char* fix);
 
 // Runs a cancel command (scancel, qdel). One that fails because the scheduler no longer knows the job says so
 // ("nothing to cancel"); any other failure is command_failed with `fix`.
 void run_cancel(const std::vector<std::string>& argv, const std::string& job_id,
                 bool (*unknown_job)(const ProcessResult&), const std::string& fix, const CommandRunner& run);
-
-// Throws the Error for a submit command (sbatch, qsub) that was not found or refused the job, in its own words.
-void throw_if_refused(const char* tool, const ProcessResult& answer);
-
-// "afterok:1:2,afterany:3": the list Slurm's --dependency= and PBS's -W depend= both take (',' is AND).
-std::string dependency_list(const std::vector<Dependency>& after);
-
-// The first non-empty line of a command's stderr (or stdout).
-std::string first_line(const ProcessResult& r);
 
 }  // namespace hpclaunch

@@ -22,22 +22,29 @@ bool pid_alive(long long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid
 
 std::string state_path(const JobRecord& job) { return (fs::path(job.dir) / "state.json").string(); }
 
-// state.json's text and the pid it records; nullopt when there is none yet.
-std::optional<std::pair<std::string, long long>> read_state(const JobRecord& job) {
+// JOBDIR/state.json, or nullopt when there is none yet. Throws Error naming the file when it is not a local
+// job state.
+std::optional<LocalStateFile> read_state(const JobRecord& job) {
   auto text = read_file(state_path(job));
   if (!text) return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  return std::make_pair(*text, j.is_object() && j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long long>() : 0LL);
+  return parse_local_state_file(*text, state_path(job));
+}
+
+// read_state, with a file that is not a local job state taken as none (for deciding whether a runner lives).
+std::optional<LocalStateFile> read_state_or_none(const JobRecord& job) {
+  try {
+    return read_state(job);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 // Whether the runner of the array `task` belongs to is still at work.
 bool runner_alive(const JobRecord& task) {
   JobRecord array = task;
   array.dir = task.array_dir;
-  auto state = read_state(array);
-  if (!state || !pid_alive(state->second)) return false;
-  nlohmann::json j = nlohmann::json::parse(state->first, nullptr, false);
-  return j.is_object() && j.value("state", "") == "running";
+  auto state = read_state_or_none(array);
+  return state && pid_alive(state->pid) && state->state == "running";
 }
 
 // A task of a local array that has not started: pending while its runner works, else never to start.
@@ -57,15 +64,17 @@ JobState waiting_task(const JobRecord& task) {
 
 }  // namespace
 
-JobState parse_local_state(std::string_view json, bool alive, const std::string& path) {
+LocalStateFile parse_local_state_file(std::string_view json, const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  LocalStateFile file;
   try {
     if (j.is_discarded() || !j.is_object()) throw std::invalid_argument("not an object");
-    file = j.get<LocalStateFile>();
+    return j.get<LocalStateFile>();
   } catch (const std::exception&) {
     throw failure(path, "is not a local job state (JSON with \"state\")", "the job directory was changed by hand");
   }
+}
+
+JobState local_job_state(const LocalStateFile& file, bool alive, const std::string& path) {
   JobState s;
   // Slurm's words, so that `jobs` reads the same for every site.
   if (file.state == "running") {
@@ -86,6 +95,10 @@ JobState parse_local_state(std::string_view json, bool alive, const std::string&
   throw failure(path, "has an unknown state '" + file.state + "'", "the job directory was changed by hand");
 }
 
+JobState parse_local_state(std::string_view json, bool alive, const std::string& path) {
+  return local_job_state(parse_local_state_file(json, path), alive, path);
+}
+
 std::string LocalBackend::submit(const std::string&, const std::vector<std::string>& options, const CommandRunner&) const {
   if (!options.empty())
     throw Error("--after", "the local site runs each job in the foreground as it is submitted: there is nothing to wait for",
@@ -103,12 +116,11 @@ std::optional<int> LocalBackend::run_in_foreground(const std::string& script, co
 JobState LocalBackend::query(const JobRecord& job, const CommandRunner& run) const {
   if (job.is_array()) return summarize_tasks(query_tasks(job, run));
   require_submitted(job);
-  const std::string path = state_path(job);
   for (int attempt = 0;; ++attempt) {
     auto state = read_state(job);
     if (!state && job.task) return waiting_task(job);
     if (!state) return forgotten_job(output_files(job));  // a job run before the runner wrote state.json
-    JobState s = parse_local_state(state->first, pid_alive(state->second), path);
+    JobState s = local_job_state(*state, pid_alive(state->pid), state_path(job));
     // The runner records the exit right after reaping the job: a gone pid still marked running may be that moment.
     if (s.phase != Phase::failed || s.exit_code || attempt == 3) return s;
     ::usleep(100000);
@@ -117,8 +129,8 @@ JobState LocalBackend::query(const JobRecord& job, const CommandRunner& run) con
 
 void LocalBackend::cancel(const JobRecord& job, const CommandRunner&) const {
   require_submitted(job);
-  auto state = read_state(job);
-  long long pid = state ? state->second : 0;
+  auto state = read_state_or_none(job);
+  long long pid = state ? state->pid : 0;
   if (!state && job.task && runner_alive(job)) {
     // Not started yet: recorded as cancelled, so the array's runner passes it over.
     write_local_state(job.dir, 0, 128 + SIGTERM);

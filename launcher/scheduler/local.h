@@ -18,11 +18,14 @@ class LocalBackend final : public SchedulerBackend {
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
-  std::vector<std::string> array_options(int, int) const override { return {}; }
-  std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
 };
 
-// JOBDIR/state.json of a local job; `alive` says whether its recorded pid still runs.
+// JOBDIR/state.json of a local job (record/job_record.h's LocalStateFile, the one type it is read as). Throws
+// Error naming `path` when the text is not one.
+LocalStateFile parse_local_state_file(std::string_view json, const std::string& path);
+// The job's state from its state file; `alive` says whether its recorded pid still runs.
+JobState local_job_state(const LocalStateFile& file, bool alive, const std::string& path);
+// Both: the state of a state.json's text.
 JobState parse_local_state(std::string_view json, bool alive, const std::string& path);
 
 }  // namespace hpclaunch

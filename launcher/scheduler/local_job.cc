@@ -15,6 +15,7 @@
 #include "process/process_group.h"
 #include "record/job_record.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace hpclaunch {
 
@@ -116,15 +117,10 @@ bool has_state(const std::string& run_dir) { return ::access((run_dir + "/state.
 // JOB_DIR/state.json (record/job_record.h's LocalStateFile) for `hpclaunch status|wait|cancel`. Written by
 // rename, so a reader never sees half of it.
 void write_local_state(const std::string& job_dir, long long pid, int exit_code) {
-  std::string path = job_dir + "/state.json", tmp = job_dir + "/.state.json.tmp";
+  std::string path = job_dir + "/state.json";
   LocalStateFile state{pid, exit_code < 0 ? "running" : "exited", std::nullopt};
   if (exit_code >= 0) state.exit_code = exit_code;
-  std::string text = nlohmann::json(state).dump() + "\n";
-  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
-    bool ok = std::fputs(text.c_str(), f) >= 0;
-    ok = (std::fclose(f) == 0) && ok;
-    if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return;
-  }
+  if (write_file_atomic(path, nlohmann::json(state).dump() + "\n")) return;
   fmt::print(stderr, "hpclaunch: warning: cannot write {}: `hpclaunch status` will not know this job\n", path);
 }
 

@@ -1,10 +1,7 @@
 #include "scheduler/pbs.h"
 
-#include <signal.h>
-
-#include <cctype>
+#include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -17,69 +14,7 @@ namespace {
 
 const char* k_fix = "the scheduler cannot be asked: check that the PBS server is up (`qstat -B`)";
 
-// The value of `key = value` in qstat -f output (continuation lines are not needed for the keys read here).
-std::optional<std::string> qstat_field(std::string_view out, std::string_view key) {
-  for (const auto& line : split(out, '\n')) {
-    std::string_view l = trim(line);
-    size_t eq = l.find(" = ");
-    if (eq == std::string_view::npos) continue;
-    if (trim(l.substr(0, eq)) == key) return std::string(trim(l.substr(eq + 3)));
-  }
-  return std::nullopt;
-}
-
-std::string numeric_prefix(const std::string& id) {
-  size_t n = 0;
-  while (n < id.size() && std::isdigit(static_cast<unsigned char>(id[n]))) ++n;
-  return id.substr(0, n);
-}
 }  // namespace
-
-std::string parse_qsub_answer(const ProcessResult& answer) {
-  throw_if_refused("qsub", answer);
-  std::string out(trim(answer.out));
-  static const std::regex k_id("([0-9]+(\\[[0-9]*\\])?)(\\.[A-Za-z0-9_.-]+)?");
-  if (std::regex_match(out, k_id)) return out;
-  throw failure("qsub", "answered '" + out + "', which holds no job id", "check the scheduler's state with squeue/qstat");
-}
-
-std::optional<JobState> parse_qstat_full(std::string_view out) {
-  auto state = qstat_field(out, "job_state");
-  if (!state || state->empty()) return std::nullopt;
-  JobState s;
-  s.raw = *state;
-  auto exit = qstat_field(out, "Exit_status");
-  if (!exit) exit = qstat_field(out, "exit_status");  // Torque
-  long long code = 0;
-  bool has_code = exit && parse_int(*exit, &code);
-  if (has_code) s.exit_code = static_cast<int>(code);
-  switch ((*state)[0]) {
-    case 'Q': case 'H': case 'W': case 'T': case 'M':
-      s.phase = Phase::pending;
-      break;
-    case 'R': case 'E': case 'S': case 'U': case 'B':
-      s.phase = Phase::running;
-      break;
-    case 'F': case 'X': case 'C':
-      // PBS Pro: a job killed by signal N exits 256+N (qdel sends SIGTERM); negative codes are the server's
-      // own (e.g. walltime exceeded).
-      if (!has_code) s.phase = Phase::finished_unknown;
-      else if (code == 0) s.phase = Phase::completed;
-      else if (code == 256 + SIGTERM || code == 256 + SIGKILL) s.phase = Phase::cancelled;
-      else s.phase = Phase::failed;
-      break;
-    default:
-      return std::nullopt;
-  }
-  if (auto comment = qstat_field(out, "comment")) s.reason = *comment;
-  return s;
-}
-
-bool pbs_unknown_job(const ProcessResult& r) {
-  if (r.exit_code == 0 || r.exit_code == 127) return false;
-  std::string text = r.err + r.out;
-  return text.find("Unknown Job Id") != std::string::npos || text.find("Job has finished") != std::string::npos;
-}
 
 std::string PbsBackend::submit(const std::string& script, const std::vector<std::string>& options,
                                const CommandRunner& run) const {
@@ -95,7 +30,7 @@ std::string PbsBackend::submit(const std::string& script, const std::vector<std:
 }
 
 JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const {
-  if (job.is_array()) return summarize_tasks(query_tasks(job, run));  // qstat -f of each subjob, 1234[3].server
+  if (job.is_array()) return summarize_tasks(query_tasks(job, run));  // one qstat -x -f -t of all subjobs
   require_submitted(job);
   for (bool history : {false, true}) {
     std::vector<std::string> qstat = {"qstat", "-f", job.job_id};
@@ -107,12 +42,71 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
     }
     if (!pbs_unknown_job(r)) {
       // Torque has no -x: a usage complaint there means "no history", not "no server".
-      if (history && (r.err.find("invalid option") != std::string::npos || r.err.find("usage") != std::string::npos))
-        break;
+      if (history && pbs_no_history(r)) break;
       command_failed(qstat, r, k_fix);
     }
   }
   return forgotten_job(output_files(job));
+}
+
+std::vector<JobState> PbsBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
+  require_submitted(array);
+  auto known = qstat_jobs({array.job_id}, run);
+  if (!known) return SchedulerBackend::query_tasks(array, run);  // Torque: each subjob's qstat
+  return task_states(array, *known);
+}
+
+std::vector<JobAnswer> PbsBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobAnswer> out(jobs.size());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      require_submitted(jobs[i]);
+      const std::string& id = jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id;
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    } catch (const Error& e) {
+      out[i].error = e.what();
+    }
+  }
+  if (ids.empty()) return out;
+  auto known = qstat_jobs(ids, run);
+  if (!known) return SchedulerBackend::query_many(jobs, run);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!out[i].error.empty()) continue;
+    if (jobs[i].is_array()) {
+      out[i].state = summarize_tasks(task_states(jobs[i], *known));
+    } else if (auto it = known->find(pbs_id_key(jobs[i].job_id)); it != known->end()) {
+      out[i].state = it->second;
+    } else {
+      out[i].state = forgotten_job(output_files(jobs[i]));
+    }
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, JobState>> PbsBackend::qstat_jobs(const std::vector<std::string>& ids,
+                                                                      const CommandRunner& run) const {
+  // -x: finished jobs too (PBS Pro, OpenPBS); -t: every subjob of an array. An id qstat does not know is left
+  // out of its answer (and named on stderr, with a non-zero exit) while the others are listed.
+  std::vector<std::string> argv = {"qstat", "-x", "-f", "-t"};
+  argv.insert(argv.end(), ids.begin(), ids.end());
+  ProcessResult r = run(argv);
+  if (r.exit_code != 0 && !pbs_unknown_job(r)) {
+    if (pbs_no_history(r)) return std::nullopt;
+    command_failed(argv, r, k_fix);
+  }
+  std::map<std::string, JobState> known;
+  for (const auto& [id, state] : parse_qstat_jobs(r.out)) known[pbs_id_key(id)] = state;
+  return known;
+}
+
+std::vector<JobState> PbsBackend::task_states(const JobRecord& array, const std::map<std::string, JobState>& known) const {
+  std::vector<JobState> out;
+  for (int i = 0; i < array.array_tasks; ++i) {
+    auto it = known.find(pbs_id_key(dialect().task_job_id(array.job_id, i)));
+    out.push_back(it != known.end() ? it->second : forgotten_job(output_files(task_record(array, i))));
+  }
+  return out;
 }
 
 void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
@@ -125,24 +119,19 @@ std::vector<std::string> PbsBackend::output_files(const JobRecord& job) const {
   std::vector<std::string> out;
   if (!job.job_id.empty()) {
     out.push_back((d / (job.job_id + ".OU")).string());
-    if (!job.job_name.empty()) out.push_back((d / (job.job_name + ".o" + numeric_prefix(job.job_id))).string());
+    if (!job.job_name.empty()) out.push_back((d / (job.job_name + ".o" + pbs_numeric_prefix(job.job_id))).string());
   }
   out.push_back((d / "output.log").string());
   return out;
 }
 
-std::vector<std::string> PbsBackend::array_options(int count, int max_concurrent) const {
-  // qsub takes -J X-Y[:Z] with X < Y only (OpenPBS src/lib/Libcmds/chk_Jrange.c): one task is 0-1 in steps of 2.
-  // `%M` sets the job's max_run_subjobs, at most M subjobs at once (OpenPBS qsub(1B), since 22.05: commit 50d9114;
-  // docs/sweeps.md says what is verified of PBS Professional).
-  std::string range = count == 1 ? "0-1:2" : "0-" + std::to_string(count - 1);
-  if (max_concurrent > 0) range += "%" + std::to_string(max_concurrent);
-  return {"-J " + range};
-}
-
-std::vector<std::string> PbsBackend::dependency_options(const std::vector<Dependency>& after) const {
-  if (after.empty()) return {};
-  return {"-W depend=" + dependency_list(after)};
+ClusterInfo PbsBackend::survey(const std::string&, const CommandRunner& run) const {
+  ClusterInfo info;
+  info.scheduler = Scheduler::pbs;
+  const char* fix = "run it on the site's login node, where the PBS server answers (`qstat -B`)";
+  info.partitions = parse_qstat_queues(ask_survey({"qstat", "-Qf"}, run, &info, fix));
+  info.nodes = parse_pbsnodes(ask_survey({"pbsnodes", "-av"}, run, &info, fix));
+  return info;
 }
 
 }  // namespace hpclaunch

@@ -1,9 +1,12 @@
-// The PBS Pro / OpenPBS backend: qsub, qstat -f (and -x -f for finished jobs), qdel. Its parsers are pure.
+// The PBS Pro / OpenPBS backend: runs qsub, qstat -f (and -x -f for finished jobs), qdel, qstat -Qf, pbsnodes;
+// what they say and answer is PBS's dialect (dialect/pbs.h).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "dialect/pbs.h"
 #include "scheduler/backend.h"
 
 namespace hpclaunch {
@@ -14,17 +17,17 @@ class PbsBackend final : public SchedulerBackend {
   std::string submit(const std::string& script, const std::vector<std::string>& options,
                      const CommandRunner& run) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
+  std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const override;
+  std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
-  std::vector<std::string> array_options(int count, int max_concurrent) const override;
-  std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
-};
+  ClusterInfo survey(const std::string& user, const CommandRunner& run) const override;
 
-// The job id in qsub's answer ("123.server", "123[].server"). Throws Error quoting qsub when it failed.
-std::string parse_qsub_answer(const ProcessResult& answer);
-// `qstat -f ID` / `qstat -x -f ID` (PBS Pro/OpenPBS/Torque): job_state = Q|R|E|H|W|F|..., Exit_status.
-std::optional<JobState> parse_qstat_full(std::string_view out);
-// True if a failed qstat/qdel says the job id is unknown to it (forgotten, or finished without history).
-bool pbs_unknown_job(const ProcessResult& r);
+ private:
+  // One `qstat -x -f -t ID...`: every job and subjob it lists, by pbs_id_key; nullopt when qstat has no -x (Torque).
+  std::optional<std::map<std::string, JobState>> qstat_jobs(const std::vector<std::string>& ids, const CommandRunner& run) const;
+  // An array's tasks in such an answer; a task it does not list has been forgotten.
+  std::vector<JobState> task_states(const JobRecord& array, const std::map<std::string, JobState>& known) const;
+};
 
 }  // namespace hpclaunch

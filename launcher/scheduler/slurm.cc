@@ -1,7 +1,7 @@
 #include "scheduler/slurm.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -14,14 +14,6 @@ namespace {
 
 const char* k_fix = "the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it (`scontrol ping`)";
 
-// The value of `key=` in scontrol's `key=value key=value` lines.
-std::optional<std::string> scontrol_field(std::string_view out, const std::string& key) {
-  std::regex re("(^|\\s)" + key + "=(\\S*)");
-  std::string text(out);
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return std::nullopt;
-  return m[2].str();
-}
 // A task of an array that squeue no longer lists and that left no output.
 JobState never_started() {
   JobState s;
@@ -32,87 +24,6 @@ JobState never_started() {
 }
 
 }  // namespace
-
-std::string parse_sbatch_answer(const ProcessResult& answer) {
-  throw_if_refused("sbatch", answer);
-  std::string out(trim(answer.out));
-  static const std::regex k_id("([0-9]+)(;[A-Za-z0-9_.-]+)?");
-  std::smatch m;
-  if (std::regex_match(out, m, k_id)) return m[1].str();
-  throw failure("sbatch", "answered '" + out + "', which holds no job id", "check the scheduler's state with squeue/qstat");
-}
-
-TestVerdict parse_sbatch_test_only(const ProcessResult& answer) {
-  if (answer.exit_code == 127) command_failed({"sbatch", "--test-only"}, answer, "run hpclaunch on the cluster's login node");
-  TestVerdict v;
-  v.accepted = answer.exit_code == 0;
-  v.message = first_line(answer);
-  return v;
-}
-
-std::optional<Phase> slurm_phase(std::string_view state) {
-  std::string s(trim(state));
-  if (size_t sp = s.find(' '); sp != std::string::npos) s = s.substr(0, sp);  // "CANCELLED by 0"
-  static const std::pair<const char*, Phase> k_states[] = {
-      {"PENDING", Phase::pending},       {"REQUEUED", Phase::pending},     {"REQUEUE_HOLD", Phase::pending},
-      {"REQUEUE_FED", Phase::pending},   {"RESV_DEL_HOLD", Phase::pending}, {"CONFIGURING", Phase::pending},
-      {"RUNNING", Phase::running},       {"COMPLETING", Phase::running},   {"SUSPENDED", Phase::running},
-      {"STOPPED", Phase::running},       {"SIGNALING", Phase::running},    {"STAGE_OUT", Phase::running},
-      {"RESIZING", Phase::running},      {"COMPLETED", Phase::completed},  {"CANCELLED", Phase::cancelled},
-      {"TIMEOUT", Phase::timeout},       {"DEADLINE", Phase::timeout},     {"FAILED", Phase::failed},
-      {"NODE_FAIL", Phase::failed},      {"BOOT_FAIL", Phase::failed},     {"OUT_OF_MEMORY", Phase::failed},
-      {"PREEMPTED", Phase::failed},      {"SPECIAL_EXIT", Phase::failed},  {"REVOKED", Phase::failed},
-  };
-  for (const auto& [word, phase] : k_states)
-    if (s == word) return phase;
-  return std::nullopt;
-}
-
-std::optional<JobState> parse_squeue(std::string_view out) {
-  for (const auto& line : split(out, '\n')) {
-    std::string word(trim(line));
-    if (word.empty()) continue;
-    auto phase = slurm_phase(word);
-    if (!phase) return std::nullopt;
-    JobState s;
-    s.phase = *phase;
-    s.raw = word;
-    return s;
-  }
-  return std::nullopt;
-}
-
-std::map<int, JobState> parse_squeue_tasks(std::string_view out) {
-  std::map<int, JobState> tasks;
-  for (const auto& line : split(out, '\n')) {
-    auto words = split(trim(line), ' ');
-    long long task = 0;
-    if (words.size() < 2 || !parse_int(words[0], &task)) continue;  // "N/A": not an array task
-    if (auto s = parse_squeue(words[1])) tasks[static_cast<int>(task)] = *s;
-  }
-  return tasks;
-}
-
-std::optional<JobState> parse_scontrol_job(std::string_view out) {
-  auto state = scontrol_field(out, "JobState");
-  if (!state) return std::nullopt;
-  auto phase = slurm_phase(*state);
-  if (!phase) return std::nullopt;
-  JobState s;
-  s.phase = *phase;
-  s.raw = *state;
-  if (auto reason = scontrol_field(out, "Reason"); reason && *reason != "None") s.reason = *reason;
-  if (auto code = scontrol_field(out, "ExitCode"); code && s.finished()) {
-    long long v = 0;
-    if (parse_int(code->substr(0, code->find(':')), &v)) s.exit_code = static_cast<int>(v);
-  }
-  return s;
-}
-
-bool slurm_unknown_job(const ProcessResult& r) {
-  if (r.exit_code == 0 || r.exit_code == 127) return false;
-  return (r.err + r.out).find("Invalid job id") != std::string::npos;
-}
 
 std::string SlurmBackend::submit(const std::string& script, const std::vector<std::string>& options,
                                  const CommandRunner& run) const {
@@ -171,6 +82,66 @@ std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const Co
   return out;
 }
 
+std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  // Every job's id (an array's or a task's: the array's) in one squeue; then, for what it no longer lists
+  // (MinJobAge), one sacct; where accounting is off (sacct fails), what the job directory shows.
+  std::vector<JobAnswer> out(jobs.size());
+  std::vector<std::string> ids;
+  auto add_id = [&ids](const std::string& id) {
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  auto names = [](const JobRecord& job) {  // the ids squeue -r lists the job under
+    std::vector<std::string> n;
+    if (job.is_array())
+      for (int i = 0; i < job.array_tasks; ++i) n.push_back(job.job_id + "_" + std::to_string(i));
+    else
+      n.push_back(job.job_id);
+    return n;
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      require_submitted(jobs[i]);
+      add_id(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+    } catch (const Error& e) {
+      out[i].error = e.what();
+    }
+  }
+  if (ids.empty()) return out;
+  std::vector<std::string> squeue = squeue_jobs_command(ids);
+  ProcessResult r = run(squeue);
+  std::map<std::string, JobState> known;
+  if (r.exit_code == 0) known = parse_squeue_jobs(r.out);
+  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_fix);
+  std::vector<std::string> forgotten;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (out[i].error.empty())
+      for (const auto& name : names(jobs[i]))
+        if (!known.count(name)) forgotten.push_back(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+  if (!forgotten.empty()) {
+    std::sort(forgotten.begin(), forgotten.end());
+    forgotten.erase(std::unique(forgotten.begin(), forgotten.end()), forgotten.end());
+    ProcessResult a = run(sacct_jobs_command(forgotten));
+    if (a.exit_code == 0)  // no accounting ("Slurm accounting storage is disabled"): the job directories tell
+      for (const auto& [id, state] : parse_sacct_jobs(a.out)) known.emplace(id, state);
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!out[i].error.empty()) continue;
+    std::vector<JobState> states;
+    for (const auto& name : names(jobs[i])) {
+      if (auto it = known.find(name); it != known.end()) {
+        states.push_back(it->second);
+        continue;
+      }
+      bool task = jobs[i].task || jobs[i].is_array();
+      JobRecord one = jobs[i].is_array() ? task_record(jobs[i], static_cast<int>(states.size())) : jobs[i];
+      JobState s = forgotten_job(output_files(one));
+      states.push_back(task && s.reason == k_no_output ? never_started() : s);
+    }
+    out[i].state = jobs[i].is_array() ? summarize_tasks(states) : states.front();
+  }
+  return out;
+}
+
 void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   run_cancel({"scancel", job.job_id}, job.job_id, slurm_unknown_job, k_fix, run);
@@ -204,15 +175,22 @@ std::optional<TestVerdict> SlurmBackend::test_only(const std::string& script, co
   return parse_sbatch_test_only(run(argv));
 }
 
-std::vector<std::string> SlurmBackend::array_options(int count, int max_concurrent) const {
-  std::string spec = "--array=0-" + std::to_string(count - 1);
-  if (max_concurrent > 0) spec += "%" + std::to_string(max_concurrent);
-  return {spec};
-}
-
-std::vector<std::string> SlurmBackend::dependency_options(const std::vector<Dependency>& after) const {
-  if (after.empty()) return {};
-  return {"--dependency=" + dependency_list(after)};
+ClusterInfo SlurmBackend::survey(const std::string& user, const CommandRunner& run) const {
+  ClusterInfo info;
+  info.scheduler = Scheduler::slurm;
+  const char* fix = "run it on the site's login node, where slurmctld answers (`scontrol ping`)";
+  info.partitions = parse_scontrol_partitions(ask_survey({"scontrol", "show", "partition", "-o"}, run, &info, fix));
+  info.nodes = parse_scontrol_nodes(ask_survey({"scontrol", "show", "node", "-o"}, run, &info, fix));
+  std::vector<std::string> assoc = {"sacctmgr", "-n", "-P", "show", "assoc", "user=" + user, "format=Account,QOS"};
+  ProcessResult r = run(assoc);
+  info.commands.push_back(join(assoc, " "));
+  if (r.exit_code == 0) {
+    std::vector<std::string> accounts, qos;
+    parse_sacctmgr_assoc(r.out, &accounts, &qos);
+    info.accounts = accounts;
+    info.qos = qos;
+  }
+  return info;
 }
 
 }  // namespace hpclaunch

@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace hpclaunch {
 
@@ -124,11 +125,8 @@ void write_job_dir(const std::string& dir, const std::string& script, const nloh
 }
 
 void record_submission(const std::string& dir, const nlohmann::json& record) {
-  fs::path tmp = fs::path(dir) / ".job.json.tmp";
-  write_file(tmp, record.dump(2) + "\n", 0644);
-  std::error_code ec;
-  fs::rename(tmp, fs::path(dir) / "job.json", ec);
-  if (ec) throw failure(dir, "cannot record the job id: " + ec.message(), "check the directory");
+  if (!write_file_atomic((fs::path(dir) / "job.json").string(), record.dump(2) + "\n"))
+    throw failure(dir, std::string("cannot record the job id: ") + std::strerror(errno), "check the directory");
 }
 
 void remove_job_dir(const std::string& dir) {

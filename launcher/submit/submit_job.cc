@@ -29,37 +29,19 @@ std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& pl
 
 PlanFile plan_file(const LaunchPlan& p) {
   PlanFile f;
+#define HPCLAUNCH_PLAN_COPY(type, name) f.name = p.name;
+  HPCLAUNCH_PLAN_SAME_FIELDS(HPCLAUNCH_PLAN_COPY)
+#undef HPCLAUNCH_PLAN_COPY
   f.site = p.site.name;
   f.site_file = p.site.file;
   f.scheduler = p.site.scheduler;
   f.launcher = p.launcher;
-  f.nodes = p.nodes;
-  f.gpus_per_node = p.gpus_per_node;
-  f.workers_per_node = p.workers_per_node;
   f.world_size = p.nodes * p.workers_per_node;
-  f.ntasks = p.ntasks;
-  f.ntasks_per_node = p.ntasks_per_node;
-  f.cpus_per_task = p.cpus_per_task;
-  f.cpus_per_node = p.cpus_per_node;
-  f.threads_per_worker = p.threads_per_worker;
   f.time_seconds = p.time_s;
   f.time = format_slurm_time(p.time_s);
-  f.job_name = p.job_name;
-  f.account = p.account;
-  f.partition = p.partition;
-  f.qos = p.qos;
-  f.constraint = p.constraint;
-  f.memory = p.memory;
   f.container = p.container_image;
-  f.modules = p.modules;
   for (const auto& [k, v] : p.env) f.env.push_back({k, v});
   f.command = p.user_command;
-  f.warning_signal = p.warning_signal;
-  f.warning_seconds = p.warning_seconds;
-  f.requeue = p.requeue;
-  f.max_requeues = p.max_requeues;
-  f.preflight = p.preflight;
-  f.warnings = p.warnings;
   if (p.array.active()) f.array = {p.array.count(), p.array.max_concurrent, p.array.mode, p.array.keys};
   return f;
 }

@@ -38,8 +38,9 @@ std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& di
   return out;
 }
 
-int submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
-                     const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
+std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
+                                          const SchedulerBackend& backend, const CommandRunner& run,
+                                          const SubmitSteps& steps, const TaskSubmitted& on_task) {
   std::filesystem::create_directories(dir + "/tasks");
   std::vector<std::string> ids;
   for (size_t i = 0; i < array_plan.array.tasks.size(); ++i) {
@@ -59,13 +60,9 @@ int submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const
                                           e.what(), join(ids, " ")),
                     "cancel them with `hpclaunch cancel ID`, or submit the remaining tasks again");
     }
-    fmt::print(stderr, "hpclaunch: submitted task {} as job {} to {}; job directory {}\n", index, ids.back(),
-               array_plan.site.name, task);
+    if (on_task) on_task(index, ids.back(), task);
   }
-  fmt::print(stderr, "hpclaunch: {} takes no job arrays: {} job(s), one per task, under {}/tasks\n", array_plan.site.name,
-             ids.size(), dir);
-  for (const auto& id : ids) fmt::print("{}\n", id);
-  return 0;
+  return ids;
 }
 
 }  // namespace hpclaunch

@@ -2,6 +2,7 @@
 // NCI Gadi): each task is submitted as a job of its own, in JOBDIR/tasks/I (each a whole job directory, listed by
 // `hpclaunch jobs`), and --max-concurrent M chains them: task I waits for task I-M to end (afterany).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,9 +25,11 @@ std::optional<size_t> task_waits_for(size_t i, int max_concurrent);
 std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base);
 
 // Submits every task of `array_plan` as a job of its own under `dir` (reserved, empty), in order, each with
-// `steps.after` and its chain dependency; prints each job and the ids (one a line, as `submit` prints one).
-// A refused task stops there, naming the tasks already submitted. Returns submit's exit status.
-int submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
-                     const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps);
+// `steps.after` and its chain dependency; `on_task` hears of each (its index, job id and directory) once it is
+// submitted. A refused task stops there, naming the tasks already submitted. Returns the job ids, in task order.
+using TaskSubmitted = std::function<void(int index, const std::string& job_id, const std::string& dir)>;
+std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
+                                          const SchedulerBackend& backend, const CommandRunner& run,
+                                          const SubmitSteps& steps, const TaskSubmitted& on_task = {});
 
 }  // namespace hpclaunch

@@ -1,10 +1,10 @@
 #include "util/file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,15 +29,26 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
-bool write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = std::fclose(f) == 0 && ok;
-    if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
-    std::remove(tmp.c_str());
+bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  const std::string tmp = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) return false;
+  bool ok = write_all(fd, text) && ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    errno = err;
+    return false;
   }
-  return false;
+  // The rename is durable once the folder is synced.
+  if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
+    ::fsync(d);
+    ::close(d);
+  }
+  return true;
 }
 
 std::string FileFollower::read_new() {

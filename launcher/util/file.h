@@ -14,9 +14,11 @@ std::optional<std::string> read_file(const std::string& path);
 // Writes all of `data` to `fd`, again after EINTR and short writes. False (errno says why) when it cannot.
 bool write_all(int fd, std::string_view data);
 
-// Writes `text` to PATH.tmp and renames it to `path`, so a reader never sees half of it. False (errno says why,
-// nothing left behind) when it cannot.
-bool write_file_atomic(const std::string& path, const std::string& text);
+// Writes `text` to a temporary sibling (.NAME.tmp.PID) of `mode`, syncs it, renames it to `path` and syncs the
+// folder, so a reader never sees half of it and a crash leaves the old file or the new one. False (errno says
+// why, nothing left behind) when it cannot. The one write-then-rename of the launcher (job.json, state.json, the
+// job index, excluded-nodes.json, failure.json, `sites learn --output`).
+bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644);
 
 // Follows a file that grows (a job's output): each read_new() returns the bytes added since the last one ("" while
 // the file is absent or unchanged). A file that shrank (rewritten: a requeued job's output) is read from its start.

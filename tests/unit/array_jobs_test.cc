@@ -135,17 +135,31 @@ TEST_CASE("Slurm: one squeue -r gives every task; an unlisted one is forgotten, 
   CHECK_THROWS_WITH(slurm.query(a.record(), dead), doctest::Contains("squeue -h -r -t all -j 1000 -o %K %T: failed (exit 1)"));
 }
 
-TEST_CASE("PBS: each subjob is asked by its id; cancel takes the array or one subjob") {
+TEST_CASE("PBS: one qstat -x -f -t asks every subjob (issue 27 §4); Torque, without -x, each; cancel takes the array or one subjob") {
   ArrayDir a("pbs", 2, Scheduler::pbs, "1000[].pbshost");
   std::vector<std::vector<std::string>> calls;
   auto run = [&](const std::vector<std::string>& argv) {
     calls.push_back(argv);
+    if (argv[1] == "-x")  // the array, then its subjobs (-t), the second one finished
+      return ProcessResult{0, "Job Id: 1000[].pbshost\n    job_state = B\nJob Id: 1000[0].pbshost\n    job_state = R\n"
+                              "Job Id: 1000[1].pbshost\n    job_state = F\n    Exit_status = 3\n", ""};
     return ProcessResult{0, "Job Id: " + argv.back() + "\n    job_state = R\n", ""};
   };
   const auto& pbs = backend_for(Scheduler::pbs);
-  CHECK(describe(pbs.query(a.record(), run)) == "2 tasks: 2 running");
-  REQUIRE(calls.size() == 2);
-  CHECK(calls[1] == std::vector<std::string>{"qstat", "-f", "1000[1].pbshost"});
+  CHECK(describe(pbs.query(a.record(), run)) == "2 tasks: 1 running, 1 failed");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == std::vector<std::string>{"qstat", "-x", "-f", "-t", "1000[].pbshost"});
+  auto torque = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    if (argv[1] == "-x") return ProcessResult{2, "", "qstat: invalid option -- 'x'\nusage: qstat [-f] ...\n"};
+    return ProcessResult{0, "Job Id: " + argv.back() + "\n    job_state = R\n", ""};
+  };
+  calls.clear();
+  CHECK(describe(pbs.query(a.record(), torque)) == "2 tasks: 2 running");
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[2] == std::vector<std::string>{"qstat", "-f", "1000[1].pbshost"});
+  auto down = [](const std::vector<std::string>&) { return ProcessResult{2, "", "Connection refused\n"}; };
+  CHECK_THROWS_WITH(pbs.query(a.record(), down), doctest::Contains("qstat -x -f -t 1000[].pbshost: failed (exit 2)"));
   pbs.cancel(a.record(), run);
   CHECK(calls.back() == std::vector<std::string>{"qdel", "1000[].pbshost"});
   pbs.cancel(task_record(a.record(), 1), run);

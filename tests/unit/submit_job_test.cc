@@ -12,6 +12,7 @@
 #include "site/registry.h"
 #include "submit/job_index.h"
 #include "submit/submit_job.h"
+#include "test_util.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -49,20 +50,8 @@ class FakeBackend final : public SchedulerBackend {
   std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
 };
 
-struct TempState {
-  fs::path base = fs::temp_directory_path() / ("hpclaunch-submit-job-test-" + std::to_string(::getpid()));
-  std::string old_state;
-  TempState() {
-    fs::remove_all(base);
-    fs::create_directories(base);
-    if (const char* s = std::getenv("XDG_STATE_HOME")) old_state = s;
-    ::setenv("XDG_STATE_HOME", (base / "state").c_str(), 1);
-  }
-  ~TempState() {
-    if (old_state.empty()) ::unsetenv("XDG_STATE_HOME");
-    else ::setenv("XDG_STATE_HOME", old_state.c_str(), 1);
-    fs::remove_all(base);
-  }
+struct TempState : test::TempState {
+  TempState() : test::TempState("submit-job-test") {}
 };
 
 LaunchPlan local_plan() {

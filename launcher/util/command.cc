@@ -1,4 +1,4 @@
-#include "util/process.h"
+#include "util/command.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>

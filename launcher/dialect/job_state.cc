@@ -1,4 +1,4 @@
-#include "scheduler/job_state.h"
+#include "dialect/job_state.h"
 
 namespace hpclaunch {
 

@@ -1,0 +1,153 @@
+#include "dialect/dialect.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "dialect/local.h"
+#include "dialect/pbs.h"
+#include "dialect/slurm.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+std::string SchedulerDialect::template_path() const { return std::string("templates/") + to_string(kind()) + ".sh.mustache"; }
+
+namespace {
+
+// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
+long amount_mb(const std::string& amount) {
+  long long n = 0;
+  std::string digits = amount;
+  char unit = 'M';
+  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
+  if (!parse_int(digits, &n)) return 0;
+  switch (unit) {
+    case 'K': return static_cast<long>(n / 1024);
+    case 'G': return static_cast<long>(n * 1024);
+    case 'T': return static_cast<long>(n * 1024 * 1024);
+    default: return static_cast<long>(n);
+  }
+}
+
+}  // namespace
+
+// sbatch's: the profile's per-GPU amount, or for a whole-node profile the whole node (--mem=0) or a GPU share of it,
+// so that no GPU job falls to a tiny site default.
+MemoryAsk SchedulerDialect::memory_request(const SiteProfile& site, const Queue*, int gpus_per_node) const {
+  const MemoryRequest& m = site.memory;
+  const NodeShape& node = site.node;
+  if (m.style == MemoryStyle::per_gpu) return {"--mem-per-gpu=" + m.amount, amount_mb(m.amount) * std::max(1, gpus_per_node)};
+  if (m.style != MemoryStyle::whole_node) return {};
+  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) return {"--mem=0", 0};
+  return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
+}
+
+std::string SchedulerDialect::task_job_id(const std::string& array_id, int task) const {
+  return array_id + "_" + std::to_string(task);
+}
+
+std::optional<std::pair<std::vector<std::string>, int>> SchedulerDialect::split_task_ref(const std::string& ref) const {
+  static const std::regex k_task("(.+)_([0-9]{1,9})");
+  std::smatch m;
+  if (std::regex_match(ref, m, k_task)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
+  return std::nullopt;
+}
+
+std::vector<std::string> SchedulerDialect::default_account_command(const std::string&) const { return {}; }
+
+std::string SchedulerDialect::parse_default_account(std::string_view) const { return {}; }
+
+const SchedulerDialect& dialect_for(Scheduler scheduler) {
+  static const SlurmDialect slurm;
+  static const PbsDialect pbs;
+  static const LocalDialect local;
+  switch (scheduler) {
+    case Scheduler::slurm: return slurm;
+    case Scheduler::pbs: return pbs;
+    case Scheduler::local: return local;
+  }
+  return slurm;
+}
+
+std::vector<const SchedulerDialect*> all_dialects() {
+  return {&dialect_for(Scheduler::slurm), &dialect_for(Scheduler::pbs), &dialect_for(Scheduler::local)};
+}
+
+std::string launcher_needs(LaunchMode mode) {
+  if (mode == LaunchMode::pals) return "pals (Cray PALS mpiexec) needs PBS";
+  return std::string(to_string(mode)) + " needs Slurm";
+}
+
+Dependency parse_dependency(const std::string& text) {
+  Dependency d;
+  size_t colon = text.rfind(':');
+  std::string kind = colon == std::string::npos ? "ok" : text.substr(colon + 1);
+  d.job_id = colon == std::string::npos ? text : text.substr(0, colon);
+  static const std::pair<const char*, DependencyKind> k_kinds[] = {
+      {"ok", DependencyKind::ok}, {"any", DependencyKind::any}, {"notok", DependencyKind::notok}};
+  bool known = false;
+  for (const auto& [word, k] : k_kinds)
+    if (kind == word) d.kind = k, known = true;
+  if (!known || d.job_id.empty())
+    throw Error("--after", "'" + text + "' is not JOB[:ok|any|notok]",
+                "e.g. --after 1234 (start once 1234 succeeded), --after 1234:any, --after 1234:notok");
+  return d;
+}
+
+std::string to_string(const Dependency& d) {
+  const char* word = d.kind == DependencyKind::ok ? "afterok" : d.kind == DependencyKind::any ? "afterany" : "afternotok";
+  return std::string(word) + ":" + d.job_id;
+}
+
+std::string dependency_list(const std::vector<Dependency>& after) {
+  std::vector<std::string> groups;
+  for (DependencyKind kind : {DependencyKind::ok, DependencyKind::any, DependencyKind::notok}) {
+    std::string group;
+    for (const auto& d : after)
+      if (d.kind == kind) group += group.empty() ? to_string(d) : ":" + d.job_id;
+    if (!group.empty()) groups.push_back(group);
+  }
+  return join(groups, ",");
+}
+
+int field_int(const Fields& f, const std::string& key, int fallback) {
+  auto it = f.find(key);
+  long long v = 0;
+  return it != f.end() && parse_int(it->second, &v) ? static_cast<int>(v) : fallback;
+}
+
+std::string field_text(const Fields& f, const std::string& key) {
+  auto it = f.find(key);
+  return it == f.end() ? std::string() : it->second;
+}
+
+std::string first_line(const ProcessResult& r) {
+  std::string text(trim(r.err.empty() ? r.out : r.err));
+  size_t nl = text.find('\n');
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+void command_failed(const std::vector<std::string>& argv, const ProcessResult& r, const std::string& fix) {
+  std::string what = r.exit_code == 127 ? "not found on this machine" : "failed (exit " + std::to_string(r.exit_code) + ")";
+  std::string msg = first_line(r);
+  throw failure(join(argv, " "), what + (msg.empty() ? "" : ": " + msg), fix);
+}
+
+void throw_if_refused(const char* tool, const ProcessResult& answer) {
+  if (answer.exit_code == 127)
+    throw failure(tool, "not found on this machine (" + std::string(trim(answer.err)) + ")",
+                  "run hpclaunch on the cluster's login node, or use --dry-run to only render");
+  if (answer.exit_code != 0) {
+    std::string msg(trim(answer.err.empty() ? answer.out : answer.err));
+    size_t nl = msg.find('\n');
+    if (nl != std::string::npos) msg = msg.substr(0, nl) + " ...";
+    throw failure(tool, "refused the job (exit " + std::to_string(answer.exit_code) + "): " + msg,
+                  "fix what the scheduler names; nothing was submitted");
+  }
+}
+
+}  // namespace hpclaunch

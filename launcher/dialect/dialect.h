@@ -1,0 +1,145 @@
+// What a scheduler says, apart from running it: its batch directives, array syntax and variable, how it names a
+// job and one task of an array, what its commands answer (parsed here, purely), its default-account query and
+// the launchers it can start. One SchedulerDialect per scheduler (dialect/slurm.cc, pbs.cc, local.cc), below
+// plan, render, record and survey; the backend that runs its commands (scheduler/NAME.cc) stands beside it.
+// Adding a scheduler: a dialect, a backend, a template and their tests (ARCHITECTURE.md, "A new scheduler").
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dialect/job_state.h"
+#include "site/profile.h"
+#include "util/command.h"
+
+namespace hpclaunch {
+
+// What a batch job asks of its scheduler: the part of the plan (plan/plan.h's LaunchPlan, which extends it) that
+// a dialect spells as directives.
+struct BatchRequest {
+  SiteProfile site;
+  LaunchMode launcher = LaunchMode::srun;
+  int nodes = 1;
+  int gpus_per_node = 0;
+  int workers_per_node = 1;   // processes doing the training on each node
+  int ntasks = 1;             // scheduler tasks: nodes (agent) or nodes * workers (srun, mpirun)
+  int ntasks_per_node = 1;
+  int cpus_per_task = 1;      // logical CPUs, as --cpus-per-task counts them
+  int cpus_per_node = 1;      // logical CPUs asked for on each node
+  int threads_per_worker = 1; // OMP_NUM_THREADS: physical cores per worker
+  long time_s = 0;
+  std::string job_name;
+  std::string account;
+  std::string partition;      // as requested (partition or PBS queue)
+  std::string qos;
+  std::string constraint;
+  std::string memory;         // the memory directive: "--mem=0", "--mem-per-gpu=281G", PBS "mem=58GB" (the chunk's), or ""
+  long memory_mb_per_node = 0; // what that asks of each node, in MB; 0: nothing, or the whole node (--mem=0)
+  std::vector<std::string> directives;  // the profile's directives and those made from the account
+  std::string container_image;
+  // Before the time limit (or on preemption) Slurm sends warning_signal to the batch script, which passes it
+  // to the launch step and, if requeue is on, requeues the job up to max_requeues times.
+  std::string warning_signal;     // "" when no warning is asked for
+  int warning_seconds = 0;
+  bool requeue = false;
+};
+
+// A memory directive and what it asks of each node (MB; 0: nothing, or the whole node).
+struct MemoryAsk {
+  std::string directive;
+  long mb_per_node = 0;
+};
+
+// Where the script runs and writes, for the directives that name them.
+struct ScriptPlace {
+  std::string workdir;  // where the job starts
+  std::string job_dir;  // the job directory
+  bool array = false;   // an array job: each task's output in tasks/I
+  std::vector<std::string> array_directives;  // array_options of the array
+};
+
+// What a scheduler says of a script it was asked to check without queueing it (sbatch --test-only).
+struct TestVerdict {
+  bool accepted = false;
+  std::string message;  // the scheduler's own words, one line
+};
+
+// `--after JOB[:ok|any|notok]`.
+enum class DependencyKind { ok, any, notok };
+struct Dependency {
+  std::string job_id;
+  DependencyKind kind = DependencyKind::ok;
+};
+
+// `--after` values: "JOB", "JOB:ok", "JOB:any", "JOB:notok". Throws Error naming --after otherwise.
+Dependency parse_dependency(const std::string& text);
+std::string to_string(const Dependency& d);  // "afterok:123"
+// "afterok:1:2,afterany:3": the list Slurm's --dependency= and PBS's -W depend= both take (',' is AND).
+std::string dependency_list(const std::vector<Dependency>& after);
+
+class SchedulerDialect {
+ public:
+  virtual ~SchedulerDialect() = default;
+  virtual Scheduler kind() const = 0;
+
+  // The script's template: templates/NAME.sh.mustache, compiled into the binary; a dialect with a template of
+  // its own (a test's) returns its text.
+  virtual std::string template_path() const;
+  virtual std::optional<std::string> template_text() const { return std::nullopt; }
+
+  // Whether this scheduler can start `mode` (srun needs Slurm, pals PBS).
+  virtual bool offers(LaunchMode mode) const = 0;
+  // Whether it sends a warning signal before the limit and can requeue a job (Slurm).
+  virtual bool has_warning_signals() const { return false; }
+  // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
+  // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named).
+  virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;
+
+  // The script's directives (without the #SBATCH / #PBS prefix, which the template writes).
+  virtual std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const = 0;
+  // The directive options asking for tasks 0..count-1 with at most max_concurrent at once (0: no limit), and
+  // those holding a job until `after` are done; empty when the scheduler has none.
+  virtual std::vector<std::string> array_options(int count, int max_concurrent) const = 0;
+  virtual std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const = 0;
+  // The environment variable that gives an array task its index; nullptr when the runner sets
+  // HPCLAUNCH_ARRAY_TASK itself.
+  virtual const char* array_index_variable() const = 0;
+
+  // The scheduler's name for task `task` of the array `array_id` (Slurm 1234_3, PBS 1234[3].server).
+  virtual std::string task_job_id(const std::string& array_id, int task) const;
+  // A JOB argument naming one task in this scheduler's spelling: the names its array may have, and the task;
+  // nullopt when `ref` is not such a name.
+  virtual std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const;
+
+  // The command asking the user's default account (empty: the scheduler has none), and its answer read;
+  // "" when the answer names none.
+  virtual std::vector<std::string> default_account_command(const std::string& user) const;
+  virtual std::string parse_default_account(std::string_view out) const;
+};
+
+// The dialect of `scheduler`.
+const SchedulerDialect& dialect_for(Scheduler scheduler);
+// Every built-in dialect, Slurm first (the order a task reference is tried in).
+std::vector<const SchedulerDialect*> all_dialects();
+
+// "srun needs Slurm", "pals (Cray PALS mpiexec) needs PBS": why a launcher a dialect does not offer is refused.
+std::string launcher_needs(LaunchMode mode);
+
+// A scheduler's KEY=VALUE answer (scontrol_fields, a block of qstat -Qf or pbsnodes -av), and its values read:
+// a whole number (`fallback` when absent or not one), a text ("" when absent).
+using Fields = std::map<std::string, std::string>;
+int field_int(const Fields& f, const std::string& key, int fallback = 0);
+std::string field_text(const Fields& f, const std::string& key);
+
+// The first non-empty line of a command's stderr (or stdout).
+std::string first_line(const ProcessResult& r);
+// Throws the Error for a scheduler command that failed: "ARGV: not found on this machine" or "failed (exit N):
+// first line of its complaint", with `fix`.
+[[noreturn]] void command_failed(const std::vector<std::string>& argv, const ProcessResult& r, const std::string& fix);
+// Throws the Error for a submit command (sbatch, qsub) that was not found or refused the job, in its own words.
+void throw_if_refused(const char* tool, const ProcessResult& answer);
+
+}  // namespace hpclaunch

@@ -1,0 +1,18 @@
+// The local site's dialect: no directives, no array options (the local runner reads an array's count and limit
+// from plan.json and sets HPCLAUNCH_ARRAY_TASK itself), tasks named ID_I as Slurm's.
+#pragma once
+#include "dialect/dialect.h"
+
+namespace hpclaunch {
+
+class LocalDialect final : public SchedulerDialect {
+ public:
+  Scheduler kind() const override { return Scheduler::local; }
+  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }  // local-srun plays srun
+  std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
+  std::vector<std::string> array_options(int, int) const override { return {}; }
+  std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
+  const char* array_index_variable() const override { return nullptr; }
+};
+
+}  // namespace hpclaunch

@@ -1,0 +1,318 @@
+#include "dialect/slurm.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "runtime/hostlist.h"
+#include "util/error.h"
+#include "util/strings.h"
+#include "util/time_limit.h"
+
+namespace hpclaunch {
+
+namespace {
+
+std::optional<std::string> field(const Fields& f, const std::string& key) {
+  auto it = f.find(key);
+  if (it == f.end()) return std::nullopt;
+  return it->second;
+}
+
+bool unlimited(const std::string& v) { return v.empty() || v == "UNLIMITED" || v == "INFINITE" || v == "NONE"; }
+
+// "gpu:a100:4(S:0-1),gpu:v100:2" -> {gpu a100 4}, {gpu v100 2}; "(null)" -> none.
+std::vector<GresInfo> parse_gres(const std::string& text) {
+  std::vector<GresInfo> out;
+  if (text.empty() || text == "(null)") return out;
+  std::string cleaned = std::regex_replace(text, std::regex("\\([^)]*\\)"), "");
+  for (const auto& item : split(cleaned, ',')) {
+    std::vector<std::string> parts = split(item, ':');
+    if (parts.empty() || parts[0].empty()) continue;
+    GresInfo g;
+    g.name = parts[0];
+    long long n = 1;
+    if (parts.size() >= 3) {
+      g.type = parts[1];
+      parse_int(parts[2], &n);
+    } else if (parts.size() == 2 && !parse_int(parts[1], &n)) {
+      g.type = parts[1];
+      n = 1;
+    }
+    g.count = static_cast<int>(n);
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<std::string> sorted_unique(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::string gpu_request(const BatchRequest& p) {
+  const GpuRequest& g = p.site.gpu;
+  std::string typed = g.type.empty() ? std::to_string(p.gpus_per_node) : g.type + ":" + std::to_string(p.gpus_per_node);
+  switch (g.style) {
+    case GpuStyle::gpus_per_node: return "--gpus-per-node=" + typed;
+    case GpuStyle::gres: return "--gres=gpu:" + typed;
+    default: return "";
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
+  std::vector<std::string> d = {
+      "--job-name=" + p.job_name,
+      fmt::format("--nodes={}", p.nodes),
+      fmt::format("--ntasks={}", p.ntasks),
+      fmt::format("--ntasks-per-node={}", p.ntasks_per_node),
+      fmt::format("--cpus-per-task={}", p.cpus_per_task),
+  };
+  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
+  if (!p.memory.empty()) d.push_back(p.memory);
+  if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
+  if (!p.partition.empty()) d.push_back("--partition=" + p.partition);
+  if (!p.qos.empty()) d.push_back("--qos=" + p.qos);
+  if (!p.account.empty()) d.push_back("--account=" + p.account);
+  d.push_back("--time=" + format_slurm_time(p.time_s));
+  if (!p.warning_signal.empty()) d.push_back(fmt::format("--signal=B:{}@{}", p.warning_signal, p.warning_seconds));
+  if (p.requeue) {
+    d.push_back("--requeue");
+    d.push_back("--open-mode=append");  // the output of every run of the job in one file
+  }
+  d.push_back("--chdir=" + place.workdir);
+  // An array task's output goes to its own run directory (submit creates them all): %A the array's id, %a the task.
+  d.push_back(place.array ? "--output=" + place.job_dir + "/tasks/%a/slurm-%A_%a.out"
+                          : "--output=" + place.job_dir + "/slurm-%j.out");
+  d.insert(d.end(), place.array_directives.begin(), place.array_directives.end());
+  for (const auto& x : p.directives) d.push_back(x);
+  if (!p.container_image.empty())
+    for (const auto& x : p.site.container.directives) d.push_back(replace_all(x, "{image}", p.container_image));
+  return d;
+}
+
+std::vector<std::string> SlurmDialect::array_options(int count, int max_concurrent) const {
+  std::string spec = "--array=0-" + std::to_string(count - 1);
+  if (max_concurrent > 0) spec += "%" + std::to_string(max_concurrent);
+  return {spec};
+}
+
+std::vector<std::string> SlurmDialect::dependency_options(const std::vector<Dependency>& after) const {
+  if (after.empty()) return {};
+  return {"--dependency=" + dependency_list(after)};
+}
+
+std::vector<std::string> SlurmDialect::default_account_command(const std::string& user) const {
+  return {"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"};
+}
+
+std::string SlurmDialect::parse_default_account(std::string_view out) const {
+  std::string account(trim(out));
+  return account.find_first_of(" \n|") == std::string::npos ? account : std::string();
+}
+
+std::string parse_sbatch_answer(const ProcessResult& answer) {
+  throw_if_refused("sbatch", answer);
+  std::string out(trim(answer.out));
+  static const std::regex k_id("([0-9]+)(;[A-Za-z0-9_.-]+)?");
+  std::smatch m;
+  if (std::regex_match(out, m, k_id)) return m[1].str();
+  throw failure("sbatch", "answered '" + out + "', which holds no job id", "check the scheduler's state with squeue/qstat");
+}
+
+TestVerdict parse_sbatch_test_only(const ProcessResult& answer) {
+  if (answer.exit_code == 127) command_failed({"sbatch", "--test-only"}, answer, "run hpclaunch on the cluster's login node");
+  TestVerdict v;
+  v.accepted = answer.exit_code == 0;
+  v.message = first_line(answer);
+  return v;
+}
+
+std::optional<Phase> slurm_phase(std::string_view state) {
+  std::string s(trim(state));
+  if (size_t sp = s.find(' '); sp != std::string::npos) s = s.substr(0, sp);  // "CANCELLED by 0"
+  static const std::pair<const char*, Phase> k_states[] = {
+      {"PENDING", Phase::pending},       {"REQUEUED", Phase::pending},     {"REQUEUE_HOLD", Phase::pending},
+      {"REQUEUE_FED", Phase::pending},   {"RESV_DEL_HOLD", Phase::pending}, {"CONFIGURING", Phase::pending},
+      {"RUNNING", Phase::running},       {"COMPLETING", Phase::running},   {"SUSPENDED", Phase::running},
+      {"STOPPED", Phase::running},       {"SIGNALING", Phase::running},    {"STAGE_OUT", Phase::running},
+      {"RESIZING", Phase::running},      {"COMPLETED", Phase::completed},  {"CANCELLED", Phase::cancelled},
+      {"TIMEOUT", Phase::timeout},       {"DEADLINE", Phase::timeout},     {"FAILED", Phase::failed},
+      {"NODE_FAIL", Phase::failed},      {"BOOT_FAIL", Phase::failed},     {"OUT_OF_MEMORY", Phase::failed},
+      {"PREEMPTED", Phase::failed},      {"SPECIAL_EXIT", Phase::failed},  {"REVOKED", Phase::failed},
+  };
+  for (const auto& [word, phase] : k_states)
+    if (s == word) return phase;
+  return std::nullopt;
+}
+
+std::optional<JobState> parse_squeue(std::string_view out) {
+  for (const auto& line : split(out, '\n')) {
+    std::string word(trim(line));
+    if (word.empty()) continue;
+    auto phase = slurm_phase(word);
+    if (!phase) return std::nullopt;
+    JobState s;
+    s.phase = *phase;
+    s.raw = word;
+    return s;
+  }
+  return std::nullopt;
+}
+
+std::map<int, JobState> parse_squeue_tasks(std::string_view out) {
+  std::map<int, JobState> tasks;
+  for (const auto& line : split(out, '\n')) {
+    auto words = split(trim(line), ' ');
+    long long task = 0;
+    if (words.size() < 2 || !parse_int(words[0], &task)) continue;  // "N/A": not an array task
+    if (auto s = parse_squeue(words[1])) tasks[static_cast<int>(task)] = *s;
+  }
+  return tasks;
+}
+
+std::map<std::string, std::string> scontrol_fields(std::string_view text) {
+  static const std::regex k_key("^([A-Za-z][A-Za-z0-9/:_.]*)=(.*)$");
+  Fields f;
+  for (const auto& line : split(text, '\n')) {
+    std::string last;
+    for (const auto& word : split(line, ' ')) {
+      if (word.empty()) continue;
+      std::smatch m;
+      if (std::regex_match(word, m, k_key)) {
+        last = m[1].str();
+        if (f.count(last)) last = "\x01";  // a repeated key: its words are not the first one's
+        else f[last] = m[2].str();
+      } else if (!last.empty() && last != "\x01") {
+        f[last] += " " + word;
+      }
+    }
+  }
+  return f;
+}
+
+std::optional<JobState> parse_scontrol_job(std::string_view out) {
+  Fields f = scontrol_fields(out);
+  auto state = field(f, "JobState");
+  if (!state) return std::nullopt;
+  auto phase = slurm_phase(*state);
+  if (!phase) return std::nullopt;
+  JobState s;
+  s.phase = *phase;
+  s.raw = *state;
+  if (auto reason = field(f, "Reason"); reason && *reason != "None") s.reason = *reason;
+  if (auto code = field(f, "ExitCode"); code && s.finished()) {
+    long long v = 0;
+    if (parse_int(code->substr(0, code->find(':')), &v)) s.exit_code = static_cast<int>(v);
+  }
+  return s;
+}
+
+std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids) {
+  // Each field padded to its width and ended by '|' (a reason may hold spaces).
+  return {"squeue", "-h", "-r", "-t", "all", "-j", join(ids, ","), "-O",
+          "JobArrayID:40|,State:24|,Reason:200|,exit_code:12|"};
+}
+
+std::map<std::string, JobState> parse_squeue_jobs(std::string_view out) {
+  std::map<std::string, JobState> jobs;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(line, '|');
+    if (cols.size() < 4) continue;
+    std::string id(trim(cols[0])), state(trim(cols[1])), reason(trim(cols[2]));
+    auto phase = slurm_phase(state);
+    if (id.empty() || !phase) continue;
+    JobState s;
+    s.phase = *phase;
+    s.raw = state;
+    if (reason != "None") s.reason = reason;
+    long long status = 0;  // the wait status: exit code << 8 | signal (scontrol's ExitCode=3:0 is 768)
+    if (s.finished() && parse_int(trim(cols[3]), &status) && status >= 0) s.exit_code = static_cast<int>((status >> 8) & 0xff);
+    jobs[id] = s;
+  }
+  return jobs;
+}
+
+std::vector<std::string> sacct_jobs_command(const std::vector<std::string>& ids) {
+  return {"sacct", "-n", "-P", "-X", "-j", join(ids, ","), "-o", "JobID,State,ExitCode"};
+}
+
+std::map<std::string, JobState> parse_sacct_jobs(std::string_view out) {
+  std::map<std::string, JobState> jobs;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(trim(line), '|');
+    if (cols.size() < 3) continue;
+    auto phase = slurm_phase(cols[1]);
+    if (cols[0].empty() || !phase) continue;
+    JobState s;
+    s.phase = *phase;
+    s.raw = cols[1].substr(0, cols[1].find(' '));  // "CANCELLED by 0"
+    long long v = 0;
+    if (s.finished() && parse_int(cols[2].substr(0, cols[2].find(':')), &v)) s.exit_code = static_cast<int>(v);
+    jobs[cols[0]] = s;
+  }
+  return jobs;
+}
+
+bool slurm_unknown_job(const ProcessResult& r) {
+  if (r.exit_code == 0 || r.exit_code == 127) return false;
+  return (r.err + r.out).find("Invalid job id") != std::string::npos;
+}
+
+std::vector<PartitionInfo> parse_scontrol_partitions(std::string_view out) {
+  std::vector<PartitionInfo> parts;
+  for (const auto& line : split(out, '\n')) {
+    Fields f = scontrol_fields(line);
+    if (!f.count("PartitionName")) continue;
+    PartitionInfo p;
+    p.name = f["PartitionName"];
+    p.is_default = f["Default"] == "YES";
+    if (!unlimited(f["MaxTime"])) p.max_time_s = parse_time_limit(f["MaxTime"]).value_or(0);
+    if (!unlimited(f["MaxNodes"])) p.max_nodes = field_int(f, "MaxNodes");
+    if (!f["Nodes"].empty() && f["Nodes"] != "(null)") p.nodes = expand_hostlist(f["Nodes"], "scontrol Nodes=");
+    parts.push_back(p);
+  }
+  return parts;
+}
+
+std::vector<NodeInfo> parse_scontrol_nodes(std::string_view out) {
+  std::vector<NodeInfo> nodes;
+  for (const auto& line : split(out, '\n')) {
+    Fields f = scontrol_fields(line);
+    if (!f.count("NodeName")) continue;
+    NodeInfo n;
+    n.name = f["NodeName"];
+    n.arch = field_text(f, "Arch");
+    n.cpus = field_int(f, "CPUTot");
+    n.sockets = field_int(f, "Sockets", 1);
+    n.cores_per_socket = field_int(f, "CoresPerSocket", n.cpus);
+    n.threads_per_core = field_int(f, "ThreadsPerCore", 1);
+    n.memory_mb = field_int(f, "RealMemory");
+    n.gres = parse_gres(field_text(f, "Gres"));
+    std::string features = field_text(f, "AvailableFeatures");
+    if (!features.empty() && features != "(null)")
+      for (const auto& feat : split(features, ','))
+        if (!feat.empty()) n.features.push_back(feat);
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
+void parse_sacctmgr_assoc(std::string_view out, std::vector<std::string>* accounts, std::vector<std::string>* qos) {
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(trim(line), '|');
+    if (cols.empty() || cols[0].empty()) continue;
+    accounts->push_back(cols[0]);
+    if (cols.size() > 1)
+      for (const auto& q : split(cols[1], ','))
+        if (!q.empty()) qos->push_back(q);
+  }
+  *accounts = sorted_unique(*accounts);
+  *qos = sorted_unique(*qos);
+}
+
+}  // namespace hpclaunch

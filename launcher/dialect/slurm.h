@@ -1,0 +1,65 @@
+// Slurm's dialect: #SBATCH directives, --array and SLURM_ARRAY_TASK_ID, 1234_3 for a task, --dependency=, and
+// the readers of what sbatch, squeue, scontrol and sacctmgr answer (all pure; scheduler/slurm.cc runs them).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dialect/cluster.h"
+#include "dialect/dialect.h"
+
+namespace hpclaunch {
+
+class SlurmDialect final : public SchedulerDialect {
+ public:
+  Scheduler kind() const override { return Scheduler::slurm; }
+  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
+  bool has_warning_signals() const override { return true; }
+  std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
+  std::vector<std::string> array_options(int count, int max_concurrent) const override;
+  std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
+  const char* array_index_variable() const override { return "SLURM_ARRAY_TASK_ID"; }
+  std::vector<std::string> default_account_command(const std::string& user) const override;
+  std::string parse_default_account(std::string_view out) const override;
+};
+
+// The job id in `sbatch --parsable`'s answer ("123" or "123;cluster"). Throws Error quoting sbatch when it
+// failed or answered no id.
+std::string parse_sbatch_answer(const ProcessResult& answer);
+// `sbatch --test-only`: "sbatch: Job 12 to start at ... using 4 processors on nodes n1 in partition debug" is
+// an acceptance; anything else with a non-zero exit is a refusal in sbatch's words.
+TestVerdict parse_sbatch_test_only(const ProcessResult& answer);
+// "RUNNING" -> running, "CANCELLED by 0" -> cancelled, ... ; nullopt for a word Slurm does not use.
+std::optional<Phase> slurm_phase(std::string_view state);
+// `squeue -h -t all -j ID -o %T`: one state word per line (first line counts); nullopt when empty.
+std::optional<JobState> parse_squeue(std::string_view out);
+// `squeue -h -r -t all -j ARRAY -o '%K %T'`: the state of each task it lists, by task index.
+std::map<int, JobState> parse_squeue_tasks(std::string_view out);
+// `scontrol show job ID`: JobState=, Reason=, ExitCode=N:S; nullopt when it holds no JobState.
+std::optional<JobState> parse_scontrol_job(std::string_view out);
+// `squeue -h -r -t all -j ID,ID,... -O JobArrayID,State,Reason,exit_code`: every job and array task (one a line,
+// pending ones too) of the ids that slurmctld still holds, in one call; ids it has forgotten are left out.
+std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids);
+// Its answer: each listed job's state with reason and exit code, by its id ("123", or "123_4" for a task).
+std::map<std::string, JobState> parse_squeue_jobs(std::string_view out);
+// `sacct -n -P -X -j ID,ID,... -o JobID,State,ExitCode`: what accounting remembers of jobs squeue has forgotten
+// (MinJobAge), in one call.
+std::vector<std::string> sacct_jobs_command(const std::vector<std::string>& ids);
+// Its answer ("123|COMPLETED|0:0", "123_4|CANCELLED by 0|0:15"): each job's state by its id.
+std::map<std::string, JobState> parse_sacct_jobs(std::string_view out);
+// True if a failed squeue/scontrol/scancel says the job id is unknown to it (forgotten or never there).
+bool slurm_unknown_job(const ProcessResult& r);
+
+// `scontrol show ...` output: its KEY=VALUE words, where a value may itself hold spaces (OS=Linux 6.1 #1 SMP: a
+// word without a KEY= start continues the previous value). The first of a key counts.
+std::map<std::string, std::string> scontrol_fields(std::string_view text);
+// `scontrol show partition -o`: one partition per line.
+std::vector<PartitionInfo> parse_scontrol_partitions(std::string_view out);
+// `scontrol show node -o`: one node per line.
+std::vector<NodeInfo> parse_scontrol_nodes(std::string_view out);
+// `sacctmgr -n -P show assoc user=U format=Account,QOS`: "acct|qos1,qos2" lines -> accounts and QOS, sorted.
+void parse_sacctmgr_assoc(std::string_view out, std::vector<std::string>* accounts, std::vector<std::string>* qos);
+
+}  // namespace hpclaunch

@@ -1,0 +1,148 @@
+// The load `jobs` puts on a scheduler (issue 27 §4): query_many asks once for every job in view — Slurm one squeue
+// (and one sacct for what squeue has forgotten), PBS one qstat — whatever the number of jobs and tasks. The Slurm
+// answers are in the form the test cluster's squeue 22.05.8 wrote them (`-O` fields padded and ended by '|'; the
+// exit code as a wait status) and sacct's documented -P form (the test cluster has no accounting: its sacct
+// answers "Slurm accounting storage is disabled", exit 1); PBS follows OpenPBS's documented `qstat -f` form.
+#include <doctest/doctest.h>
+
+#include "jobs/watch.h"
+#include "scheduler/pbs.h"
+#include "scheduler/slurm.h"
+#include "util/error.h"
+
+using namespace hpclaunch;
+
+namespace {
+
+JobRecord job(const std::string& id, Scheduler s = Scheduler::slurm, int tasks = 0) {
+  JobRecord r;
+  r.dir = "/nonexistent/hpclaunch-load-test/" + id;
+  r.submitted = true;
+  r.job_id = id;
+  r.scheduler = s;
+  r.array_tasks = tasks;
+  return r;
+}
+
+// A squeue -O line as the test cluster writes it.
+std::string squeue_line(const std::string& id, const std::string& state, const std::string& reason, int status) {
+  auto pad = [](std::string s, size_t n) { return s + std::string(n > s.size() ? n - s.size() : 0, ' ') + "|"; };
+  return pad(id, 40) + pad(state, 24) + pad(reason, 200) + pad(std::to_string(status), 12) + "\n";
+}
+
+struct Recorder {
+  std::vector<std::vector<std::string>> calls;
+  std::function<ProcessResult(const std::vector<std::string>&)> answer;
+  CommandRunner runner() {
+    return [this](const std::vector<std::string>& argv) {
+      calls.push_back(argv);
+      return answer(argv);
+    };
+  }
+};
+
+}  // namespace
+
+TEST_SUITE_BEGIN("scheduler_load");
+
+TEST_CASE("squeue -O and sacct answers: state, reason, exit code by id") {
+  auto jobs = parse_squeue_jobs(squeue_line("1000", "FAILED", "NonZeroExitCode", 768) +
+                                squeue_line("1001_0", "RUNNING", "None", 0) + squeue_line("1002", "PENDING", "Resources", 0) +
+                                squeue_line("1003", "CANCELLED", "None", 15) + "garbage\n");
+  REQUIRE(jobs.size() == 4);
+  CHECK(describe(jobs.at("1000")) == "FAILED (exit 3)");  // as scontrol's ExitCode=3:0 says it
+  CHECK(describe(jobs.at("1001_0")) == "RUNNING");
+  CHECK(describe(jobs.at("1002")) == "PENDING (Resources)");
+  CHECK(describe(jobs.at("1003")) == "CANCELLED");  // killed by signal 15: exit code 0, as scontrol's 0:15
+  auto acct = parse_sacct_jobs("1000|COMPLETED|0:0\n1001_1|CANCELLED by 0|0:15\n1005|FAILED|2:0\n|x|\n");
+  REQUIRE(acct.size() == 3);
+  CHECK(describe(acct.at("1001_1")) == "CANCELLED");
+  CHECK(describe(acct.at("1005")) == "FAILED (exit 2)");
+}
+
+TEST_CASE("Slurm: 50 jobs and an array in one squeue; the forgotten ones in one sacct, or from their directories") {
+  std::vector<JobRecord> jobs;
+  std::string listed;
+  for (int i = 0; i < 50; ++i) {
+    jobs.push_back(job(std::to_string(2000 + i)));
+    if (i != 7) listed += squeue_line(std::to_string(2000 + i), i % 2 ? "RUNNING" : "COMPLETED", "None", 0);
+  }
+  jobs.push_back(job("3000", Scheduler::slurm, 3));  // an array: task 2 forgotten
+  listed += squeue_line("3000_0", "RUNNING", "None", 0) + squeue_line("3000_1", "PENDING", "JobArrayTaskLimit", 0);
+  JobRecord task = task_record(jobs.back(), 1);
+  jobs.push_back(task);
+
+  Recorder r;
+  bool accounting = true;
+  r.answer = [&](const std::vector<std::string>& argv) {
+    if (argv[0] == "squeue") return ProcessResult{0, listed, ""};
+    if (!accounting) return ProcessResult{1, "Slurm accounting storage is disabled\n", ""};
+    return ProcessResult{0, "2007|TIMEOUT|0:15\n3000_2|COMPLETED|0:0\n", ""};
+  };
+  const auto& slurm = backend_for(Scheduler::slurm);
+  std::vector<JobAnswer> answers = slurm.query_many(jobs, r.runner());
+  REQUIRE(r.calls.size() == 2);
+  CHECK(r.calls[0][0] == "squeue");
+  CHECK(r.calls[0][6].rfind("2000,2001,", 0) == 0);
+  CHECK(r.calls[0][6].find(",3000") != std::string::npos);
+  CHECK(r.calls[0][6].find("3000,3000") == std::string::npos);  // the task's array asked once
+  CHECK(r.calls[1] == std::vector<std::string>{"sacct", "-n", "-P", "-X", "-j", "2007,3000", "-o", "JobID,State,ExitCode"});
+  REQUIRE(answers.size() == 52);
+  CHECK(describe(*answers[0].state) == "COMPLETED");
+  CHECK(describe(*answers[1].state) == "RUNNING");
+  CHECK(answers[7].state->phase == Phase::timeout);
+  CHECK(describe(*answers[50].state) == "3 tasks: 1 running, 1 pending, 1 completed");
+  CHECK(describe(*answers[51].state) == "PENDING (JobArrayTaskLimit)");
+
+  accounting = false;  // no sacct answer: the job directory says what it can (here: nothing)
+  r.calls.clear();
+  answers = slurm.query_many(jobs, r.runner());
+  CHECK(r.calls.size() == 2);
+  CHECK(describe(*answers[7].state) == "finished (state unknown to scheduler; no output in the job directory)");
+  CHECK(describe(*answers[50].state) == "3 tasks: 1 running, 1 pending, 1 cancelled");  // task 2 never started
+
+  r.calls.clear();  // all listed: squeue alone
+  listed += squeue_line("2007", "RUNNING", "None", 0) + squeue_line("3000_2", "RUNNING", "None", 0);
+  slurm.query_many(jobs, r.runner());
+  CHECK(r.calls.size() == 1);
+
+  r.answer = [](const std::vector<std::string>&) { return ProcessResult{1, "", "slurm_load_jobs error: Unable to contact slurm controller\n"}; };
+  CHECK_THROWS_WITH(slurm.query_many(jobs, r.runner()), doctest::Contains("squeue -h -r -t all -j 2000,"));
+
+  JobRecord gone = job("4000");
+  gone.dir_exists = false;
+  r.answer = [](const std::vector<std::string>&) { return ProcessResult{0, "", ""}; };
+  answers = slurm.query_many({gone}, r.runner());
+  CHECK(answers[0].error.find("the job directory no longer exists") != std::string::npos);
+}
+
+TEST_CASE("PBS: every job and subjob in one qstat -x -f -t; ids it does not know are forgotten") {
+  std::vector<JobRecord> jobs = {job("10.pbshost", Scheduler::pbs), job("11.pbshost", Scheduler::pbs),
+                                 job("12[].pbshost", Scheduler::pbs, 2)};
+  Recorder r;
+  r.answer = [](const std::vector<std::string>&) {
+    return ProcessResult{153,
+                         "Job Id: 10.pbshost\n    job_state = R\nJob Id: 12[].pbshost\n    job_state = B\n"
+                         "Job Id: 12[0].pbshost\n    job_state = F\n    Exit_status = 0\nJob Id: 12[1].pbshost\n"
+                         "    job_state = Q\n",
+                         "qstat: Unknown Job Id 11.pbshost\n"};
+  };
+  std::vector<JobAnswer> answers = backend_for(Scheduler::pbs).query_many(jobs, r.runner());
+  REQUIRE(r.calls.size() == 1);
+  CHECK(r.calls[0] == std::vector<std::string>{"qstat", "-x", "-f", "-t", "10.pbshost", "11.pbshost", "12[].pbshost"});
+  CHECK(answers[0].state->phase == Phase::running);
+  CHECK(answers[1].state->phase == Phase::finished_unknown);
+  CHECK(describe(*answers[2].state) == "2 tasks: 1 pending, 1 completed");
+}
+
+TEST_CASE("wait and logs --follow ask less often while nothing changes, and at once again after a change") {
+  PollBackoff b(0.5);
+  CHECK(b.next(true) == 0.5);
+  CHECK(b.next(false) == 1.0);
+  CHECK(b.next(false) == 2.0);
+  CHECK(b.next(false) == 2.0);  // at most 4 intervals
+  CHECK(b.next(true) == 0.5);
+  CHECK(b.next(false) == 1.0);
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,221 @@
+// The scheduler seam, proved with a scheduler that exists only in this file (issue 28 §1): its dialect (what it
+// says: directives, array syntax, task ids, its answers parsed), its backend (which runs its commands, here
+// through a fake command runner) and its template. It renders a plan, submits it through the one submit path
+// (submit_job), asks the job's state and its tasks' and cancels it, and nothing outside this file knows it.
+// A real scheduler adds, besides these, its name to site/profile.h's Scheduler and a line to dialect_for and
+// backend_for (ARCHITECTURE.md, "A new scheduler").
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "dialect/dialect.h"
+#include "record/job_record.h"
+#include "render/render.h"
+#include "scheduler/backend.h"
+#include "site/registry.h"
+#include "submit/job_index.h"
+#include "submit/submit_job.h"
+#include "test_util.h"
+#include "util/error.h"
+#include "util/file.h"
+#include "util/strings.h"
+
+using namespace hpclaunch;
+namespace fs = std::filesystem;
+
+namespace {
+
+// "Toy": `toysub [-w JOB]... SCRIPT` answers "Job <ID> is submitted"; `toystat ID` answers "ID STATE [EXIT]"
+// lines (PEND, RUN, DONE, EXIT; an array's tasks as ID[I]); `toykill ID`.
+class ToyDialect final : public SchedulerDialect {
+ public:
+  Scheduler kind() const override { return Scheduler::local; }  // only job.json's word; see the file's comment
+  std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
+  std::optional<std::string> template_text() const override {
+    return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
+           "{{#launches}}\n{{{command}}}\n{{/launches}}\n";
+  }
+  bool offers(LaunchMode mode) const override { return mode == LaunchMode::agent || mode == LaunchMode::mpirun; }
+  std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override {
+    std::vector<std::string> d = {"-n " + std::to_string(r.nodes), "-name " + r.job_name, "-out " + place.job_dir + "/toy.out"};
+    d.insert(d.end(), place.array_directives.begin(), place.array_directives.end());
+    return d;
+  }
+  std::vector<std::string> array_options(int count, int max_concurrent) const override {
+    return {"-array " + std::to_string(count) + (max_concurrent ? "/" + std::to_string(max_concurrent) : "")};
+  }
+  std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override {
+    std::vector<std::string> out;
+    for (const auto& d : after) out.push_back("-w " + d.job_id);
+    return out;
+  }
+  const char* array_index_variable() const override { return "TOY_TASK"; }
+  std::string task_job_id(const std::string& array_id, int task) const override {
+    return array_id + "[" + std::to_string(task) + "]";
+  }
+};
+
+std::string parse_toysub(const ProcessResult& r) {
+  throw_if_refused("toysub", r);
+  static const std::regex k_id("Job <([0-9]+)> is submitted");
+  std::smatch m;
+  std::string out(trim(r.out));
+  if (!std::regex_search(out, m, k_id)) throw failure("toysub", "answered '" + out + "', which holds no job id");
+  return m[1].str();
+}
+
+// "42 RUN", "42[1] EXIT 3": each id's state.
+std::map<std::string, JobState> parse_toystat(std::string_view out) {
+  std::map<std::string, JobState> states;
+  for (const auto& line : split(out, '\n')) {
+    auto words = split(trim(line), ' ');
+    if (words.size() < 2) continue;
+    JobState s;
+    s.raw = words[1];
+    if (s.raw == "PEND") s.phase = Phase::pending;
+    else if (s.raw == "RUN") s.phase = Phase::running;
+    else if (s.raw == "DONE") s.phase = Phase::completed;
+    else s.phase = Phase::failed;
+    long long code = 0;
+    if (words.size() > 2 && parse_int(words[2], &code)) s.exit_code = static_cast<int>(code);
+    states[words[0]] = s;
+  }
+  return states;
+}
+
+class ToyBackend final : public SchedulerBackend {
+ public:
+  Scheduler kind() const override { return m_dialect.kind(); }
+  const SchedulerDialect& dialect() const override { return m_dialect; }
+  std::string submit(const std::string& script, const std::vector<std::string>& options,
+                     const CommandRunner& run) const override {
+    std::vector<std::string> argv = {"toysub"};
+    for (const auto& o : options) {
+      auto words = split(o, ' ');
+      argv.insert(argv.end(), words.begin(), words.end());
+    }
+    argv.push_back(script);
+    return parse_toysub(run(argv));
+  }
+  JobState query(const JobRecord& job, const CommandRunner& run) const override {
+    if (job.is_array()) return summarize_tasks(query_tasks(job, run));
+    require_submitted(job);
+    ProcessResult r = run({"toystat", job.job_id});
+    if (r.exit_code != 0) command_failed({"toystat", job.job_id}, r, "start the toy scheduler");
+    auto states = parse_toystat(r.out);
+    if (auto it = states.find(job.job_id); it != states.end()) return it->second;
+    return forgotten_job(output_files(job));
+  }
+  void cancel(const JobRecord& job, const CommandRunner& run) const override {
+    require_submitted(job);
+    ProcessResult r = run({"toykill", job.job_id});
+    if (r.exit_code != 0) command_failed({"toykill", job.job_id}, r, "start the toy scheduler");
+  }
+  std::vector<std::string> output_files(const JobRecord& job) const override { return {job.dir + "/toy.out"}; }
+
+ private:
+  ToyDialect m_dialect;
+};
+
+// The toy scheduler's commands: what was run, and the answers.
+struct FakeToy {
+  std::vector<std::vector<std::string>> ran;
+  std::map<std::string, ProcessResult> answers;  // by program name
+  CommandRunner runner() {
+    return [this](const std::vector<std::string>& argv) {
+      ran.push_back(argv);
+      auto it = answers.find(argv.at(0));
+      return it == answers.end() ? ProcessResult{127, "", argv[0] + ": not found"} : it->second;
+    };
+  }
+};
+
+struct TempState : test::TempState {
+  TempState() : test::TempState("toy-scheduler-test") {}
+};
+
+LaunchPlan toy_plan(int array = 0) {
+  JobRequest r;
+  r.site = "local";
+  r.nodes = 2;
+  r.command = {"python", "train.py"};
+  r.name = "toyjob";
+  if (array) r.array.count = array, r.array.count_origin = "--array";
+  return make_plan(r, builtin_sites().get("local"));
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("toy_scheduler");
+
+TEST_CASE("a scheduler of a test's own renders, submits through its backend and reads its answers") {
+  TempState t;
+  ToyBackend backend;
+  const std::string dir = (t.base / "job").string();
+  LaunchPlan plan = toy_plan();
+  std::string script = render_script(plan, {"/bin/hpclaunch", "/work", dir, {}}, backend.dialect());
+  CHECK(script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n", 0) == 0);
+  CHECK(script.find("python train.py") != std::string::npos);
+
+  FakeToy toy;
+  toy.answers["toysub"] = {0, "Job <42> is submitted to queue <normal>.\n", ""};
+  SubmitSteps steps;
+  steps.after = {parse_dependency("7")};
+  SubmittedJob job = submit_job(plan, script, dir, backend, toy.runner(), steps);
+  CHECK(job.record.job_id == "42");
+  REQUIRE(toy.ran.size() == 1);
+  CHECK(toy.ran[0] == std::vector<std::string>{"toysub", "-w", "7", dir + "/job.sh"});
+  CHECK(read_file(dir + "/job.sh") == script);
+  CHECK(read_job_index() == std::vector<std::string>{dir});
+
+  toy.answers["toystat"] = {0, "42 RUN\n", ""};
+  CHECK(describe(backend.query(job.record, toy.runner())) == "RUN");
+  toy.answers["toystat"] = {0, "42 EXIT 3\n", ""};
+  JobState ended = backend.query(job.record, toy.runner());
+  CHECK(ended.phase == Phase::failed);
+  CHECK(ended.exit_code == 3);
+  toy.answers["toystat"] = {0, "", ""};  // forgotten, and no output
+  CHECK(backend.query(job.record, toy.runner()).phase == Phase::finished_unknown);
+
+  toy.answers["toykill"] = {0, "", ""};
+  backend.cancel(job.record, toy.runner());
+  CHECK(toy.ran.back() == std::vector<std::string>{"toykill", "42"});
+}
+
+TEST_CASE("the toy scheduler's arrays: its options, its task variable, its task ids, each task's state") {
+  TempState t;
+  ToyBackend backend;
+  const std::string dir = (t.base / "array").string();
+  LaunchPlan plan = toy_plan(3);
+  RenderContext ctx{"/bin/hpclaunch", "/work", dir, backend.array_options(3, 0)};
+  std::string script = render_script(plan, ctx, backend.dialect());
+  CHECK(script.find("#TOY -array 3\n") != std::string::npos);
+  CHECK(script.find("export HPCLAUNCH_ARRAY_TASK=\"$TOY_TASK\"") != std::string::npos);
+
+  FakeToy toy;
+  toy.answers["toysub"] = {0, "Job <50> is submitted\n", ""};
+  SubmittedJob job = submit_job(plan, script, dir, backend, toy.runner());
+  REQUIRE(job.record.is_array());
+  CHECK(backend.dialect().task_job_id(job.record.job_id, 1) == "50[1]");
+
+  toy.answers["toystat"] = {0, "50[0] DONE 0\n50[1] RUN\n50[2] PEND\n", ""};
+  std::vector<JobState> tasks = backend.query_tasks(job.record, toy.runner());
+  REQUIRE(tasks.size() == 3);
+  CHECK(tasks[0].phase == Phase::completed);
+  CHECK(tasks[1].phase == Phase::running);
+  CHECK(tasks[2].phase == Phase::pending);
+  CHECK(toy.ran.back() == std::vector<std::string>{"toystat", "50[2]"});
+  CHECK(describe(backend.query(job.record, toy.runner())) == describe(summarize_tasks(tasks)));
+}
+
+TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
+  ToyDialect toy;
+  CHECK(toy.offers(LaunchMode::agent));
+  CHECK_FALSE(toy.offers(LaunchMode::srun));
+  CHECK(launcher_needs(LaunchMode::srun) == "srun needs Slurm");
+}
+
+TEST_SUITE_END();
