@@ -25,6 +25,6 @@ step() {
     mount --bind "$build" "$root/build"
     mount -t proc proc "$root/proc"
     chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root TMPDIR=/tmp bash -c "$script"
-  ' _ "$root" "$HPCLAUNCH_SOURCE_DIR" "$build" "$steps$script" 2>&1) || { echo "$out"; fail "in the Debian 13 root $root (above)"; }
+  ' _ "$root" "$HPCLAUNCH_SOURCE_DIR" "$build" "$steps$script" 2>&1) || { echo "$out" >&2; fail "in the Debian 13 root $root (above)"; }
   echo "$out"
 }
