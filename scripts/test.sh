@@ -5,7 +5,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 # Only the tests need the Debian 13 roots, made once per machine (docs/install.md, "Tests and their cost"):
 # t0515 builds hpclaunch and the trainer against LibTorch 2.6 (2.5 GiB, ~2 min); t0513 the trainer against the
-# CUDA LibTorch 2.6 with CUDA 12.4 and NCCL 2.22 (~2.9 GB downloaded, 8.3 GiB, ~6-9 min: made while the build
+# CUDA LibTorch 2.6 with CUDA 12.4 and NCCL 2.22 (~2.9 GB downloaded, 8.3 GiB, 8.5 min or more: made while the build
 # below runs, and waited for before the tests).
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo "$root/scripts/debian13-root.sh" /opt/hpclaunch/debian13-root

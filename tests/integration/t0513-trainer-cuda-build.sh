@@ -14,7 +14,7 @@
 # folder, so nothing is compiled twice) and stops with its "no GPU" line. Never run on a GPU.
 # Source read-only at /src, BUILD-cuda (kept: make rebuilds what changed) at /build, in a mount namespace of its own.
 # Cold: a build of the trainer's Torch units and unit tests (docs/install.md, "Tests and their cost"); the tests
-# ~6 min; seconds of make when nothing changed.
+# ~2-3 min (134 s in all with the build kept).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-root.sh"
 root=${HPCLAUNCH_DEBIAN13_CUDA_ROOT:-/opt/hpclaunch/debian13-cuda-root}
