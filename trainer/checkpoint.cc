@@ -1,8 +1,12 @@
 // Checkpoint format and atomic save: see checkpoint.h.
 #include "checkpoint.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+
+#include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
 #include "util/error.h"
@@ -137,6 +141,48 @@ void load_optimizer_state(torch::optim::Optimizer& optimizer, const Checkpoint& 
 
 void save_state_dict_for_test(const std::string& path, torch::nn::Module& model, const std::string& prefix) {
   write_file_atomically(path, torch::pickle_save(model_state_dict(model, prefix)));
+}
+
+int inspect_checkpoint(const std::string& path) {
+  const Checkpoint c = read_checkpoint(path);
+  int64_t numel = 0;
+  for (const auto& entry : c.tensors) numel += entry.second.numel();
+  // One JSON line (an infinite best_val_loss, no validation yet, is null).
+  const nlohmann::ordered_json j{{"model", c.state.model},
+                                 {"epoch", c.state.epoch},
+                                 {"next_batch", c.state.next_batch},
+                                 {"global_step", c.state.global_step},
+                                 {"global_batch", c.state.global_batch},
+                                 {"world_size", c.state.world_size},
+                                 {"best_val_loss", c.state.best_val_loss},
+                                 {"optimizer", c.state.optimizer},
+                                 {"tensors", c.tensors.size()},
+                                 {"elements", numel}};
+  std::printf("%s\n", j.dump().c_str());
+  return 0;
+}
+
+int compare_checkpoints(const std::string& a, const std::string& b, double tolerance) {
+  const Checkpoint ca = read_checkpoint(a), cb = read_checkpoint(b);
+  double worst = 0.0;
+  std::string worst_name;
+  size_t compared = 0;
+  for (const auto& entry : ca.tensors) {
+    auto it = cb.tensors.find(entry.first);
+    if (it == cb.tensors.end() || it->second.sizes() != entry.second.sizes())
+      throw Error(b, "has no tensor '" + entry.first + "' of the shape in " + a, "compare checkpoints of one model");
+    if (!entry.second.is_floating_point()) continue;
+    const double diff =
+        entry.second.numel() ? (entry.second.to(torch::kFloat64) - it->second.to(torch::kFloat64)).abs().max().item<double>() : 0.0;
+    ++compared;
+    if (diff > worst || worst_name.empty()) {
+      worst = std::max(worst, diff);
+      if (diff >= worst) worst_name = entry.first;
+    }
+  }
+  std::printf("compared %zu tensors: max |a-b| = %.3g (%s), tolerance %.3g: %s\n", compared, worst,
+              worst_name.c_str(), tolerance, worst <= tolerance ? "same" : "DIFFERENT");
+  return worst <= tolerance ? 0 : 1;
 }
 
 }  // namespace hpctrain

@@ -1,8 +1,13 @@
-// Autocast scope, memory formats, host-to-device copies: see device.h.
+// Autocast scope, memory formats, host-to-device copies, CPUs and BLAS threads: see device.h.
 #include "device.h"
 
 #include <ATen/autocast_mode.h>
+#include <dlfcn.h>
+#include <sched.h>
 #include <torch/version.h>
+
+#include <algorithm>
+#include <thread>
 
 namespace hpctrain {
 
@@ -74,6 +79,20 @@ torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device, boo
   const MemoryFormat format = memory_format_for(out.dim(), channels_last);
   if (format != MemoryFormat::contiguous) out = out.contiguous(to_torch(format));
   return out;
+}
+
+int available_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+bool set_blas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set == nullptr) return false;
+  set(threads);
+  return true;
 }
 
 }  // namespace hpctrain

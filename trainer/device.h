@@ -1,5 +1,6 @@
 // The device side of a step: autocast (--amp) as a scope, memory formats (--channels-last) and host-to-device
-// copies of batches (pinned memory, non_blocking, so the host goes on queueing kernels while a batch crosses).
+// copies of batches (pinned memory, non_blocking, so the host goes on queueing kernels while a batch crosses);
+// and the rank's CPU side: the CPUs it may use and the BLAS's thread count.
 #pragma once
 #include <torch/torch.h>
 
@@ -38,5 +39,11 @@ torch::MemoryFormat to_torch(MemoryFormat format);
 void apply_memory_format(torch::nn::Module& model, bool channels_last);
 // A batch tensor on the device: pinned and copied non_blocking to a GPU, in the --channels-last format.
 torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device, bool channels_last);
+
+// The CPUs this process may run on (its affinity mask: a Slurm task's cores), at least 1.
+int available_cpus();
+// Gives OpenBLAS (Debian's libopenblas0-pthread behind libblas.so.3) the same thread count as Torch's intra-op
+// pool, so ranks sharing a node do not each start a pool per core; returns false when the BLAS is no OpenBLAS.
+bool set_blas_threads(int threads);
 
 }  // namespace hpctrain

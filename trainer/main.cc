@@ -1,19 +1,19 @@
-// hpclaunch-train's entry point: parse, run, and print any error once as "hpclaunch-train: error: ...".
+// hpclaunch-train's entry point: parse, run, and print any error once as "hpclaunch-train: error: ..." (run_main).
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <string>
 #include <vector>
 
+#include "checkpoint.h"
 #include "options.h"
 #include "signals.h"
 #include "trainer.h"
-#include "util/error.h"
+#include "util/cli_error.h"
 
 int main(int argc, char** argv) {
   using namespace hpctrain;
   install_signal_handlers();  // before anything slow or threaded: a warning may come at once
-  try {
+  return hpclaunch::run_main("hpclaunch-train", [&] {
     const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (inv.command) {
       case Command::help:
@@ -26,12 +26,5 @@ int main(int argc, char** argv) {
     TrainOptions options = inv.options;
     options.hooks = read_test_hooks(getenv);  // before connecting: a bad value exits 2 at once
     return run_training(options, read_dist_env(getenv));
-  } catch (const hpclaunch::Error& e) {
-    std::fprintf(stderr, "hpclaunch-train: error: %s\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    std::fprintf(stderr, "hpclaunch-train: error: %s\n", what.substr(0, what.find('\n')).c_str());
-    return k_exit_failure;
-  }
+  });
 }

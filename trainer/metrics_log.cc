@@ -1,12 +1,16 @@
-// Metrics file truncation on resume: see metrics_log.h.
+// The metrics file, written and truncated on resume: see metrics_log.h.
 #include "metrics_log.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <optional>
+#include <system_error>
 #include <vector>
 
 #include "atomic_file.h"
-#include "metrics/records.h"
+#include "util/error.h"
 #include "util/file.h"
 
 namespace hpctrain {
@@ -26,6 +30,27 @@ int line_count(const std::string& text) {
 }
 
 }  // namespace
+
+MetricsFile::MetricsFile(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // fopen below reports what failed
+  m_file = std::fopen(path.c_str(), "a");
+  if (m_file == nullptr)
+    throw hpclaunch::Error("--metrics", "cannot open " + path + " for writing: " + std::strerror(errno),
+                           "check the path and its permissions");
+}
+
+MetricsFile::~MetricsFile() {
+  if (m_file) std::fclose(m_file);
+}
+
+void MetricsFile::write(const hpclaunch::metrics::Record& record) {
+  if (!m_file) return;
+  std::fputs(hpclaunch::metrics::to_line(record).c_str(), m_file);
+  std::fflush(m_file);
+}
 
 std::string metrics_up_to(const std::string& text, int64_t step) {
   std::string kept;

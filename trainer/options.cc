@@ -108,8 +108,9 @@ Invocation parse_tool(Command command, const std::vector<std::string>& args) {
 
 }  // namespace
 
-// `--version`: the trainer's version and the LibTorch it was built against.
-constexpr const char* k_version = "hpclaunch-train " HPCLAUNCH_VERSION " (LibTorch " HPCTRAIN_LIBTORCH_VERSION ")";
+// `--version`: the trainer's version and what it was built against: the LibTorch, and with a CUDA LibTorch the CUDA
+// toolkit and NCCL ("LibTorch 2.6.0, CUDA 12.4, NCCL 2.22.3").
+constexpr const char* k_version = "hpclaunch-train " HPCLAUNCH_VERSION " (" HPCTRAIN_BUILT_WITH ")";
 
 Invocation parse_command_line(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "inspect") return parse_tool(Command::inspect, args);
@@ -121,19 +122,16 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
                "hpclaunch-train"};
   app.set_version_flag("--version", k_version);
   add_train_flags(app, inv.options);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the vector back to front
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    inv.command = Command::help;
-    inv.help_text = app.help();
-    return inv;
-  } catch (const CLI::CallForVersion&) {
-    inv.command = Command::version;
-    inv.help_text = std::string(k_version) + "\n";
-    return inv;
-  } catch (const CLI::ParseError& e) {
-    throw hpclaunch::cli_error(e, app, "hpclaunch-train");
+  switch (hpclaunch::parse_cli(app, args, "hpclaunch-train")) {
+    case hpclaunch::Parsed::help:
+      inv.command = Command::help;
+      inv.help_text = app.help();
+      return inv;
+    case hpclaunch::Parsed::version:
+      inv.command = Command::version;
+      inv.help_text = std::string(k_version) + "\n";
+      return inv;
+    case hpclaunch::Parsed::flags: break;
   }
   TrainOptions& o = inv.options;
   o.explicit_batch = o.global_batch > 0 || o.batch_size > 0;

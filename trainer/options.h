@@ -8,10 +8,9 @@
 
 namespace hpctrain {
 
-// Exit codes (documented in docs/trainer.md). 2 and 1 are the launcher's (util/error.h).
+// Exit codes (documented in docs/trainer.md): 0, the launcher's 1 and 2 (hpclaunch::k_exit_failure and
+// k_exit_bad_input, util/error.h), and the trainer's own below.
 inline constexpr int k_exit_ok = 0;
-inline constexpr int k_exit_failure = 1;
-inline constexpr int k_exit_bad_input = 2;
 // The loss went non-finite (NaN or infinite) on some rank: stopped without saving (--on-nonfinite stop), or
 // after --max-skipped-steps skipped steps in a row (skip-step). Not worth a requeue: the same run would diverge.
 inline constexpr int k_exit_nonfinite = 3;

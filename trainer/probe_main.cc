@@ -118,6 +118,9 @@ int run(const ProbeOptions& o) {
   const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
   bool cuda = torch::cuda::is_available() && o.backend != "gloo";
   std::string backend = o.backend == "auto" ? (cuda && compat::k_have_nccl ? "nccl" : "gloo") : o.backend;
+  if (backend == "nccl" && !cuda)  // before connecting: no rank waits for a peer that cannot start
+    throw hpclaunch::Error("--backend", "nccl needs a CUDA device and none is visible",
+                           "use --backend gloo or run on a GPU node");
   torch::Device device = backend == "nccl" ? torch::Device(torch::kCUDA, env.local_rank) : torch::Device(torch::kCPU);
   auto comm = Communicator::connect(env, backend);
   comm->set_spin_wait(std::chrono::milliseconds(5));  // as hpclaunch-train: gloo wakes a blocked waiter late here
@@ -195,22 +198,13 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
   app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
-  try {
-    app.parse(argc, argv);
+  return hpclaunch::run_main("hpclaunch-probe", [&] {
+    if (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe") !=
+        hpclaunch::Parsed::flags) {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
     if (o.min_bytes > o.max_bytes) throw hpclaunch::Error("--min-bytes", "is above --max-bytes", "swap them");
     return run(o);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    const hpclaunch::Error error = hpclaunch::cli_error(e, app, "hpclaunch-probe");
-    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", error.what());
-    return error.exit_code();
-  } catch (const hpclaunch::Error& e) {
-    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hpclaunch-probe: error: %s\n", e.what());
-    return 1;
-  }
+  });
 }

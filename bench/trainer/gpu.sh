@@ -6,16 +6,52 @@
 # --cuda-graphs. Builds hpclaunch-train against the machine's PyTorch first (its LibTorch, CUDA and NCCL).
 # Prints samples/s and the ratios, and appends a table naming the GPU to bench/trainer/RESULTS.md.
 #
-# Usage: bench/trainer/gpu.sh [--dry-run] [REPEATS]
+# Usage: bench/trainer/gpu.sh [--dry-run] [--root DIR] [REPEATS]
 #   --dry-run: print the build and run commands, build and run nothing (any machine; t0514 checks it).
+#   --root DIR: build and run in the Debian 13 CUDA root that scripts/debian13-cuda-root.sh makes (its CUDA
+#      LibTorch 2.6, CUDA 12.4, NCCL 2.22 and python3-torch-cuda as the reference; needs root for chroot):
+#      configures and builds there first, then stops with one "no GPU" line when torch sees no CUDA device
+#      (t0513 runs it so). BUILD_DIR is then a folder of this machine, bound as the root's /build.
 # Env: PYTHON (default python3: the PyTorch to build against and to run the reference with), BUILD_DIR (default
-#      build-gpu), CONFIGS (subset of: resnet50 unet3d autoencoder), RESULTS (default bench/trainer/RESULTS.md).
+#      build-gpu; build-gpu-debian13 with --root), CONFIGS (subset of: resnet50 unet3d autoencoder), RESULTS
+#      (default bench/trainer/RESULTS.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 dry=0
-if [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
+cuda_root=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry=1; shift ;;
+    --root) cuda_root=${2:?"gpu.sh: --root needs a folder (scripts/debian13-cuda-root.sh makes it)"}; shift 2 ;;
+    *) break ;;
+  esac
+done
 repeats=${1:-3}
+if [ -n "$cuda_root" ]; then
+  # Once more, inside the root: the source bound read-write at /src (RESULTS.md is appended to), BUILD_DIR at
+  # /build, and /dev, /proc and /sys, so that a GPU's device nodes are there. The mounts die with the namespace.
+  [ "$(id -u)" -eq 0 ] || { echo "gpu.sh: --root needs root (a mount namespace, chroot)" >&2; exit 1; }
+  [ -f "$cuda_root/.hpclaunch-packages" ] ||
+    { echo "gpu.sh: no Debian 13 CUDA root in $cuda_root; make it with scripts/debian13-cuda-root.sh $cuda_root" >&2; exit 1; }
+  build_dir=${BUILD_DIR:-$root/build-gpu-debian13}
+  mkdir -p "$build_dir"
+  args=()
+  [ "$dry" = 0 ] || args+=(--dry-run)
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  exec unshare --mount --propagation private bash -c '
+    set -e
+    croot=$1 src=$2 build=$3
+    shift 3
+    mount --bind "$src" "$croot/src"
+    mount --bind "$build" "$croot/build"
+    mount --rbind /dev "$croot/dev"
+    mount -t proc proc "$croot/proc"
+    mount --rbind /sys "$croot/sys"
+    exec chroot "$croot" "$@"
+  ' _ "$cuda_root" "$root" "$build_dir" env -i PATH=/usr/bin:/bin HOME=/root TMPDIR=/tmp HPCLAUNCH_GPU_SH_IN_ROOT=1     BUILD_DIR=/build RESULTS=/src/bench/trainer/RESULTS.md CONFIGS="${CONFIGS:-}"     ${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES="$CUDA_VISIBLE_DEVICES"}     bash /src/bench/trainer/gpu.sh "${args[@]}" "$repeats"
+fi
+in_root=${HPCLAUNCH_GPU_SH_IN_ROOT:-0}
 py=${PYTHON:-python3}
 build=${BUILD_DIR:-$root/build-gpu}
 results=${RESULTS:-$here/RESULTS.md}
@@ -35,7 +71,11 @@ for c in "${all_configs[@]}"; do
   [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
 done
 
-if [ "$dry" = 0 ]; then
+if [ "$dry" = 0 ] && [ "$in_root" = 1 ]; then
+  # The root has no nvidia-smi (it comes with a driver): build first, then ask its torch for a GPU (below).
+  prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  torch_version=$("$py" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda, "NCCL", ".".join(map(str, torch.cuda.nccl.version())))')
+elif [ "$dry" = 0 ]; then
   if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
     echo "gpu.sh: no GPU here (nvidia-smi missing or failing): nothing measured; run it on a GPU node (--dry-run prints the commands)" >&2
     exit 1
@@ -52,6 +92,13 @@ else
 fi
 run cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" -DHPCLAUNCH_BUILD_TESTS=OFF
 run cmake --build "$build" -j "$(nproc)" --target hpclaunch-train
+if [ "$dry" = 0 ] && [ "$in_root" = 1 ]; then
+  if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    echo "gpu.sh: no GPU here (torch.cuda.is_available() is False in the Debian 13 CUDA root): built $("$train" --version); nothing measured; run it on a GPU node" >&2
+    exit 1
+  fi
+  gpu=$("$py" -c 'import torch; print(torch.cuda.get_device_name(0))')
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

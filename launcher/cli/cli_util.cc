@@ -18,17 +18,10 @@ SplitArgs split_at_separator(const Args& args) {
   return s;
 }
 
-bool parse_or_throw(CLI::App& app, Args args) {
-  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    print_help(app.help());
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw cli_error(e, app, "hpclaunch " + app.get_name(), "put the command after `--`");
-  }
-  return true;
+bool parse_or_throw(CLI::App& app, const Args& args) {
+  if (parse_cli(app, args, "hpclaunch " + app.get_name(), "put the command after `--`") == Parsed::flags) return true;
+  print_help(app.help());
+  return false;
 }
 
 }  // namespace hpclaunch

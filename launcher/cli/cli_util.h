@@ -17,6 +17,6 @@ struct SplitArgs {
 SplitArgs split_at_separator(const Args& args);
 
 // Parses `args` with `app`. Returns false when --help was printed (the command should exit 0).
-bool parse_or_throw(CLI::App& app, Args args);
+bool parse_or_throw(CLI::App& app, const Args& args);
 
 }  // namespace hpclaunch

@@ -131,14 +131,9 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
                            "master-addr", "master-port", "local-addr", "signals-to-handle", "shutdown-timeout",
                            "virtual-local-rank"})
     app.get_option(std::string("--") + name)->envname(pet_variable(name));
-  try {
-    std::vector<std::string> rev(argv.flags.rbegin(), argv.flags.rend());  // CLI11 takes a reversed vector
-    app.parse(rev);
-  } catch (const CLI::CallForHelp&) {
+  if (parse_cli(app, argv.flags, name) != Parsed::flags) {
     *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
     return false;
-  } catch (const CLI::ParseError& e) {
-    throw cli_error(e, app, name);
   }
   f.rest = app.remaining();
   // The parser stops at the first word that is no flag of its own: an unknown flag before the command.

@@ -1,11 +1,11 @@
-// Entry point: picks the subcommand, and is the one place that prints an hpclaunch::Error.
+// Entry point: picks the subcommand; an hpclaunch::Error is printed once, by run_main (util/cli_error.h).
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <exception>
 
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "util/cli_error.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -49,15 +49,5 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return dispatch(argc, argv);
-  } catch (const Error& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
-    return k_exit_failure;
-  }
+  return run_main("hpclaunch", [&] { return dispatch(argc, argv); });
 }

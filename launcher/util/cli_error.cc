@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <exception>
 #include <regex>
 
 #include "util/strings.h"
@@ -50,6 +52,36 @@ Error cli_error(const CLI::ParseError& e, const CLI::App& app, const std::string
                  (stray_fix.empty() ? "" : stray_fix + "; ") + see_help(program));
   }
   return Error(where_of(app, program), what, see_help(program));
+}
+
+Parsed parse_cli(CLI::App& app, const std::vector<std::string>& args, const std::string& program,
+                 const std::string& stray_fix) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the vector back to front
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return Parsed::help;
+  } catch (const CLI::CallForVersion&) {
+    return Parsed::version;
+  } catch (const CLI::ParseError& e) {
+    throw cli_error(e, app, program, stray_fix);
+  }
+  return Parsed::flags;
+}
+
+int run_main(const std::string& program, const std::function<int()>& body, std::FILE* err) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    std::fprintf(err, "%s: error: %s\n", program.c_str(), e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    std::fflush(stdout);
+    std::fprintf(err, "%s: error: %s\n", program.c_str(), what.substr(0, what.find('\n')).c_str());
+    return k_exit_failure;
+  }
 }
 
 }  // namespace hpclaunch

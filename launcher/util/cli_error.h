@@ -1,6 +1,10 @@
-// CLI11's complaints as one-line hpclaunch::Errors that name the flag first: the one mapping of every program
-// here (hpclaunch's subcommands, the agent and its torchrun face, hpclaunch-train, hpclaunch-probe).
+// How the programs here (hpclaunch with its subcommands, the agent and its torchrun face, hpclaunch-train,
+// hpclaunch-probe) read their command line and end on an error: one CLI11 parse, CLI11's complaints as one-line
+// hpclaunch::Errors that name the flag first, and one main() wrapper that prints an error once and exits with its
+// code.
 #pragma once
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,20 @@ namespace hpclaunch {
 // gets `stray_fix` (what to do with it) before the "see".
 Error cli_error(const CLI::ParseError& e, const CLI::App& app, const std::string& program,
                 const std::string& stray_fix = {});
+
+// How a parse ended: the flags are read (go on), or --help / --version was asked for (print it, exit 0).
+enum class Parsed { flags, help, version };
+
+// Parses `args` (the words after the program or subcommand name, in order) with `app`. A CLI11 complaint is
+// thrown as cli_error(e, app, program, stray_fix).
+Parsed parse_cli(CLI::App& app, const std::vector<std::string>& args, const std::string& program,
+                 const std::string& stray_fix = {});
+
+// A program's main(): returns what `body` returns; an hpclaunch::Error thrown by it is printed once to `err` as
+// "PROGRAM: error: WHERE: WHAT; FIX" and its exit code returned (2 bad input, 1 failure), any other exception as
+// the first line of its message with exit 1 (LibTorch's errors carry a backtrace after it). Stdout is flushed
+// first, so the error comes after everything already said.
+int run_main(const std::string& program, const std::function<int()>& body, std::FILE* err = stderr);
 
 // "--acount: unknown option (did you mean '--account'?); see `PROGRAM --help`".
 Error unknown_option(const std::string& flag, const CLI::App& app, const std::string& program);

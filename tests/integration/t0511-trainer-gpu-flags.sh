@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# t0511: the GPU step's flags on a machine without a GPU (issue 10 §4): --amp, --channels-last and --cuda-graphs
-# are refused with one line naming the flag (exit 2, before anything connects or trains); --cuda-graphs with
+# t0511: the GPU step's flags on a machine without a GPU (issue 10 §4): --amp, --channels-last, --cuda-graphs,
+# --device cuda and --backend nccl are refused with one line naming the flag (exit 2, before anything connects or
+# trains; t0513 runs this with the CUDA LibTorch's build too, issue 25); --cuda-graphs with
 # skip-step or --optimizer-impl loop is refused for its own reason only where a GPU is (gpu_policy_test.cc);
 # --optimizer-impl takes auto|loop|foreach. A CPU run prints the same header as before (no gpu line). Seconds.
 set -euo pipefail
@@ -23,6 +24,8 @@ refused "hpclaunch-train: error: --cuda-graphs: only for CUDA devices and this r
 refused "hpclaunch-train: error: --amp: only for CUDA devices and this run is on the CPU; drop the flag on CPU runs" --amp --cuda-graphs
 refused "hpclaunch-train: error: --channels-last: only for CUDA devices and this run is on the CPU; drop the flag on CPU runs" --channels-last
 refused "hpclaunch-train: error: --device: cuda requested but no CUDA device is visible; use --device cpu or run on a GPU node" --device cuda --cuda-graphs
+refused "hpclaunch-train: error: --device: cuda requested but no CUDA device is visible; use --device cpu or run on a GPU node" --device cuda
+refused "hpclaunch-train: error: --backend: nccl needs CUDA tensors but the device is the CPU; use --backend gloo" --backend nccl
 rc=0
 "$HPCLAUNCH_TRAIN" "${tiny[@]}" --optimizer-impl fused >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] && grep -q -- '--optimizer-impl' "$work/err" || fail "--optimizer-impl fused: exit $rc, $(cat "$work/err")"

@@ -10,24 +10,14 @@
 # with that trainer; `hpclaunch agent` runs two Python torch 2.6 workers (gloo allreduce) and two of that trainer.
 # Cold: about 13 CPU-minutes of compiling (no ccache there), 8 min alone on 2 cores; seconds when nothing changed.
 source "$(dirname "$0")/lib.sh"
-need_cmd chroot unshare mount
-[ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace, chroot), as CI runs it"
+source "$(dirname "$0")/lib-root.sh"
 root=${HPCLAUNCH_DEBIAN13_ROOT:-/opt/hpclaunch/debian13-root}
 [ -f "$root/.hpclaunch-packages" ] ||
   fail "no Debian 13 root in $root; run scripts/debian13-root.sh $root (scripts/test.sh does)"
 build=$HPCLAUNCH_BUILD_DIR-debian13
-mkdir -p "$build"
 
-# What runs in the root (its bash, its paths). Each step's output goes to a log in the build folder; a failing step
-# prints the log's end and one FAIL line.
+# What runs in the root (its bash, its paths; `step`: lib-root.sh).
 inside='
-set -euo pipefail
-cd /build
-step() {  # NAME CMD...: run CMD with its output in NAME.log
-  local name=$1
-  shift
-  "$@" >"$name.log" 2>&1 || { tail -40 "$name.log"; echo "FAIL: $name in the Debian 13 root"; exit 1; }
-}
 if [ ! -f CMakeCache.txt ]; then
   step configure cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_PLOT=OFF
   # Our own CMake files must not warn there (the kineto warning comes from TorchConfig.cmake under /usr).
@@ -74,14 +64,7 @@ grep -q "replicas: max parameter deviation between ranks 0 (identical)" agent-tr
   { cat agent-trainer.log; echo "FAIL: the trainer under the agent"; exit 1; }
 echo "ok: hpclaunch agent, 2 hpclaunch-train workers"
 '
-# The mounts live and die with the namespace: nothing stays mounted after the test, whatever happens.
-out=$(unshare --mount --propagation private bash -c '
-  root=$1 src=$2 build=$3 inside=$4
-  mount --bind "$src" "$root/src" && mount -o remount,bind,ro "$root/src"
-  mount --bind "$build" "$root/build"
-  mount -t proc proc "$root/proc"
-  chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root TMPDIR=/tmp bash -c "$inside"
-' _ "$root" "$HPCLAUNCH_SOURCE_DIR" "$build" "$inside" 2>&1) || { echo "$out"; fail "in the Debian 13 root (above)"; }
+out=$(run_in_root "$root" "$build" "$inside")
 echo "$out"
 assert_contains "$out" "(LibTorch 2."
 assert_contains "$out" "ok: t0504-trainer-signal"

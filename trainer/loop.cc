@@ -1,0 +1,225 @@
+// The loop: see loop.h.
+#include "loop.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "sampler.h"
+#include "step.h"
+#include "step_policy.h"
+
+namespace hpctrain {
+namespace {
+
+namespace metrics = hpclaunch::metrics;
+
+// CPU time of the whole process (every thread, gloo's included), for load-independent efficiency numbers.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double validate(Run& run) {
+  const auto start = Clock::now();
+  DistributedSampler sampler(run.data.val->size(), run.env.world_size, run.env.rank, false, run.o.seed);
+  const std::vector<int64_t> shard = sampler.shard(0);
+  torch::NoGradGuard no_grad;
+  run.model->eval();
+  double sum = 0.0, count = 0.0;
+  int64_t batches = 0;
+  for (size_t begin = 0; begin < shard.size(); begin += static_cast<size_t>(run.batch.local_batch)) {
+    if (run.o.val_batches > 0 && batches++ >= run.o.val_batches) break;
+    const size_t end = std::min(shard.size(), begin + static_cast<size_t>(run.batch.local_batch));
+    const Batch b = run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          shard.begin() + static_cast<std::ptrdiff_t>(end)});
+    torch::Tensor out;
+    {
+      AutocastScope autocast(run.o.amp, run.device.type());
+      out = run.model->forward(to_device(b.input, run));
+    }
+    const double n = static_cast<double>(end - begin);
+    sum += run.model->loss(out.to(torch::kFloat32), to_device(b.target, run)).item<double>() * n;
+    count += n;
+  }
+  run.model->train();
+  torch::Tensor totals = torch::tensor({sum, count}, torch::kFloat64).to(run.device);
+  run.comm->allreduce_sum(totals);
+  totals = totals.cpu();
+  const double mean = totals[0].item<double>() / std::max(totals[1].item<double>(), 1.0);
+  if (run.rank0()) std::fprintf(stdout, "validation: epoch %lld loss %.6g (%.1f s)\n",
+                                static_cast<long long>(run.state.epoch + 1), mean, since(start));
+  return mean;
+}
+
+// Every rank ends with the same parameters if DDP works: the largest difference of any rank from the mean.
+double replica_deviation(Run& run) {
+  if (run.env.world_size == 1) return 0.0;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> flat;
+  for (const auto& p : run.model->parameters()) flat.push_back(p.detach().reshape({-1}).to(torch::kFloat64));
+  const torch::Tensor mine = torch::cat(flat);
+  torch::Tensor mean = mine.clone();
+  run.comm->allreduce_sum(mean);
+  mean.div_(run.env.world_size);
+  torch::Tensor deviation = (mine - mean).abs().max().reshape({1});
+  run.comm->allreduce_sum(deviation);
+  return deviation.cpu().item<double>();
+}
+
+bool parameters_finite(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : model.parameters())
+    if (!torch::isfinite(p).all().item<bool>()) return false;
+  return true;
+}
+
+// Rank 0 writes the checkpoint; weights that are not finite are never written (the last good file stays).
+void save(Run& run, const std::string& path) {
+  if (run.o.checkpoint_dir.empty() || !run.rank0()) return;
+  if (!parameters_finite(*run.model)) {
+    std::fprintf(stderr, "hpclaunch-train: not saving %s at step %lld: parameters are not finite (the file stays as it was)\n",
+                 path.c_str(), static_cast<long long>(run.state.global_step));
+    return;
+  }
+  run.optimizer->before_save();
+  save_checkpoint(path, *run.model, run.optimizer->torch_optimizer(), run.state);
+}
+
+// The ranks whose own loss was not finite this step (one small allreduce, only after a non-finite step).
+std::vector<int> nonfinite_ranks(Run& run, bool mine) {
+  torch::Tensor flags = torch::zeros({run.env.world_size}, torch::kFloat32);
+  flags[run.env.rank] = mine ? 1.0f : 0.0f;
+  flags = flags.to(run.device);
+  run.comm->allreduce_sum(flags);
+  flags = flags.cpu();
+  std::vector<int> ranks;
+  for (int r = 0; r < run.env.world_size; ++r)
+    if (flags[r].item<float>() > 0) ranks.push_back(r);
+  return ranks;
+}
+
+class Loop {
+ public:
+  Loop(Run& run, Reporter& report)
+      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {}
+
+  int run() {
+    const TrainOptions& o = m_run.o;
+    DistributedSampler sampler(m_run.data.train->size(), m_run.env.world_size, m_run.env.rank, o.shuffle, o.seed);
+    while (m_run.state.epoch < o.epochs && !m_done) {
+      const std::vector<int64_t> shard = sampler.shard(m_run.state.epoch);
+      while (m_run.state.next_batch < m_run.steps_per_epoch && !m_done) {
+        if (o.max_steps > 0 && m_run.state.global_step >= o.max_steps) m_done = true;
+        else step(shard);
+      }
+      if (m_done) break;
+      end_epoch();
+      ++m_run.state.epoch;
+      m_run.state.next_batch = 0;
+      save(m_run, m_run.latest_path());
+    }
+    return finish();
+  }
+
+ private:
+  void step(const std::vector<int64_t>& shard) {
+    const TrainOptions& o = m_run.o;
+    const auto step_start = Clock::now();
+    const double cpu_start = process_cpu_seconds();
+    const int64_t batch_index = m_run.state.next_batch;
+    const int64_t step_number = m_run.state.global_step + 1;
+    const double lr = m_run.schedule.at(m_run.state.global_step);
+    m_run.optimizer->set_lr(lr);
+    const Batch b =
+        m_run.data.train->gather(DistributedSampler::batch(shard, batch_index, m_run.batch.local_batch));
+    bool stepped = false;
+    const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
+    const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
+    std::vector<int> bad_ranks;
+    if (action == StepAction::take && !stepped) m_run.optimizer->step();
+    else bad_ranks = nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
+    if (action == StepAction::stop) {
+      m_diverged.status = "nonfinite";
+      m_diverged.nonfinite_step = step_number;
+      m_diverged.nonfinite_ranks = bad_ranks;
+    } else {
+      ++m_run.state.global_step;
+      ++m_run.state.next_batch;  // from here on the state is the position to continue from
+    }
+    m_validated_last = false;
+    m_report.step(step_number, batch_index, lr, r, action, m_tracker, bad_ranks, since(step_start),
+                  process_cpu_seconds() - cpu_start);
+    if (action == StepAction::stop) {
+      m_done = true;
+      return;
+    }
+    if (save_latest_after_step(r.stop, r.save, m_run.state.global_step, o.checkpoint_every))
+      save(m_run, m_run.latest_path());
+    if (r.stop) {
+      m_stopped = m_done = true;
+      return;
+    }
+    if (o.hooks.step_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.hooks.step_sleep_ms));
+  }
+
+  void end_epoch() {
+    if (m_run.o.validate) {
+      const auto start = Clock::now();
+      const double val = validate(m_run);
+      m_report.validation(val, since(start));
+      if (val < m_run.state.best_val_loss) {
+        m_run.state.best_val_loss = val;
+        save(m_run, m_run.o.checkpoint_dir + "/best.pt");
+      }
+    }
+    m_validated_last = true;
+  }
+
+  int finish() {
+    metrics::RunEnd end = m_diverged;
+    end.step = m_run.state.global_step;
+    end.skipped_steps = m_tracker.skipped();
+    end.time = unix_time();
+    if (end.status == "nonfinite") {
+      end.exit_code = k_exit_nonfinite;
+      end.last_finite_step = m_tracker.last_finite_step();
+      end.last_finite_loss = m_tracker.last_finite_loss();
+      m_report.nonfinite_end(end, m_tracker);
+      return k_exit_nonfinite;
+    }
+    if (m_stopped) {
+      end.status = "stopped";
+      end.exit_code = k_exit_requeue;
+      m_report.stopped_end(end);
+      m_run.comm->barrier();  // everyone leaves after rank 0's checkpoint is on disk
+      return k_exit_requeue;
+    }
+    if (!m_validated_last && m_run.state.global_step > 0) {
+      end_epoch();
+      save(m_run, m_run.latest_path());
+    }
+    m_report.replicas(replica_deviation(m_run));
+    end.status = "done";
+    end.exit_code = k_exit_ok;
+    end.time = unix_time();
+    m_report.done_end(end, m_tracker.skipped());
+    return k_exit_ok;
+  }
+
+  Run& m_run;
+  Reporter& m_report;
+  NonfiniteTracker m_tracker;
+  metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
+  bool m_done = false, m_stopped = false, m_validated_last = false;
+};
+
+}  // namespace
+
+int run_loop(Run& run, Reporter& report) { return Loop(run, report).run(); }
+
+}  // namespace hpctrain

@@ -1,0 +1,47 @@
+// Reporting a run: the --metrics file (rank 0) and rank 0's progress and end lines. Internal to hpclaunch-train
+// (run.h).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metrics/records.h"
+#include "metrics_log.h"
+#include "run.h"
+#include "step.h"
+#include "step_policy.h"
+
+namespace hpctrain {
+
+// Seconds since the Unix epoch (TensorBoard's wall_time): `hpclaunch plot` measures wall time from the first record.
+double unix_time();
+
+class Reporter {
+ public:
+  explicit Reporter(const Run& run);
+
+  void run_start();
+  void step(int64_t step_number, int64_t batch_index, double lr, const StepResult& r, StepAction action,
+            const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, double step_s, double cpu_s);
+  void validation(double val_loss, double seconds);
+  // One line, rank 0: the step, the ranks, the last finite loss; nothing was saved.
+  void nonfinite_end(hpclaunch::metrics::RunEnd end, const NonfiniteTracker& tracker);
+  // Said before the barrier: once one rank exits 99, `srun --kill-on-bad-exit` may end the others.
+  void stopped_end(const hpclaunch::metrics::RunEnd& end);
+  void replicas(double deviation);
+  void done_end(const hpclaunch::metrics::RunEnd& end, int64_t skipped);
+
+ private:
+  const Run& m_run;
+  MetricsFile m_metrics;
+  Clock::time_point m_start = Clock::now();
+  Clock::time_point m_window_start = Clock::now();
+  int64_t m_window_steps = 0;
+  int64_t m_trained_samples = 0;
+  double m_train_seconds = 0.0;
+};
+
+// Records a killed run wrote after its last checkpoint: those steps are trained again now (rank 0, on resume).
+void trim_metrics_on_resume(const Run& run);
+
+}  // namespace hpctrain
