@@ -11,6 +11,7 @@
 #include "scheduler/local_job.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_numbers.h"
 
 namespace hpclaunch {
 
@@ -61,7 +62,7 @@ JobState parse_local_state(std::string_view json, bool alive, const std::string&
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   LocalStateFile file;
   try {
-    if (j.is_discarded() || !j.is_object()) throw std::invalid_argument("not an object");
+    if (j.is_discarded() || !j.is_object() || !floats_fit_int(j)) throw std::invalid_argument("not an object");
     file = j.get<LocalStateFile>();
   } catch (const std::exception&) {
     throw failure(path, "is not a local job state (JSON with \"state\")", "the job directory was changed by hand");
