@@ -341,6 +341,21 @@ def same_state(a, b):
     return True, "same"
 
 
+def lost_time(fault, until, records):
+    """Seconds a fault cost (see main); records: the final metrics file's."""
+    for i, r in enumerate(records):
+        if r.get("type") != "run_start" or not fault["time"] < r["time"] < until:
+            continue
+        first = next((x for x in records[i + 1:] if x.get("type") == "step"), None)
+        if first is None:
+            return 0.0
+        dead = first["time"] - first["step_time_s"] - fault["time"]
+        redo = sum(x["step_time_s"] for x in records[i + 1:]
+                   if x.get("type") == "step" and r["step"] < x["step"] <= fault["step"])
+        return max(0.0, dead) + redo
+    return 0.0
+
+
 def check_metrics(path, steps):
     """Problems of the metrics file: not JSON lines, a step missing or twice."""
     problems = []
@@ -440,18 +455,14 @@ def main():
         if mounted:
             subprocess.run(["umount", "-l", job_dir])
 
-    # Wall time lost per fault: the time from the fault to the next fault (or the end), less the steps gained in
-    # it at the unfaulted run's step time.
-    step_s = ref_s / a.steps
-    lost = []
+    # Wall time lost per fault, from the metrics file (its records carry their time and each step's duration, so
+    # the figure does not depend on how busy the machine was in the reference run): the time from the fault to the
+    # first step of the run that started after it, plus the duration of the steps that run trained again (from
+    # its checkpoint to where training was at the fault). A fault after which no run started before the next
+    # fault cost nothing measurable (missed, or its effect merged into the next fault's).
     records = read_records(f"{work}/job-metrics.jsonl")
-    done = [r["time"] for r in records if r.get("type") == "run_end" and r.get("status") == "done"]
-    for i, f in enumerate(soak.log):
-        if i + 1 < len(soak.log):
-            end, step_end = soak.log[i + 1]["time"], soak.log[i + 1]["step"]
-        else:
-            end, step_end = (done[-1] if done else f["time"]), a.steps
-        lost.append(max(0.0, (end - f["time"]) - (step_end - f["step"]) * step_s))
+    lost = [lost_time(f, soak.log[i + 1]["time"] if i + 1 < len(soak.log) else float("inf"), records)
+            for i, f in enumerate(soak.log)]
     by_kind = {}
     for f in soak.log:
         by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
@@ -463,8 +474,9 @@ def main():
         "reference_s": round(ref_s, 1), "soak_s": round(soak_s, 1),
         "lost_per_fault_s": {"median": round(statistics.median(lost), 2) if lost else 0,
                              "max": round(max(lost), 2) if lost else 0},
-        "lost_by_kind_median_s": {k: round(statistics.median([l for f, l in zip(soak.log, lost) if f["kind"] == k]), 2)
-                                  for k in by_kind},
+        "lost_by_kind_s": {k: {"median": round(statistics.median(ls), 2), "max": round(max(ls), 2)}
+                           for k in by_kind for ls in [[l for f, l in zip(soak.log, lost) if f["kind"] == k]]},
+        "lost_total_s": round(sum(lost), 1),
         "bit_identical": identical, "byte_identical_file": byte_identical, "compare": cmp.stdout.strip(),
         "compare_5_steps_further": cont.stdout.strip(), "problems": problems,
         "reference_peak": ref_peak,
