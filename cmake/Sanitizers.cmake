@@ -29,7 +29,7 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/util/strings.cc launcher/util/time_limit.cc launcher/util/warning_signal.cc launcher/util/file.cc
   launcher/util/shell.cc launcher/util/command.cc launcher/util/line_splitter.cc
   launcher/process/process_group.cc launcher/process/orphan_guard.cc launcher/process/signals.cc
-  launcher/runtime/hostlist.cc
+  launcher/runtime/hostlist.cc launcher/runtime/ranks.cc launcher/runtime/environment.cc
   launcher/site/profile.cc launcher/site/profile_yaml.cc launcher/site/registry.cc
   launcher/dialect/dialect.cc launcher/dialect/job_state.cc launcher/dialect/cluster.cc launcher/dialect/slurm.cc
   launcher/dialect/pbs.cc
@@ -37,7 +37,8 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/record/job_record.cc
   launcher/scheduler/backend.cc launcher/scheduler/slurm.cc
   launcher/scheduler/pbs.cc launcher/scheduler/local.cc launcher/scheduler/local_job.cc
-  launcher/metrics/records.cc launcher/jobs/metrics.cc
+  launcher/metrics/records.cc launcher/jobs/metrics.cc launcher/jobs/log_filter.cc
+  launcher/submit/job_index.cc
   launcher/survey/cluster_info.cc
   launcher/agent/protocol.cc launcher/agent/failure.cc
   trainer/idx_file.cc trainer/metrics_log.cc trainer/atomic_file.cc)

@@ -1,8 +1,9 @@
-// Fuzz target: what Slurm's commands answer, as scheduler/slurm.cc reads it: `squeue -o %T`, `scontrol show
-// job`, `sbatch --parsable` and `sbatch --test-only`. A scheduler's answer may be anything; reading it may only
-// throw hpclaunch::Error (sbatch's answer holds no job id), and a state that reads describes itself.
+// Fuzz target: what Slurm's commands answer, as dialect/slurm.cc reads it: `squeue -o %T`, an array's
+// `squeue -r -o '%K %T'`, many jobs' `squeue -O ...` and `sacct` (one query a refresh), `scontrol show job`, `sbatch --parsable` and `sbatch --test-only`. A scheduler's answer
+// may be anything; reading it may only throw hpclaunch::Error (sbatch's answer holds no job id), and a state that
+// reads describes itself.
 #include "fuzz_check.h"
-#include "scheduler/slurm.h"
+#include "dialect/slurm.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -12,6 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto s = parse_squeue(text)) FUZZ_CHECK(!s->raw.empty() && !describe(*s).empty());
   if (auto s = parse_scontrol_job(text)) FUZZ_CHECK(!describe(*s).empty());
   slurm_phase(text);
+  for (const auto& [task, state] : parse_squeue_tasks(text)) FUZZ_CHECK(!describe(state).empty());
+  for (const auto& [id, state] : parse_squeue_jobs(text)) FUZZ_CHECK(!id.empty() && !describe(state).empty());
+  for (const auto& [id, state] : parse_sacct_jobs(text)) FUZZ_CHECK(!id.empty() && !describe(state).empty());
   for (int exit_code : {0, 1}) {
     ProcessResult answer{exit_code, text, text};
     try {

@@ -7,7 +7,10 @@
 # One line per target: executions, corpus size. A crash, a hang (-timeout), a leak or a failed check stops with
 # the target, the input libFuzzer saved and the command that replays it; exit 1. New inputs go to a scratch
 # corpus under the output directory, never into fuzz/corpus/ (add an input there by hand when it is worth keeping).
-# Environment: HPCLAUNCH_FUZZ_BUILD_DIR (default build-fuzz), HPCLAUNCH_FUZZ_OUT (default BUILD/fuzz-runs).
+# Environment: HPCLAUNCH_FUZZ_BUILD_DIR (default build-fuzz), HPCLAUNCH_FUZZ_OUT (default BUILD/fuzz-runs),
+# HPCLAUNCH_FUZZ_RUNS=N (stop a target after N executions, or SECONDS, whichever comes first),
+# HPCLAUNCH_FUZZ_MERGE=1 (after a clean run, add to fuzz/corpus/TARGET/ the new inputs that reach coverage the
+# committed ones do not: libFuzzer's -merge=1, so the committed corpus stays minimal).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -44,12 +47,24 @@ for t in "${targets[@]}"; do
   rm -rf "$work"
   mkdir -p "$work/corpus"
   rc=0
+  runs=()
+  [ -z "${HPCLAUNCH_FUZZ_RUNS:-}" ] || runs=(-runs="$HPCLAUNCH_FUZZ_RUNS")
   # -timeout: one input may take 10 s at most (a hang); -rss_limit_mb: libFuzzer's own default, said aloud.
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$work/" "$work/corpus" "$root/fuzz/corpus/$t" >"$work/log" 2>&1 || rc=$?
+    "${runs[@]}" -artifact_prefix="$work/" "$work/corpus" "$root/fuzz/corpus/$t" >"$work/log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
   corpus=$(find "$work/corpus" "$root/fuzz/corpus/$t" -type f | wc -l)
-  line=$(printf '%-16s %12s executions in %s s, corpus %s inputs' "$t" "${execs:-?}" "$seconds" "$corpus")
+  # The coverage of the last status line: "#N DONE cov: EDGES ft: FEATURES corp: ...".
+  cov=$(grep -E '^#[0-9]+.*cov: ' "$work/log" | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
+  took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$work/log")
+  line=$(printf '%-16s %12s executions in %s s, corpus %s inputs, %s edges' "$t" "${execs:-?}" "${took:-$seconds}" \
+    "$corpus" "${cov:-?}")
+  if [ $rc -eq 0 ] && [ "${HPCLAUNCH_FUZZ_MERGE:-0}" = 1 ]; then
+    before=$(find "$root/fuzz/corpus/$t" -type f | wc -l)
+    "$build/fuzz/fuzz_$t" -merge=1 -timeout=10 -rss_limit_mb=2048 "$root/fuzz/corpus/$t" "$work/corpus" \
+      >"$work/merge.log" 2>&1 || { failed=1; echo "fuzz.sh: $t: the merge failed ($work/merge.log)" >&2; }
+    line="$line; merged $(( $(find "$root/fuzz/corpus/$t" -type f | wc -l) - before )) into fuzz/corpus/$t"
+  fi
   if [ $rc -ne 0 ]; then
     failed=1
     artifact=$(find "$work" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'leak-*' \

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/command.h"  // signal_name
+#include "util/json_numbers.h"
 
 namespace hpclaunch {
 
@@ -66,11 +67,11 @@ void to_json(nlohmann::json& j, const Failure& f) {
 
 void from_json(const nlohmann::json& j, Failure& f) {
   f.host = j.value("host", "");
-  f.node_rank = j.value("node_rank", -1);
-  f.rank = j.value("rank", -1);
-  f.local_rank = j.value("local_rank", -1);
-  f.exit_code = j.value("exit_code", 0);
-  f.signal = j.value("signal", 0);
+  f.node_rank = json_int(j, "node_rank", -1);
+  f.rank = json_int(j, "rank", -1);
+  f.local_rank = json_int(j, "local_rank", -1);
+  f.exit_code = json_int(j, "exit_code", 0);
+  f.signal = json_int(j, "signal", 0);
   f.error = j.value("error", "");
   f.reason = j.value("reason", "");
   f.node_lost = j.value("node_lost", false);

@@ -101,7 +101,10 @@ std::optional<double> optional_number(const Json& j, const char* key) {
 std::optional<int64_t> integer(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return std::nullopt;
-  return static_cast<int64_t>(it->get<double>());
+  const double d = it->get<double>();
+  // A number past int64's range (a step of 1e27) is no step: the cast would be undefined (found by fuzz/metrics.cc).
+  if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
+  return static_cast<int64_t>(d);
 }
 
 std::string text(const Json& j, const char* key) {

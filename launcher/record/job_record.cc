@@ -5,6 +5,7 @@
 #include "dialect/dialect.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_numbers.h"
 
 namespace hpclaunch {
 
@@ -83,6 +84,7 @@ std::optional<T> read_json_file(const fs::path& path) {
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   const char* fix = "the job directory was changed by hand; resubmit or fix the file";
   if (j.is_discarded() || !j.is_object()) throw failure(path.string(), "is not a JSON object", fix);
+  if (!floats_fit_int(j)) throw failure(path.string(), "has a number out of range", fix);
   try {
     return j.get<T>();
   } catch (const nlohmann::json::exception& e) {

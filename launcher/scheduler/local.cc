@@ -11,6 +11,7 @@
 #include "scheduler/local_job.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_numbers.h"
 
 namespace hpclaunch {
 
@@ -67,7 +68,7 @@ JobState waiting_task(const JobRecord& task) {
 LocalStateFile parse_local_state_file(std::string_view json, const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   try {
-    if (j.is_discarded() || !j.is_object()) throw std::invalid_argument("not an object");
+    if (j.is_discarded() || !j.is_object() || !floats_fit_int(j)) throw std::invalid_argument("not an object");
     return j.get<LocalStateFile>();
   } catch (const std::exception&) {
     throw failure(path, "is not a local job state (JSON with \"state\")", "the job directory was changed by hand");

@@ -21,7 +21,16 @@ namespace fs = std::filesystem;
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobIndexEntry, dir)
 
-std::string index_line(const JobIndexEntry& e) { return nlohmann::json(e).dump() + "\n"; }
+std::string index_line(const JobIndexEntry& e) {
+  try {
+    return nlohmann::json(e).dump() + "\n";
+  } catch (const nlohmann::json::type_error&) {
+    // A directory whose name is not UTF-8 (a Latin-1 byte), which JSON cannot hold: the bare directory, as indexes
+    // before the JSON entries had it, which every reader still takes (the fuzz target job_index found it: the
+    // exception escaped after the job was submitted).
+    return e.dir + "\n";
+  }
+}
 
 namespace {
 

@@ -76,6 +76,13 @@ TEST_CASE("an entry is a JSON object; an index from before that (plain directori
   CHECK(parse_job_index("{\"dir\":\n{\"dir\":5}\n{}\n{\"dir\":\"\"}\n{\"dir\":\"/ok\"}\n") == std::vector<std::string>{"/ok"});
 }
 
+TEST_CASE("a job directory whose name is not UTF-8 is written bare, as old indexes had it, and reads back") {
+  // JSON holds only UTF-8: nlohmann's dump threw here, after the job was submitted (found by fuzz/job_index.cc).
+  const std::string latin1 = "/home/u/jobs/r\xe9sum\xe9";
+  CHECK(index_line({latin1}) == latin1 + "\n");
+  CHECK(parse_job_index(index_line({latin1}) + index_line({"/b"})) == std::vector<std::string>{latin1, "/b"});
+}
+
 TEST_CASE("many processes adding at once: every entry is there once, whole") {
   TempIndex t;
   constexpr int k_procs = 16, k_each = 25;

@@ -57,6 +57,9 @@ TEST_CASE("a job directory, its id in the index, a vanished directory, and neith
   CHECK_THROWS_WITH(resolve_job("9999", index), doctest::Contains("9999: is neither a job directory nor a job id"));
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << "not json";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: is not a JSON object"));
+  // A number past an int field's range: nlohmann's cast was undefined behaviour (found by fuzz/job_files.cc).
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "nodes": 1e47})";
+  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: has a number out of range"));
   fs::remove_all(base);
 }
 

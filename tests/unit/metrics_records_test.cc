@@ -40,6 +40,16 @@ TEST_CASE("a step record is one JSON line, type first; it reads back field by fi
   CHECK(step_of(*back) == 41);
 }
 
+TEST_CASE("a step past int64's range is no step: the strict reader says so, a lax one keeps it as another record") {
+  // static_cast<int64_t>(1e27) was undefined behaviour (UBSan, found by fuzz/metrics.cc).
+  const std::string line = R"({"type":"step","epoch":1,"step":1e27,"loss":0.5})";
+  CHECK_THROWS_WITH(parse_line(line, "m.jsonl:1"), doctest::Contains("step record without a numeric \"step\""));
+  auto lax = parse_line(line);
+  REQUIRE(lax);
+  CHECK(std::holds_alternative<OtherRecord>(*lax));
+  CHECK_FALSE(step_of(*lax));
+}
+
 TEST_CASE("a non-finite loss is written as null (valid JSON) and read back as NaN; a skipped step says so") {
   Step s;
   s.step = 7;
