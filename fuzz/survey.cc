@@ -1,4 +1,4 @@
-// Fuzz target: what a live scheduler says about its cluster (survey/cluster_info.cc): `scontrol show partition
+// Fuzz target: what a live scheduler says about its cluster (dialect/slurm.cc, dialect/pbs.cc): `scontrol show partition
 // -o`, `scontrol show node -o`, `sacctmgr show assoc`, `pbsnodes -av`, `qstat -Qf`. Reading may only throw
 // hpclaunch::Error (a partition's Nodes= that is no hostlist).
 #include "fuzz_check.h"
