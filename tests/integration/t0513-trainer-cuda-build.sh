@@ -36,12 +36,16 @@ fi
 step build make -j"$(nproc)" hpclaunch-train hpclaunch-probe hpclaunch_trainer_tests
 echo "ok: built with warnings as errors: $(grep -c "Building CXX" build.log || true) unit(s) compiled this time"
 for exe in trainer/hpclaunch-train trainer/hpclaunch-probe; do
-  readelf -d "$exe" | grep -q "NEEDED.*\[libtorch_cuda.so" || { echo "FAIL: $exe does not link libtorch_cuda"; exit 1; }
+  # Each tool output is read whole before grep looks: `tool | grep -q` fails under pipefail when grep stops
+  # early and the tool dies of SIGPIPE.
+  needed=$(readelf -d "$exe")
+  grep -q "NEEDED.*\[libtorch_cuda.so" <<<"$needed" || { echo "FAIL: $exe does not link libtorch_cuda"; exit 1; }
   undefined=$(nm -DC --undefined-only "$exe")
   grep -q "c10d::ProcessGroupNCCL::ProcessGroupNCCL" <<<"$undefined" ||
     { echo "FAIL: $exe takes no ProcessGroupNCCL from LibTorch"; exit 1; }
 done
-nm -DC --undefined-only trainer/hpclaunch-train | grep -q "at::cuda::CUDAGraph::capture_begin" ||
+undefined=$(nm -DC --undefined-only trainer/hpclaunch-train)
+grep -q "at::cuda::CUDAGraph::capture_begin" <<<"$undefined" ||
   { echo "FAIL: hpclaunch-train takes no CUDAGraph from LibTorch"; exit 1; }
 echo "ok: hpclaunch-train and hpclaunch-probe link libtorch_cuda (ProcessGroupNCCL; CUDAGraph in the trainer)"
 version=$(./trainer/hpclaunch-train --version)
