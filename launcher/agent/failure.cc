@@ -44,9 +44,14 @@ std::string summarize_error_file(std::string_view contents, size_t limit) {
   if (j.is_discarded() || !j.is_object() || !j.contains("message")) return cap(std::string(contents), limit);
   const auto& m = j["message"];
   if (m.is_string()) return cap(m.get<std::string>(), limit);
-  std::string out = m.value("message", std::string());
-  if (m.contains("extraInfo") && m["extraInfo"].is_object()) {
-    std::string stack = m["extraInfo"].value("py_callstack", std::string());
+  if (!m.is_object()) return cap(std::string(contents), limit);  // a worker's file, whatever it holds: no throw
+  auto text = [](const nlohmann::json& o, const char* key) {
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string out = text(m, "message");
+  if (auto info = m.find("extraInfo"); info != m.end() && info->is_object()) {
+    std::string stack = text(*info, "py_callstack");
     if (!stack.empty()) out += "\n" + stack;
   }
   while (!out.empty() && out.back() == '\n') out.pop_back();

@@ -11,7 +11,7 @@ need_hpclaunch
 seed=${HPCLAUNCH_SOAK_SEED:-1}
 rc=0
 python3 "$HPCLAUNCH_SOURCE_DIR/bench/soak/soak.py" --hpclaunch "$HPCLAUNCH" --train "$HPCLAUNCH_TRAIN" \
-  --work "$test_tmp/soak" --seed "$seed" --faults 10 --steps 300 --timeout 500 >"$test_tmp/summary" 2>"$test_tmp/err" ||
+  --work "$test_tmp/soak" --seed "$seed" --faults 14 --steps 300 --timeout 500 >"$test_tmp/summary" 2>"$test_tmp/err" ||
   rc=$?
 cat "$test_tmp/summary"
 [ $rc = 0 ] || fail "soak (seed $seed) failed: $(cat "$test_tmp/err")"

@@ -201,6 +201,9 @@ TEST_CASE("TorchElastic error files are summarised to message and traceback") {
         "RuntimeError: boom\nTraceback...\n  raise");
   CHECK(summarize_error_file(R"({"message": "plain"})") == "plain");
   CHECK(summarize_error_file("not json") == "not json");
+  // A worker's file of any shape is summarized, never thrown on (t0065's failure_record found these).
+  CHECK(summarize_error_file(R"({"message": 5})") == R"({"message": 5})");
+  CHECK(summarize_error_file(R"({"message": {"message": 7, "extraInfo": {"py_callstack": []}}})").empty());
   CHECK(summarize_error_file("0123456789", 4) == "...6789");
 }
 
