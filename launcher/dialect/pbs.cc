@@ -87,11 +87,8 @@ std::vector<std::string> PbsDialect::directives(const BatchRequest& p, const Scr
     // NCI Gadi asks the job's totals, not chunks: ncpus, ngpus and mem summed over its nodes.
     select = fmt::format("ncpus={}", p.nodes * p.cpus_per_node);
     if (p.gpus_per_node > 0) select += fmt::format(",ngpus={}", p.nodes * p.gpus_per_node);
-    if (p.site.memory.style == MemoryStyle::pbs_chunk && p.site.node.memory_gb > 0) {
-      int per_node = p.site.node.gpus > 0 && p.gpus_per_node > 0 ? p.site.node.memory_gb * p.gpus_per_node / p.site.node.gpus
-                                                                  : p.site.node.memory_gb;
-      select += fmt::format(",mem={}GB", p.nodes * per_node);
-    }
+    // memory_request's GPU share of a node, summed over the nodes.
+    if (p.memory_mb_per_node > 0) select += fmt::format(",mem={}GB", p.nodes * (p.memory_mb_per_node / 1024));
     if (!p.site.gpu.pbs_chunk_extra.empty()) select += "," + p.site.gpu.pbs_chunk_extra;
   }
   std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
