@@ -150,31 +150,6 @@ std::optional<Phase> slurm_phase(std::string_view state) {
   return std::nullopt;
 }
 
-std::optional<JobState> parse_squeue(std::string_view out) {
-  for (const auto& line : split(out, '\n')) {
-    std::string word(trim(line));
-    if (word.empty()) continue;
-    auto phase = slurm_phase(word);
-    if (!phase) return std::nullopt;
-    JobState s;
-    s.phase = *phase;
-    s.raw = word;
-    return s;
-  }
-  return std::nullopt;
-}
-
-std::map<int, JobState> parse_squeue_tasks(std::string_view out) {
-  std::map<int, JobState> tasks;
-  for (const auto& line : split(out, '\n')) {
-    auto words = split(trim(line), ' ');
-    long long task = 0;
-    if (words.size() < 2 || !parse_int(words[0], &task)) continue;  // "N/A": not an array task
-    if (auto s = parse_squeue(words[1])) tasks[static_cast<int>(task)] = *s;
-  }
-  return tasks;
-}
-
 std::map<std::string, std::string> scontrol_fields(std::string_view text) {
   static const std::regex k_key("^([A-Za-z][A-Za-z0-9/:_.]*)=(.*)$");
   Fields f;
@@ -193,23 +168,6 @@ std::map<std::string, std::string> scontrol_fields(std::string_view text) {
     }
   }
   return f;
-}
-
-std::optional<JobState> parse_scontrol_job(std::string_view out) {
-  Fields f = scontrol_fields(out);
-  auto state = field(f, "JobState");
-  if (!state) return std::nullopt;
-  auto phase = slurm_phase(*state);
-  if (!phase) return std::nullopt;
-  JobState s;
-  s.phase = *phase;
-  s.raw = *state;
-  if (auto reason = field(f, "Reason"); reason && *reason != "None") s.reason = *reason;
-  if (auto code = field(f, "ExitCode"); code && s.finished()) {
-    long long v = 0;
-    if (parse_int(code->substr(0, code->find(':')), &v)) s.exit_code = static_cast<int>(v);
-  }
-  return s;
 }
 
 std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids) {

@@ -1,5 +1,5 @@
 // Slurm's dialect: #SBATCH directives, --array and SLURM_ARRAY_TASK_ID, 1234_3 for a task, --dependency=, and
-// the readers of what sbatch, squeue, scontrol and sacctmgr answer (all pure; scheduler/slurm.cc runs them).
+// the readers of what sbatch, squeue, sacct, scontrol and sacctmgr answer (all pure; scheduler/slurm.cc runs them).
 #pragma once
 #include <map>
 #include <optional>
@@ -33,12 +33,6 @@ std::string parse_sbatch_answer(const ProcessResult& answer);
 TestVerdict parse_sbatch_test_only(const ProcessResult& answer);
 // "RUNNING" -> running, "CANCELLED by 0" -> cancelled, ... ; nullopt for a word Slurm does not use.
 std::optional<Phase> slurm_phase(std::string_view state);
-// `squeue -h -t all -j ID -o %T`: one state word per line (first line counts); nullopt when empty.
-std::optional<JobState> parse_squeue(std::string_view out);
-// `squeue -h -r -t all -j ARRAY -o '%K %T'`: the state of each task it lists, by task index.
-std::map<int, JobState> parse_squeue_tasks(std::string_view out);
-// `scontrol show job ID`: JobState=, Reason=, ExitCode=N:S; nullopt when it holds no JobState.
-std::optional<JobState> parse_scontrol_job(std::string_view out);
 // `squeue -h -r -t all -j ID,ID,... -O JobArrayID,State,Reason,exit_code`: every job and array task (one a line,
 // pending ones too) of the ids that slurmctld still holds, in one call; ids it has forgotten are left out.
 std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids);

@@ -23,69 +23,18 @@ JobState never_started() {
   return s;
 }
 
-}  // namespace
+// Every query asks the same way, whether for one job, an array's tasks or every job in view: the ids in one
+// squeue (state, reason and exit code of each job and array task slurmctld still holds); for what it has forgotten
+// (MinJobAge), one sacct; where accounting is off (sacct fails), what the job directory shows. Each job's states
+// come back one per name squeue lists it under: a job's own, or each task of an array in task order.
+struct SlurmLookup {
+  std::string error;  // the job's own trouble (never submitted): no states
+  std::vector<JobState> states;
+};
 
-std::string SlurmBackend::submit(const std::string& script, const std::vector<std::string>& options,
-                                 const CommandRunner& run) const {
-  std::vector<std::string> argv = {"sbatch", "--parsable"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back(script);
-  return parse_sbatch_answer(run(argv));
-}
-
-JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
-  if (job.is_array()) return summarize_tasks(query_tasks(job, run));
-  require_submitted(job);
-  std::vector<std::string> squeue = {"squeue", "-h", "-t", "all", "-j", job.job_id, "-o", "%T"};
-  std::vector<std::string> scontrol = {"scontrol", "show", "job", job.job_id};
-  ProcessResult r = run(squeue);
-  if (r.exit_code == 0) {
-    if (auto s = parse_squeue(r.out)) {
-      // squeue has the word; scontrol adds the reason and the exit code while it still knows the job.
-      ProcessResult c = run(scontrol);
-      if (c.exit_code == 0)
-        if (auto detailed = parse_scontrol_job(c.out)) return *detailed;
-      return *s;
-    }
-  } else if (!slurm_unknown_job(r)) {
-    command_failed(squeue, r, k_fix);
-  }
-  ProcessResult c = run(scontrol);
-  if (c.exit_code == 0) {
-    if (auto s = parse_scontrol_job(c.out)) return *s;
-  } else if (!slurm_unknown_job(c)) {
-    command_failed(scontrol, c, k_fix);
-  }
-  JobState s = forgotten_job(output_files(job));
-  return job.task && s.reason == k_no_output ? never_started() : s;  // an array task cancelled while pending
-}
-
-std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
-  require_submitted(array);
-  // One line per task (-r), pending ones too. A task squeue does not list has been forgotten (MinJobAge) if it
-  // left output; without any it never started: Slurm drops a pending task that is cancelled from the list at once.
-  std::vector<std::string> squeue = {"squeue", "-h", "-r", "-t", "all", "-j", array.job_id, "-o", "%K %T"};
-  ProcessResult r = run(squeue);
-  std::map<int, JobState> listed;
-  if (r.exit_code == 0) listed = parse_squeue_tasks(r.out);
-  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_fix);
-  std::vector<JobState> out;
-  for (int i = 0; i < array.array_tasks; ++i) {
-    if (auto it = listed.find(i); it != listed.end()) {
-      out.push_back(it->second);
-      continue;
-    }
-    JobState s = forgotten_job(output_files(task_record(array, i)));
-    if (s.reason == k_no_output) s = never_started();
-    out.push_back(s);
-  }
-  return out;
-}
-
-std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
-  // Every job's id (an array's or a task's: the array's) in one squeue; then, for what it no longer lists
-  // (MinJobAge), one sacct; where accounting is off (sacct fails), what the job directory shows.
-  std::vector<JobAnswer> out(jobs.size());
+std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vector<JobRecord>& jobs,
+                                 const CommandRunner& run) {
+  std::vector<SlurmLookup> out(jobs.size());
   std::vector<std::string> ids;
   auto add_id = [&ids](const std::string& id) {
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
@@ -126,18 +75,51 @@ std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jo
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (!out[i].error.empty()) continue;
-    std::vector<JobState> states;
+    std::vector<JobState>& states = out[i].states;
     for (const auto& name : names(jobs[i])) {
       if (auto it = known.find(name); it != known.end()) {
         states.push_back(it->second);
         continue;
       }
+      // Forgotten by squeue and sacct: a task that left no output never started (Slurm drops a pending task
+      // that is cancelled from the list at once); otherwise the job directory tells.
       bool task = jobs[i].task || jobs[i].is_array();
       JobRecord one = jobs[i].is_array() ? task_record(jobs[i], static_cast<int>(states.size())) : jobs[i];
-      JobState s = forgotten_job(output_files(one));
+      JobState s = forgotten_job(backend.output_files(one));
       states.push_back(task && s.reason == k_no_output ? never_started() : s);
     }
-    out[i].state = jobs[i].is_array() ? summarize_tasks(states) : states.front();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SlurmBackend::submit(const std::string& script, const std::vector<std::string>& options,
+                                 const CommandRunner& run) const {
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(script);
+  return parse_sbatch_answer(run(argv));
+}
+
+JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
+  require_submitted(job);
+  std::vector<JobState> states = look_up(*this, {job}, run).front().states;
+  return job.is_array() ? summarize_tasks(states) : states.front();
+}
+
+std::vector<JobState> SlurmBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
+  require_submitted(array);
+  return look_up(*this, {array}, run).front().states;
+}
+
+std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobAnswer> out(jobs.size());
+  std::vector<SlurmLookup> found = look_up(*this, jobs, run);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    out[i].error = found[i].error;
+    if (found[i].error.empty())
+      out[i].state = jobs[i].is_array() ? summarize_tasks(found[i].states) : found[i].states.front();
   }
   return out;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Following Slurm jobs on the real test cluster: `status` from squeue/scontrol (COMPLETED, FAILED with its exit
+# Following Slurm jobs on the real test cluster: `status` from squeue (sacct or the job directory once squeue forgets) (COMPLETED, FAILED with its exit
 # code, RUNNING, CANCELLED), `wait` (exit 0 only when completed), `logs` (--rank keeps one rank's [host:rank]
 # lines of the agent; --follow ends with the job), `cancel` (scancel), `jobs`; and a controller that cannot be
 # reached (SLURM_CONF at a dead port) gives one error naming the command, never a state.
@@ -66,11 +66,11 @@ rc=0; out=$(SLURM_CONF=$test_tmp/dead.conf timeout 120 "$HPCLAUNCH" status "$id"
 assert_eq 1 "$rc" "status exit code with an unreachable controller"
 assert_eq "" "$out" "status printed a state with an unreachable controller"
 assert_eq 1 "$(wc -l <"$test_tmp/err")" "error lines"
-assert_contains "$(cat "$test_tmp/err")" "hpclaunch: error: squeue -h -t all -j $id -o %T: failed (exit 1): slurm_load_jobs error"
+assert_contains "$(cat "$test_tmp/err")" "hpclaunch: error: squeue -h -r -t all -j $id -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed (exit 1): slurm_load_jobs error"
 assert_contains "$(cat "$test_tmp/err")" "check that slurmctld is up"
 rc=0; SLURM_CONF=$test_tmp/dead.conf timeout 120 "$HPCLAUNCH" wait "$id" >/dev/null 2>"$test_tmp/err" || rc=$?
 assert_eq 1 "$rc" "wait exit code with an unreachable controller"
-assert_contains "$(cat "$test_tmp/err")" "squeue -h -t all -j $id -o %T: failed"
+assert_contains "$(cat "$test_tmp/err")" "squeue -h -r -t all -j $id -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed"
 assert_fails "scancel $id: failed" env SLURM_CONF="$test_tmp/dead.conf" "$HPCLAUNCH" cancel "$id"
 rc=0; SLURM_CONF=$test_tmp/dead.conf "$HPCLAUNCH" jobs >"$test_tmp/out" 2>"$test_tmp/err" || rc=$?
 assert_eq 1 "$rc" "jobs exit code with an unreachable controller"

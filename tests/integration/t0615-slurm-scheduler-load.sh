@@ -3,7 +3,8 @@
 # squeue, scontrol and sacct call. `jobs` with 50 jobs in view (49 single jobs and a 50-task array) asks at most
 # 2 times per refresh — one squeue for all, one sacct for what squeue has forgotten (MinJobAge; the test cluster
 # has no accounting, so sacct fails and the job directories tell) — where it asked squeue and scontrol per job
-# before (100 calls). `status` of the array asks once.
+# before (100 calls). `status` of the array asks once, and so does `status` of one job (squeue, then scontrol,
+# before: every query asks the same way).
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster
@@ -48,6 +49,9 @@ done
 counted "$HPCLAUNCH" status "$array" || fail "status of the array failed: $out"
 assert_eq 51 "$(echo "$out" | wc -l)" "status lines of a 50-task array"
 [ "$calls" -le 2 ] || fail "status of a 50-task array asked $calls times: $(cat "$test_tmp/calls.log")"
+counted "$HPCLAUNCH" status "${ids[1]}" || fail "status of one job failed: $out"
+assert_eq 1 "$calls" "calls of status of one job that squeue lists ($(cat "$test_tmp/calls.log"))"
+assert_contains "$(cat "$test_tmp/calls.log")" "squeue -h -r -t all -j ${ids[1]} -O" "the one call"
 
 # Once Slurm has forgotten the first jobs (MinJobAge), squeue leaves them out and sacct (absent here) is asked
 # once for all of them; their rows say what their job directory shows.

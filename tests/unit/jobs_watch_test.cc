@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/line_splitter.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 namespace fs = std::filesystem;
@@ -29,10 +30,10 @@ JobRecord slurm_job() {
 // A scheduler whose answers are given in order: "R" running, "C" completed, "x" a failure.
 CommandRunner scripted(std::string answers, size_t* asked) {
   return [answers, asked](const std::vector<std::string>& argv) {
-    if (argv[0] != "squeue") return ProcessResult{1, "", "scontrol: no\n"};  // squeue's word is enough
+    if (argv[0] != "squeue") return ProcessResult{1, "", "sacct: no\n"};  // squeue always lists the job here
     char a = (*asked)++ < answers.size() ? answers[*asked - 1] : 'C';
     if (a == 'x') return ProcessResult{1, "", "slurm_load_jobs error: Socket timed out on send/recv operation\n"};
-    return ProcessResult{0, a == 'R' ? "RUNNING\n" : "COMPLETED\n", ""};
+    return ProcessResult{0, test::squeue_line("1000", a == 'R' ? "RUNNING" : "COMPLETED", "None", 0), ""};
   };
 }
 
@@ -70,7 +71,7 @@ TEST_CASE("after an answer, failed looks are tolerated for the silence limit (a 
     now += StateWatch::k_tolerated_silence;  // a slow scheduler: few looks, long silence; still the minimum count
     CHECK_FALSE(watch.look().has_value());
   }
-  CHECK_THROWS_WITH(watch.look(), doctest::Contains("squeue -h -t all -j 1000 -o %T: failed"));
+  CHECK_THROWS_WITH(watch.look(), doctest::Contains("squeue -h -r -t all -j 1000 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed"));
 }
 
 TEST_CASE("a followed file gives what it gained, and starts over when it was rewritten shorter") {

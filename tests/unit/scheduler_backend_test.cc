@@ -9,38 +9,13 @@
 #include "scheduler/local.h"
 #include "scheduler/pbs.h"
 #include "scheduler/slurm.h"
+#include "test_util.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
+using hpclaunch::test::squeue_line;
 
 namespace {
-
-const char* k_scontrol_running = R"(JobId=1000 JobName=wrap
-   UserId=root(0) GroupId=root(0) MCS_label=N/A
-   Priority=4294901759 Nice=0 Account=(null) QOS=(null)
-   JobState=RUNNING Reason=None Dependency=(null)
-   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
-   RunTime=00:00:01 TimeLimit=UNLIMITED TimeMin=N/A
-   SubmitTime=2026-11-21T11:20:11 EligibleTime=2026-11-21T11:20:11
-   Partition=debug AllocNode:Sid=vm:17130
-   NodeList=n1
-   BatchHost=n1
-   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
-   WorkDir=/tmp/cap
-   StdOut=/tmp/cap/o.out
-)";
-
-const char* k_scontrol_pending = R"(JobId=1001 JobName=wrap
-   UserId=root(0) GroupId=root(0) MCS_label=N/A
-   Priority=4294901758 Nice=0 Account=(null) QOS=(null)
-   JobState=PENDING Reason=Resources Dependency=(null)
-   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
-)";
-
-const char* k_scontrol_failed = R"(JobId=1004 JobName=wrap
-   JobState=FAILED Reason=NonZeroExitCode Dependency=(null)
-   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=3:0
-)";
 
 const char* k_qstat_running = R"(Job Id: 1001.pbshost
     Job_Name = train
@@ -98,32 +73,6 @@ TEST_CASE("every Slurm state word maps to a phase, and unknown words to none") {
   CHECK_FALSE(slurm_phase("").has_value());
 }
 
-TEST_CASE("squeue -o %T answers are read; an empty answer is no state") {
-  auto s = parse_squeue("RUNNING\n");
-  REQUIRE(s);
-  CHECK(s->phase == Phase::running);
-  CHECK(s->raw == "RUNNING");
-  CHECK_FALSE(parse_squeue("").has_value());
-  CHECK_FALSE(parse_squeue("garbage here\n").has_value());
-}
-
-TEST_CASE("scontrol show job gives state, pending reason and exit code") {
-  auto r = parse_scontrol_job(k_scontrol_running);
-  REQUIRE(r);
-  CHECK(r->phase == Phase::running);
-  CHECK(r->reason.empty());
-  CHECK_FALSE(r->exit_code.has_value());
-  auto p = parse_scontrol_job(k_scontrol_pending);
-  REQUIRE(p);
-  CHECK(describe(*p) == "PENDING (Resources)");
-  auto f = parse_scontrol_job(k_scontrol_failed);
-  REQUIRE(f);
-  CHECK(f->phase == Phase::failed);
-  CHECK(f->exit_code == 3);
-  CHECK(describe(*f) == "FAILED (exit 3)");
-  CHECK_FALSE(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified").has_value());
-}
-
 TEST_CASE("qstat -f: job_state letters and Exit_status") {
   auto r = parse_qstat_full(k_qstat_running);
   REQUIRE(r);
@@ -166,21 +115,40 @@ TEST_CASE("unknown job ids are told apart from unreachable schedulers") {
   CHECK_FALSE(pbs_unknown_job(unknown_id()));
 }
 
-TEST_CASE("Slurm: squeue's word, detailed by scontrol") {
+TEST_CASE("Slurm: one job's state, reason and exit code come from one squeue -O call, as every query's do") {
   std::vector<std::vector<std::string>> calls;
   auto run = [&](const std::vector<std::string>& argv) {
     calls.push_back(argv);
-    return argv[0] == "squeue" ? ok("FAILED\n") : ok(k_scontrol_failed);
+    return ok(squeue_line("1000", "FAILED", "NonZeroExitCode", 768));
   };
   JobState s = query_state(slurm_job(), run);
   CHECK(s.phase == Phase::failed);
   CHECK(s.exit_code == 3);
-  REQUIRE(calls.size() == 2);
-  CHECK(calls[0] == std::vector<std::string>{"squeue", "-h", "-t", "all", "-j", "1000", "-o", "%T"});
-  CHECK(calls[1] == std::vector<std::string>{"scontrol", "show", "job", "1000"});
+  CHECK(describe(s) == "FAILED (exit 3)");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == squeue_jobs_command({"1000"}));
+  CHECK(calls[0] == std::vector<std::string>{"squeue", "-h", "-r", "-t", "all", "-j", "1000", "-O",
+                                             "JobArrayID:40|,State:24|,Reason:200|,exit_code:12|"});
+  calls.clear();
+  CHECK(describe(query_state(slurm_job(), [&](const std::vector<std::string>& argv) {
+          calls.push_back(argv);
+          return ok(squeue_line("1000", "PENDING", "Resources", 0));
+        })) == "PENDING (Resources)");
+  CHECK(calls.size() == 1);
 }
 
-TEST_CASE("Slurm: a job both commands have forgotten is reported from its job directory") {
+TEST_CASE("Slurm: a job squeue has forgotten is asked of sacct once, whose answer counts") {
+  std::vector<std::vector<std::string>> calls;
+  auto run = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return argv[0] == "squeue" ? unknown_id() : ok("1000|COMPLETED|0:0\n");
+  };
+  CHECK(query_state(slurm_job(), run).phase == Phase::completed);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[1] == sacct_jobs_command({"1000"}));
+}
+
+TEST_CASE("Slurm: a job squeue and sacct have forgotten (no accounting) is reported from its job directory") {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / "hpclaunch-jobs-state-test";
   fs::remove_all(dir);
@@ -201,11 +169,12 @@ TEST_CASE("Slurm: an unreachable controller is one error naming the command, nev
     return ProcessResult{1, "", "slurm_load_jobs error: Zero Bytes were transmitted or received\n"};
   };
   CHECK_THROWS_WITH(query_state(slurm_job(), dead),
-                    "squeue -h -t all -j 1000 -o %T: failed (exit 1): slurm_load_jobs error: Zero Bytes were transmitted "
+                    "squeue -h -r -t all -j 1000 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed (exit 1): "
+                    "slurm_load_jobs error: Zero Bytes were transmitted "
                     "or received; the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it "
                     "(`scontrol ping`)");
   auto missing = [](const std::vector<std::string>& argv) { return ProcessResult{127, "", argv[0] + ": command not found"}; };
-  CHECK_THROWS_WITH(query_state(slurm_job(), missing), doctest::Contains("squeue -h -t all -j 1000 -o %T: not found on this machine"));
+  CHECK_THROWS_WITH(query_state(slurm_job(), missing), doctest::Contains("exit_code:12|: not found on this machine"));
 }
 
 TEST_CASE("PBS: qstat -f, then qstat -x -f for a finished job") {

@@ -8,9 +8,11 @@
 #include "jobs/watch.h"
 #include "scheduler/pbs.h"
 #include "scheduler/slurm.h"
+#include "test_util.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
+using hpclaunch::test::squeue_line;
 
 namespace {
 
@@ -22,12 +24,6 @@ JobRecord job(const std::string& id, Scheduler s = Scheduler::slurm, int tasks =
   r.scheduler = s;
   r.array_tasks = tasks;
   return r;
-}
-
-// A squeue -O line as the test cluster writes it.
-std::string squeue_line(const std::string& id, const std::string& state, const std::string& reason, int status) {
-  auto pad = [](std::string s, size_t n) { return s + std::string(n > s.size() ? n - s.size() : 0, ' ') + "|"; };
-  return pad(id, 40) + pad(state, 24) + pad(reason, 200) + pad(std::to_string(status), 12) + "\n";
 }
 
 struct Recorder {

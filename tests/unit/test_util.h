@@ -10,6 +10,13 @@
 
 namespace hpclaunch::test {
 
+// A `squeue -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|` line as the test cluster's squeue 22.05.8 writes
+// it (each field padded and ended by '|'; the exit code as a wait status: exit 3 is 768).
+inline std::string squeue_line(const std::string& id, const std::string& state, const std::string& reason, int status) {
+  auto pad = [](std::string s, size_t n) { return s + std::string(n > s.size() ? n - s.size() : 0, ' ') + "|"; };
+  return pad(id, 40) + pad(state, 24) + pad(reason, 200) + pad(std::to_string(status), 12) + "\n";
+}
+
 // The message of the hpclaunch::Error `f` throws, or "(no error)".
 template <class F>
 std::string error_of_call(F&& f) {
