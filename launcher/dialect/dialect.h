@@ -94,6 +94,8 @@ class SchedulerDialect {
   virtual bool offers(LaunchMode mode) const = 0;
   // Whether it sends a warning signal before the limit and can requeue a job (Slurm).
   virtual bool has_warning_signals() const { return false; }
+  // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
+  virtual long warning_early_s() const { return 0; }
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
   // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named).
   virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;

@@ -17,6 +17,7 @@ class SlurmDialect final : public SchedulerDialect {
   Scheduler kind() const override { return Scheduler::slurm; }
   bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
   bool has_warning_signals() const override { return true; }
+  long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;

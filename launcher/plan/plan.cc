@@ -15,8 +15,6 @@ namespace hpclaunch {
 
 namespace {
 
-// Slurm checks limits every 30 s and may send the warning up to this much early (sbatch(1) --signal).
-constexpr long k_slurm_warning_early_s = 60;
 // The least time a run with a warning signal should have for training before the earliest warning.
 constexpr long k_min_training_s = 60;
 
@@ -243,7 +241,8 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
 
 void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const RequeuePolicy& policy = site.requeue;
-  bool slurm = dialect_for(site.scheduler).has_warning_signals();
+  const SchedulerDialect& dialect = dialect_for(site.scheduler);
+  bool slurm = dialect.has_warning_signals();
   bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
   if (asked && !slurm && r.requeue.value_or(true))
     throw Error(r.signal.empty() ? "--requeue" : "--signal",
@@ -264,13 +263,13 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
                 fmt::format("use --signal {}@{} or less, or a longer --time", name, std::max<long>(1, p->time_s / 2)));
   p->warning_signal = name;
   p->warning_seconds = seconds;
-  const long earliest_s = p->time_s - seconds - k_slurm_warning_early_s;  // into a run
+  const long early_s = dialect.warning_early_s();
+  const long earliest_s = p->time_s - seconds - early_s;  // into a run
   if (earliest_s < k_min_training_s)
     p->warnings.push_back(fmt::format(
         "--signal: Slurm may send the warning up to {} s early, so with --time {} s and the warning {} s before the "
         "end it can come {} s into every run; ask for --time {} s or more to leave each run time to train",
-        k_slurm_warning_early_s, p->time_s, seconds, std::max<long>(0, earliest_s),
-        seconds + k_slurm_warning_early_s + k_min_training_s));
+        early_s, p->time_s, seconds, std::max<long>(0, earliest_s), seconds + early_s + k_min_training_s));
 }
 
 }  // namespace

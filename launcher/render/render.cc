@@ -144,7 +144,8 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   if (!z.suffix.empty()) d.set("addr_suffix", shell_quote(z.suffix));
   d.set("addr_resolve", z.resolve);
   if (z.master_addr == MasterAddrRule::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
-  d.set("addr_first_node", z.master_addr == MasterAddrRule::first_node && p.site.scheduler == Scheduler::slurm);
+  // Only the Slurm template asks the node list for its first node; PBS and local scripts run on it already.
+  d.set("addr_first_node", z.master_addr == MasterAddrRule::first_node);
 
   mus::mustache tmpl(load_template(dialect));
   if (!tmpl.is_valid()) throw failure(dialect.template_path(), tmpl.error_message(), "fix the template");
