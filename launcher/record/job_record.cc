@@ -160,6 +160,7 @@ JobRecord read_job_record(const std::string& dir) {
     r.submitted_at = job->submitted_at;
     if (job->nodes > 0) r.nodes = job->nodes;
     r.after = job->after;
+    r.task_job_ids = job->task_job_ids;
   }
   r.excluded = read_excluded_nodes(r.dir).nodes;
   return r;
@@ -181,7 +182,10 @@ JobRecord task_record(const JobRecord& array, int task) {
   t.array_dir = array.dir;
   t.array_job_id = array.job_id;
   t.dir = (fs::path(array.dir) / "tasks" / std::to_string(task)).string();
-  if (!array.job_id.empty()) t.job_id = task_job_id(array.scheduler, array.job_id, task);
+  if (array.per_task())  // a job of its own; "" for a task whose submission never happened
+    t.job_id = static_cast<size_t>(task) < array.task_job_ids.size() ? array.task_job_ids[task] : "";
+  else if (!array.job_id.empty())
+    t.job_id = task_job_id(array.scheduler, array.job_id, task);
   if (auto file = read_json_file<TaskFile>(fs::path(t.dir) / "task.json")) {
     t.values = file->values;
     t.command = file->command;
@@ -247,7 +251,11 @@ JobRecord resolve_whole_job(const std::string& ref, const std::vector<std::strin
   }
   for (auto it = index.rbegin(); it != index.rend(); ++it) {
     JobRecord r = read_job_record(*it);
-    if (r.dir_exists && r.job_id == ref) return r;
+    if (!r.dir_exists) continue;
+    // A task of an array whose tasks are jobs of their own is named by its own id (the first's names the array).
+    for (size_t i = 1; i < r.task_job_ids.size(); ++i)
+      if (r.task_job_ids[i] == ref && r.array_tasks > 0) return task_record(r, static_cast<int>(i));
+    if (r.job_id == ref) return r;
   }
   throw Error(ref, "is neither a job directory nor a job id listed by `hpclaunch jobs`",
               "run `hpclaunch jobs` for the list, or give the job directory's path");

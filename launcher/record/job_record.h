@@ -30,9 +30,12 @@ struct SubmissionFile {
   std::string submitted_at;  // "20261121-104500"
   int nodes = 0;
   std::vector<std::string> after;  // what it waits for: "afterok:123", ...
+  // An array on a site that takes no job arrays (the profile's `arrays: false`): each task was submitted as a job
+  // of its own (JOBDIR/tasks/I, its own job.json); their ids in task order, job_id the first.
+  std::vector<std::string> task_job_ids;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, scheduler, site, job_dir, submitted_at, nodes,
-                                                after)
+                                                after, task_job_ids)
 
 // JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
 // {"pid", "state": "exited", "exit_code"}.
@@ -149,7 +152,12 @@ struct JobRecord {
   std::string array_dir;             // the array's job directory, for a task
   std::string array_job_id;          // the array's job id, for a task
   std::vector<SweepValue> values;    // a task's values
+  // An array whose tasks are jobs of their own (job.json's task_job_ids; a task of it keeps them): each task's id.
+  std::vector<std::string> task_job_ids;
   bool is_array() const { return array_tasks > 0 && !task; }
+  bool per_task() const { return !task_job_ids.empty(); }
+  // The id the scheduler lists this job under: a task of a real array job its array's, any other job its own.
+  const std::string& listed_id() const { return task && !per_task() ? array_job_id : job_id; }
 };
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file

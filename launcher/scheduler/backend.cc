@@ -37,7 +37,7 @@ std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, cons
   std::vector<JobState> out;
   for (int i = 0; i < array.array_tasks; ++i) {
     JobRecord task = task_record(array, i);
-    task.job_id = dialect().task_job_id(array.job_id, i);  // this backend's spelling (a test's scheduler's too)
+    if (!array.per_task()) task.job_id = dialect().task_job_id(array.job_id, i);  // this backend's spelling (a test's too)
     out.push_back(query(task, run));
   }
   return out;

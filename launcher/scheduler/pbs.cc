@@ -51,7 +51,7 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
 
 std::vector<JobState> PbsBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
   require_submitted(array);
-  auto known = qstat_jobs({array.job_id}, run);
+  auto known = qstat_jobs(array.per_task() ? array.task_job_ids : std::vector<std::string>{array.job_id}, run);
   if (!known) return SchedulerBackend::query_tasks(array, run);  // Torque: each subjob's qstat
   return task_states(array, *known);
 }
@@ -62,8 +62,9 @@ std::vector<JobAnswer> PbsBackend::query_many(const std::vector<JobRecord>& jobs
   for (size_t i = 0; i < jobs.size(); ++i) {
     try {
       require_submitted(jobs[i]);
-      const std::string& id = jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id;
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      for (const auto& id : jobs[i].is_array() && jobs[i].per_task() ? jobs[i].task_job_ids
+                                                                     : std::vector<std::string>{jobs[i].listed_id()})
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     } catch (const Error& e) {
       out[i].error = e.what();
     }
@@ -103,15 +104,19 @@ std::optional<std::map<std::string, JobState>> PbsBackend::qstat_jobs(const std:
 std::vector<JobState> PbsBackend::task_states(const JobRecord& array, const std::map<std::string, JobState>& known) const {
   std::vector<JobState> out;
   for (int i = 0; i < array.array_tasks; ++i) {
-    auto it = known.find(pbs_id_key(dialect().task_job_id(array.job_id, i)));
-    out.push_back(it != known.end() ? it->second : forgotten_job(output_files(task_record(array, i))));
+    JobRecord task = task_record(array, i);  // a task that is a job of its own has its own id
+    auto it = known.find(pbs_id_key(array.per_task() ? task.job_id : dialect().task_job_id(array.job_id, i)));
+    out.push_back(it != known.end() ? it->second : forgotten_job(output_files(task)));
   }
   return out;
 }
 
 void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
-  run_cancel({"qdel", job.job_id}, job.job_id, pbs_unknown_job, k_fix, run);
+  std::vector<std::string> argv = {"qdel"};
+  for (const auto& id : job.is_array() && job.per_task() ? job.task_job_ids : std::vector<std::string>{job.job_id})
+    argv.push_back(id);
+  run_cancel(argv, job.job_id, pbs_unknown_job, k_fix, run);
 }
 
 std::vector<std::string> PbsBackend::output_files(const JobRecord& job) const {

@@ -41,7 +41,9 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
   };
   auto names = [](const JobRecord& job) {  // the ids squeue -r lists the job under
     std::vector<std::string> n;
-    if (job.is_array())
+    if (job.is_array() && job.per_task())  // its tasks are jobs of their own
+      for (int i = 0; i < job.array_tasks; ++i) n.push_back(task_record(job, i).job_id);
+    else if (job.is_array())
       for (int i = 0; i < job.array_tasks; ++i) n.push_back(job.job_id + "_" + std::to_string(i));
     else
       n.push_back(job.job_id);
@@ -50,7 +52,10 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
   for (size_t i = 0; i < jobs.size(); ++i) {
     try {
       require_submitted(jobs[i]);
-      add_id(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+      if (jobs[i].is_array() && jobs[i].per_task())
+        for (const auto& id : jobs[i].task_job_ids) add_id(id);
+      else
+        add_id(jobs[i].listed_id());
     } catch (const Error& e) {
       out[i].error = e.what();
     }
@@ -65,7 +70,8 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
   for (size_t i = 0; i < jobs.size(); ++i)
     if (out[i].error.empty())
       for (const auto& name : names(jobs[i]))
-        if (!known.count(name)) forgotten.push_back(jobs[i].task ? jobs[i].array_job_id : jobs[i].job_id);
+        if (!known.count(name) && !name.empty())
+          forgotten.push_back(jobs[i].is_array() && jobs[i].per_task() ? name : jobs[i].listed_id());
   if (!forgotten.empty()) {
     std::sort(forgotten.begin(), forgotten.end());
     forgotten.erase(std::unique(forgotten.begin(), forgotten.end()), forgotten.end());
@@ -126,7 +132,10 @@ std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jo
 
 void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
-  run_cancel({"scancel", job.job_id}, job.job_id, slurm_unknown_job, k_fix, run);
+  std::vector<std::string> argv = {"scancel"};
+  for (const auto& id : job.is_array() && job.per_task() ? job.task_job_ids : std::vector<std::string>{job.job_id})
+    argv.push_back(id);
+  run_cancel(argv, job.job_id, slurm_unknown_job, k_fix, run);
 }
 
 void SlurmBackend::requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,

@@ -9,9 +9,6 @@
 
 namespace hpclaunch {
 
-namespace {
-
-// tasks/I/task.json of every task of an array job; nothing for a single job.
 std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& plan, const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& t : plan.array.tasks) {
@@ -24,8 +21,6 @@ std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& pl
   }
   return files;
 }
-
-}  // namespace
 
 PlanFile plan_file(const LaunchPlan& p) {
   PlanFile f;
@@ -73,7 +68,7 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
   sub.nodes = plan.nodes;
   record_submission(dir, nlohmann::json(sub));
   std::string err;
-  if (!add_to_job_index(dir, &err))
+  if (steps.list_in_index && !add_to_job_index(dir, &err))
     fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
   SubmittedJob out{read_job_record(dir), std::nullopt};
   if (steps.on_submitted) steps.on_submitted(out.record);

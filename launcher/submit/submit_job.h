@@ -28,10 +28,15 @@ struct SubmitSteps {
   std::vector<Dependency> after;
   // The job directory's mode (--job-dir-mode): the owner's only by default.
   mode_t job_dir_mode = 0700;
+  // List the job in the job index (`hpclaunch jobs`); a task submitted as a job of its own is listed by its array.
+  bool list_in_index = true;
 };
 
 // The plan as JOBDIR/plan.json holds it.
 PlanFile plan_file(const LaunchPlan& plan);
+// tasks/I/task.json of every task of an array job (its values, command and environment), as (path under the job
+// directory, text); nothing for a single job.
+std::vector<std::pair<std::string, std::string>> task_files(const LaunchPlan& plan, const std::string& dir);
 
 // Writes `dir` (absent, or empty as reserve_job_dir left it; job.sh = `script`, plan.json), submits it through `backend` and records job.json and the index
 // entry. A refused validation or submission removes the directory again and throws the scheduler's words.

@@ -4,7 +4,10 @@
 
 #include <filesystem>
 
+#include "submit/job_dir.h"
+#include "submit/job_index.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -41,12 +44,36 @@ std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& di
 std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
                                           const SchedulerBackend& backend, const CommandRunner& run,
                                           const SubmitSteps& steps, const TaskSubmitted& on_task) {
-  std::filesystem::create_directories(dir + "/tasks");
+  namespace fs = std::filesystem;
+  fs::create_directories(dir + "/tasks");
+  // The array's own record, as an array job's directory has it: plan.json now, each task's task.json once its
+  // directory is written, job.json with the tasks' ids once they are submitted (those before a refusal too).
+  const std::string plan_path = dir + "/plan.json";
+  if (!write_file_atomic(plan_path, nlohmann::json(plan_file(array_plan)).dump(2) + "\n", 0644))
+    throw failure(plan_path, "cannot be written", "check the job directory's permissions and free space");
+  const auto task_texts = task_files(array_plan, dir);
   std::vector<std::string> ids;
+  auto record_array = [&] {
+    if (ids.empty()) return;
+    SubmissionFile sub;
+    sub.job_id = ids.front();
+    sub.task_job_ids = ids;
+    sub.scheduler = backend.kind();
+    sub.site = array_plan.site.name;
+    sub.job_dir = dir;
+    sub.submitted_at = timestamp_now();
+    sub.nodes = array_plan.nodes;
+    for (const auto& d : steps.after) sub.after.push_back(to_string(d));
+    record_submission(dir, nlohmann::json(sub));
+    std::string err;
+    if (!add_to_job_index(dir, &err))
+      fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
+  };
   for (size_t i = 0; i < array_plan.array.tasks.size(); ++i) {
     const int index = array_plan.array.tasks[i].index;
     const std::string task = task_dir(dir, index);
     SubmitSteps task_steps = steps;
+    task_steps.list_in_index = false;  // the array's directory is listed, once
     if (auto w = task_waits_for(i, array_plan.array.max_concurrent))
       task_steps.after.push_back({ids.at(*w), DependencyKind::any});
     LaunchPlan plan = task_plan(array_plan, i, task);
@@ -54,14 +81,22 @@ std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const st
       SubmittedJob job = submit_job(plan, render_script(plan, {base.hpclaunch, base.workdir, task, {}}), task, backend,
                                     run, task_steps);
       ids.push_back(job.record.job_id);
+      const auto& [name, text] = task_texts.at(i);
+      if (!write_file_atomic(dir + "/" + name, text, 0644))
+        fmt::print(stderr, "hpclaunch: warning: {}/{} could not be written\n", dir, name);
     } catch (const Error& e) {
-      if (ids.empty()) throw;
+      if (ids.empty()) {
+        remove_job_dir(dir);  // nothing was submitted: nothing is left behind either
+        throw;
+      }
+      record_array();
       throw failure("submit", fmt::format("task {} was refused ({}); tasks before it were submitted as jobs {}", index,
                                           e.what(), join(ids, " ")),
                     "cancel them with `hpclaunch cancel ID`, or submit the remaining tasks again");
     }
     if (on_task) on_task(index, ids.back(), task);
   }
+  record_array();
   return ids;
 }
 

@@ -1,6 +1,8 @@
 // An array (--array/--sweep) on a site that refuses its scheduler's job arrays (the profile's `arrays: false`;
-// NCI Gadi): each task is submitted as a job of its own, in JOBDIR/tasks/I (each a whole job directory, listed by
-// `hpclaunch jobs`), and --max-concurrent M chains them: task I waits for task I-M to end (afterany).
+// NCI Gadi): each task is submitted as a job of its own, in JOBDIR/tasks/I (each a whole job directory), and
+// --max-concurrent M chains them: task I waits for task I-M to end (afterany). JOBDIR itself holds the array's
+// plan.json, each task's task.json and a job.json naming every task's job (task_job_ids), so that `status`, `wait`,
+// `logs --task`, `plot` and `cancel` take the array as they take a scheduler's array job; `jobs` lists it once.
 #pragma once
 #include <functional>
 #include <optional>
@@ -26,7 +28,8 @@ std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& di
 
 // Submits every task of `array_plan` as a job of its own under `dir` (reserved, empty), in order, each with
 // `steps.after` and its chain dependency; `on_task` hears of each (its index, job id and directory) once it is
-// submitted. A refused task stops there, naming the tasks already submitted. Returns the job ids, in task order.
+// submitted. A refused task stops there, naming the tasks already submitted (JOBDIR's job.json names those).
+// Returns the job ids, in task order.
 using TaskSubmitted = std::function<void(int index, const std::string& job_id, const std::string& dir)>;
 std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base,
                                           const SchedulerBackend& backend, const CommandRunner& run,

@@ -60,4 +60,36 @@ assert_eq "-W depend=afterany:1001.gadi-pbs $test_tmp/sweep/tasks/2/job.sh" "$(s
 assert_contains "$(cat "$test_tmp/sweep/tasks/1/job.sh")" "export HPCLAUNCH_SWEEP_LR=0.2"
 assert_contains "$(cat "$test_tmp/sweep/tasks/1/job.json")" '"job_id": "1002.gadi-pbs"'
 assert_contains "$(cat "$test_tmp/submit.err")" "submitted task 2 as job 1003.gadi-pbs"
+
+# The sweep's directory records the array (plan.json, each task's task.json, the three jobs in job.json) and is
+# listed once in the job index, as an array job is.
+assert_contains "$(cat "$test_tmp/sweep/job.json")" '"task_job_ids"'
+assert_contains "$(cat "$test_tmp/sweep/tasks/2/task.json")" '"lr"'
+assert_eq 1 "$(grep -c sweep "$XDG_STATE_HOME/hpclaunch/jobs")" "index rows of the sweep"
+cat >"$test_tmp/bin/qstat" <<'QSTAT'
+#!/bin/sh
+echo "$*" >>"$QSTAT_LOG"
+for id in "$@"; do  # the jobs asked for, each as qstat -f writes it
+  case $id in
+    1001.gadi-pbs) printf 'Job Id: 1001.gadi-pbs\n    job_state = F\n    Exit_status = 0\n' ;;
+    1002.gadi-pbs) printf 'Job Id: 1002.gadi-pbs\n    job_state = R\n' ;;
+    1003.gadi-pbs) printf 'Job Id: 1003.gadi-pbs\n    job_state = H\n' ;;
+  esac
+done
+QSTAT
+cat >"$test_tmp/bin/qdel" <<'QDEL'
+#!/bin/sh
+echo "qdel $*" >>"$QSTAT_LOG"
+QDEL
+chmod +x "$test_tmp/bin/qstat" "$test_tmp/bin/qdel"
+export QSTAT_LOG=$test_tmp/qstat.log
+hl() { PATH=$test_tmp/bin:$PATH "$HPCLAUNCH" "$@"; }
+out=$(hl status "$test_tmp/sweep") || fail "status of the Gadi sweep failed: $out"
+assert_eq "1001.gadi-pbs 3 tasks: 1 running, 1 pending, 1 completed" "$(echo "$out" | head -1)" "the sweep's status"
+assert_contains "$(echo "$out" | grep '1003.gadi-pbs')" "lr=0.3" "task 2's line"
+assert_eq "-x -f -t 1001.gadi-pbs 1002.gadi-pbs 1003.gadi-pbs" "$(tail -1 "$QSTAT_LOG")" "one qstat for the three jobs"
+assert_eq "1002.gadi-pbs R" "$(hl status 1002.gadi-pbs)" "a task by its own job id"
+assert_contains "$(hl jobs)" "3 tasks: 1 running, 1 pending, 1 completed" "the sweep's row in jobs"
+hl cancel "$test_tmp/sweep" >/dev/null 2>&1 || fail "cancel of the Gadi sweep failed"
+assert_eq "qdel 1001.gadi-pbs 1002.gadi-pbs 1003.gadi-pbs" "$(tail -1 "$QSTAT_LOG")" "cancel: one qdel of the three jobs"
 echo ok

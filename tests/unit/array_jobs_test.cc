@@ -33,14 +33,17 @@ JobState phase(Phase p) {
 // An array job directory with `tasks` tasks of values lr=0.1*(i+1), as submit writes it.
 struct ArrayDir {
   fs::path dir;
-  explicit ArrayDir(const std::string& name, int tasks, Scheduler scheduler = Scheduler::slurm, const std::string& id = "1000") {
+  // `task_ids`: the array's tasks were submitted as jobs of their own (a site without job arrays, Gadi).
+  explicit ArrayDir(const std::string& name, int tasks, Scheduler scheduler = Scheduler::slurm, const std::string& id = "1000",
+                    const std::vector<std::string>& task_ids = {}) {
     dir = fs::temp_directory_path() / ("hpclaunch-array-test-" + name);
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "plan.json") << nlohmann::json({{"site", "x"}, {"scheduler", scheduler}, {"job_name", "train"},
                                                          {"nodes", 1}, {"command", {"train"}},
                                                          {"array", {{"tasks", tasks}, {"max_concurrent", 2}, {"mode", "product"}, {"keys", {"lr"}}}}});
-    std::ofstream(dir / "job.json") << nlohmann::json({{"job_id", id}, {"scheduler", scheduler}, {"site", "x"}, {"nodes", 1}});
+    std::ofstream(dir / "job.json") << nlohmann::json(
+        {{"job_id", id}, {"scheduler", scheduler}, {"site", "x"}, {"nodes", 1}, {"task_job_ids", task_ids}});
     for (int i = 0; i < tasks; ++i) {
       fs::create_directories(dir / "tasks" / std::to_string(i));
       TaskFile f{i, {{"lr", "0." + std::to_string(i + 1)}}, {"train", "--metrics", (dir / "tasks" / std::to_string(i) / "m.jsonl").string()}, {}};
@@ -208,3 +211,60 @@ TEST_CASE("plot's table: each task's values, best validation loss and its step; 
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("an array whose tasks are jobs of their own (Gadi): each task's id, asked in one qstat, cancelled together") {
+  const std::vector<std::string> ids = {"1001.gadi-pbs", "1002.gadi-pbs", "1003.gadi-pbs"};
+  ArrayDir a("per-task", 3, Scheduler::pbs, ids[0], ids);
+  std::vector<std::string> index = {a.dir.string()};
+  JobRecord array = resolve_job(ids[0], index);  // the first task's id names the array
+  REQUIRE(array.is_array());
+  CHECK(array.per_task());
+  JobRecord t = resolve_job(ids[2], index);  // another task's id names that task
+  CHECK(t.task == 2);
+  CHECK(t.job_id == ids[2]);
+  CHECK(t.listed_id() == ids[2]);
+  CHECK(t.dir == (a.dir / "tasks" / "2").string());
+  CHECK(task_label(t) == "lr=0.3");
+  CHECK(task_record(array, 1).job_id == ids[1]);
+
+  std::vector<std::vector<std::string>> calls;
+  auto qstat = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return ProcessResult{0,
+                         "Job Id: 1001.gadi-pbs\n    job_state = F\n    Exit_status = 0\n"
+                         "Job Id: 1002.gadi-pbs\n    job_state = R\n",
+                         ""};  // the third, waiting on the first, is not listed: forgotten, its directory tells
+  };
+  const auto& pbs = backend_for(Scheduler::pbs);
+  std::vector<JobState> tasks = pbs.query_tasks(array, qstat);
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == std::vector<std::string>{"qstat", "-x", "-f", "-t", ids[0], ids[1], ids[2]});
+  REQUIRE(tasks.size() == 3);
+  CHECK(tasks[0].phase == Phase::completed);
+  CHECK(tasks[1].phase == Phase::running);
+  CHECK(tasks[2].phase == Phase::finished_unknown);
+  CHECK(describe(pbs.query(array, qstat)) == "3 tasks: 1 running, 1 completed, 1 finished");
+  std::vector<JobAnswer> many = pbs.query_many({array, t}, qstat);
+  CHECK(calls.back() == std::vector<std::string>{"qstat", "-x", "-f", "-t", ids[0], ids[1], ids[2]});
+  CHECK(describe(*many[0].state) == "3 tasks: 1 running, 1 completed, 1 finished");
+  CHECK(many[1].state->phase == Phase::finished_unknown);
+  calls.clear();
+  pbs.cancel(array, [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return ProcessResult{0, "", ""};
+  });
+  CHECK(calls == std::vector<std::vector<std::string>>{{"qdel", ids[0], ids[1], ids[2]}});
+
+  // The same array on a Slurm site without arrays: squeue lists each task under its own id.
+  ArrayDir s("per-task-slurm", 2, Scheduler::slurm, "2001", {"2001", "2002"});
+  calls.clear();
+  auto squeue = [&](const std::vector<std::string>& argv) {
+    calls.push_back(argv);
+    return ProcessResult{0, test::squeue_line("2001", "COMPLETED", "None", 0) + test::squeue_line("2002", "PENDING", "Dependency", 0), ""};
+  };
+  const auto& slurm = backend_for(Scheduler::slurm);
+  CHECK(describe(slurm.query(s.record(), squeue)) == "2 tasks: 1 pending, 1 completed");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == squeue_jobs_command({"2001", "2002"}));
+  CHECK(describe(slurm.query(task_record(s.record(), 1), squeue)) == "PENDING (Dependency)");
+}
