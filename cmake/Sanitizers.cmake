@@ -37,7 +37,7 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/record/job_record.cc
   launcher/scheduler/backend.cc launcher/scheduler/slurm.cc
   launcher/scheduler/pbs.cc launcher/scheduler/local.cc launcher/scheduler/local_job.cc
-  launcher/metrics/records.cc launcher/jobs/metrics.cc launcher/jobs/log_filter.cc
+  launcher/metrics/records.cc launcher/jobs/run_curves.cc launcher/jobs/latest_records.cc launcher/jobs/log_filter.cc
   launcher/submit/job_index.cc
   launcher/survey/cluster_info.cc
   launcher/agent/protocol.cc launcher/agent/failure.cc

@@ -10,7 +10,7 @@
 #include "cli/cli_util.h"
 #include "jobs/metrics_location.h"
 #include "record/job_record.h"
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 #include "plot/panels.h"
 #include "plot/plot.h"
 #include "plot/sweep_table.h"
@@ -94,8 +94,8 @@ int cmd_plot(const Args& args) {
     paths.push_back(metrics_path(job, cwd));
     names.emplace_back();
   }
-  std::vector<Metrics> runs;
-  for (const auto& p : paths) runs.push_back(read_metrics(p));
+  std::vector<RunCurves> runs;
+  for (const auto& p : paths) runs.push_back(read_run_curves(p));
   for (const auto& run : runs)
     for (const auto& note : plot_notes(run)) fmt::print(stderr, "hpclaunch: note: {}\n", note);
 

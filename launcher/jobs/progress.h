@@ -5,14 +5,14 @@
 #include <string>
 
 #include "dialect/job_state.h"
-#include "jobs/metrics.h"
+#include "jobs/latest_records.h"
 
 namespace hpclaunch {
 
 struct Progress {
   std::string job_id;
   JobState state;
-  LatestMetrics metrics;
+  LatestRecords latest;  // of the metrics file
   double elapsed_s = -1;  // since `wait` started; negative: not shown (plain lines print only changes)
 };
 

@@ -10,7 +10,7 @@ namespace hpclaunch {
 namespace {
 
 // The lowest finite validation loss of a run and its step; nullopt without one.
-std::optional<Point> best_validation(const Metrics& m) {
+std::optional<Point> best_validation(const RunCurves& m) {
   const Curve* c = m.curve("val_loss");
   std::optional<Point> best;
   if (c)
