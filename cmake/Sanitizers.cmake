@@ -41,7 +41,7 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/submit/job_index.cc
   launcher/survey/cluster_info.cc
   launcher/agent/protocol.cc launcher/agent/failure.cc
-  trainer/idx_file.cc trainer/metrics_log.cc trainer/atomic_file.cc)
+  trainer/idx_file.cc trainer/metrics_writer.cc trainer/atomic_file.cc)
 
 # Keeps in the list `var` (absolute paths) only the files above when building for fuzzing.
 function(hpclaunch_fuzz_sources var)

@@ -17,7 +17,7 @@ const std::vector<Point>& points(const RunCurves& m, const char* field) {
   return c->points;
 }
 
-// Lines as trainer/trainer.cc (MetricsFile) writes them.
+// Lines as the trainer writes them (trainer/metrics_writer.h).
 const char* k_file =
     "{\"type\":\"step\",\"epoch\":1,\"step\":1,\"loss\":2.5,\"lr\":0.001,\"samples_per_s\":400,\"step_time_s\":0.5,\"allreduce_s\":0.01}\n"
     "{\"type\":\"step\",\"epoch\":1,\"step\":2,\"loss\":1.5,\"lr\":0.002,\"samples_per_s\":420,\"step_time_s\":0.25,\"allreduce_s\":0.01}\n"

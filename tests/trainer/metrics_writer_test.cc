@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "metrics_log.h"
+#include "metrics_writer.h"
 
 using namespace hpctrain;
 
