@@ -53,7 +53,7 @@ TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest") {
   CHECK(shell_join({"python", "-c", "print(1)"}) == "python -c 'print(1)'");
 }
 
-TEST_CASE("env names") {
+TEST_CASE("an environment variable name is letters, digits and _, not starting with a digit") {
   CHECK(is_env_name("NCCL_DEBUG"));
   CHECK(is_env_name("_x1"));
   CHECK_FALSE(is_env_name("1X"));
