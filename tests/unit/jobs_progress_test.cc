@@ -58,7 +58,7 @@ TEST_CASE("a run stopped by a non-finite loss says so and where; skipped steps a
   CHECK(progress_line(p) == "7 RUNNING step 9 loss nan stopped: non-finite loss at step 9 (3 skipped)");
 }
 
-TEST_CASE("durations") {
+TEST_CASE("a duration reads M:SS under an hour and H:MM:SS from one, rounded to the second; a negative one is 0:00") {
   CHECK(format_duration(0) == "0:00");
   CHECK(format_duration(59.6) == "1:00");
   CHECK(format_duration(3600) == "1:00:00");
