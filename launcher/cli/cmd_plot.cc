@@ -121,7 +121,7 @@ int cmd_plot(const Args& args) {
     for (const auto& [task, run] : a.tasks) {
       TaskResult r{*task.task, {}, std::nullopt};
       for (const auto& v : task.values) r.values.emplace_back(v.key, v.value);
-      if (run) r.metrics = runs[*run];
+      if (run) r.curves = runs[*run];
       results.push_back(r);
     }
     fmt::print("{}: best validation loss of each task\n{}", a.job_id, best_validation_table(a.keys, results));

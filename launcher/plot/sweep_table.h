@@ -13,7 +13,7 @@ namespace hpclaunch {
 struct TaskResult {
   int task = 0;
   std::vector<std::pair<std::string, std::string>> values;  // key -> value, as swept
-  std::optional<RunCurves> metrics;                           // nullopt: the task wrote none (yet)
+  std::optional<RunCurves> curves;                            // nullopt: the task wrote no metrics file (yet)
 };
 
 // "TASK  lr  bs  BEST VAL LOSS  AT STEP  LAST LOSS  STEPS" and a row per task; "-" where a task has no such

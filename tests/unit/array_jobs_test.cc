@@ -185,7 +185,8 @@ TEST_CASE("local: a task not started waits while the runner works, and never sta
 }
 
 TEST_CASE("plot's table: each task's values, best validation loss and its step; the best marked") {
-  // Curves as metrics.cc reads them: loss per step, val_loss per validation (a NaN one is a gap, never the best).
+  // Curves as jobs/run_curves.cc reads them: loss per step, val_loss per validation (a NaN one is a gap, never the
+  // best).
   auto curves = [](std::vector<Point> loss, std::vector<Point> val) {
     RunCurves m;
     m.curves.push_back({"loss", std::move(loss)});
