@@ -1,5 +1,6 @@
-// Fuzz target: hpclaunch-train's --metrics file as its readers take it: `plot` whole and strictly (launcher/jobs/run_curves.cc), `wait` the
-// tail of a file being written (launcher/jobs/latest_records.cc), and the trainer's cut on resume (trainer/metrics_writer.cc).
+// Fuzz target: hpclaunch-train's --metrics file as its readers take it: `plot` whole and strictly
+// (launcher/jobs/run_curves.cc), `wait` the tail of a file being written (launcher/jobs/latest_records.cc), and the
+// trainer's cut on resume (trainer/metrics_writer.cc).
 // Bad input may only throw hpclaunch::Error; a file it accepts has a curve.
 #include "fuzz_check.h"
 #include "jobs/latest_records.h"

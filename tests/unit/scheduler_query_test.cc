@@ -1,6 +1,6 @@
-// A job's state and cancelling it: state parsing, the state query's fallbacks, cancel. Slurm outputs were captured from the real test cluster
-// (slurm-wlm 22.05.8, scripts/test-cluster.sh); PBS outputs follow OpenPBS's documented `qstat -f` format (no PBS
-// server can run here, see /work/shared/TEST-CLUSTER.md).
+// A job's state and cancelling it: state parsing, the state query's fallbacks, cancel. Slurm outputs were captured
+// from the real test cluster (slurm-wlm 22.05.8, scripts/test-cluster.sh); PBS outputs follow OpenPBS's documented
+// `qstat -f` format (no PBS server can run here, see /work/shared/TEST-CLUSTER.md).
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -1,5 +1,6 @@
-// Submitting (and requeueing) through each backend: the exact command lines, the parsing of every answer (recorded from the test
-// cluster's Slurm 22.05 and from OpenPBS's documented qsub output), test-only validation, arrays, dependencies.
+// Submitting (and requeueing) through each backend: the exact command lines, the parsing of every answer (recorded
+// from the test cluster's Slurm 22.05 and from OpenPBS's documented qsub output), test-only validation, arrays,
+// dependencies.
 #include <doctest/doctest.h>
 
 #include "scheduler/pbs.h"
