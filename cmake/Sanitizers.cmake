@@ -37,11 +37,11 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/record/job_record.cc
   launcher/scheduler/backend.cc launcher/scheduler/slurm.cc
   launcher/scheduler/pbs.cc launcher/scheduler/local.cc launcher/scheduler/local_job.cc
-  launcher/metrics/records.cc launcher/jobs/metrics.cc launcher/jobs/log_filter.cc
+  launcher/metrics/records.cc launcher/jobs/run_curves.cc launcher/jobs/latest_records.cc launcher/jobs/log_filter.cc
   launcher/submit/job_index.cc
   launcher/survey/cluster_info.cc
   launcher/agent/protocol.cc launcher/agent/failure.cc
-  trainer/idx_file.cc trainer/metrics_log.cc trainer/atomic_file.cc)
+  trainer/idx_file.cc trainer/metrics_writer.cc trainer/atomic_file.cc)
 
 # Keeps in the list `var` (absolute paths) only the files above when building for fuzzing.
 function(hpclaunch_fuzz_sources var)

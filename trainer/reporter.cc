@@ -22,7 +22,7 @@ double unix_time() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-Reporter::Reporter(const Run& run) : m_run(run), m_metrics(run.rank0() ? run.o.metrics_file : "") {}
+Reporter::Reporter(const Run& run) : m_run(run), m_writer(run.rank0() ? run.o.metrics_file : "") {}
 
 void Reporter::run_start() {
   metrics::RunStart start;
@@ -32,7 +32,7 @@ void Reporter::run_start() {
   start.global_batch = m_run.batch.global_batch;
   start.on_nonfinite = m_run.o.on_nonfinite;
   start.time = unix_time();
-  m_metrics.write(start);
+  m_writer.write(start);
 }
 
 void Reporter::step(int64_t step_number, int64_t batch_index, double lr, const StepResult& r, StepAction action,
@@ -53,7 +53,7 @@ void Reporter::step(int64_t step_number, int64_t batch_index, double lr, const S
   record.cpu_s = cpu_s;
   record.time = unix_time();
   record.skipped = r.nonfinite && tracker.skips_steps();
-  m_metrics.write(record);
+  m_writer.write(record);
   if (action == StepAction::skip)
     std::fprintf(stdout, "step %lld: non-finite loss on %s: optimizer step skipped (%lld in a row, %lld in all)\n",
                  static_cast<long long>(step_number), join_ranks(bad_ranks).c_str(),
@@ -76,12 +76,12 @@ void Reporter::validation(double val_loss, double seconds) {
   v.val_loss = val_loss;
   v.time_s = seconds;
   v.time = unix_time();
-  m_metrics.write(v);
+  m_writer.write(v);
 }
 
 void Reporter::nonfinite_end(metrics::RunEnd end, const NonfiniteTracker& tracker) {
   if (!m_run.rank0()) return;
-  m_metrics.write(end);
+  m_writer.write(end);
   const TrainOptions& o = m_run.o;
   char last[96] = "no finite loss before it";
   if (tracker.last_finite_step())
@@ -106,7 +106,7 @@ void Reporter::nonfinite_end(metrics::RunEnd end, const NonfiniteTracker& tracke
 
 void Reporter::stopped_end(const metrics::RunEnd& end) {
   if (!m_run.rank0()) return;
-  m_metrics.write(end);
+  m_writer.write(end);
   std::fprintf(stdout, "stopped by signal at step %lld; checkpoint %s; exit %d (requeue)\n",
                static_cast<long long>(m_run.state.global_step),
                m_run.o.checkpoint_dir.empty() ? "not written (no --checkpoint-dir)" : m_run.latest_path().c_str(),
@@ -122,7 +122,7 @@ void Reporter::replicas(double deviation) {
 
 void Reporter::done_end(const metrics::RunEnd& end, int64_t skipped) {
   if (!m_run.rank0()) return;
-  m_metrics.write(end);
+  m_writer.write(end);
   const double best = m_run.state.best_val_loss;
   std::fprintf(stdout, "done: %lld steps in %.1f s (%.1f s training), %.1f samples/s, best val loss %s%s\n",
                static_cast<long long>(m_run.state.global_step), since(m_start), m_train_seconds,

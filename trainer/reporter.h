@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "metrics/records.h"
-#include "metrics_log.h"
+#include "metrics_writer.h"
 #include "run.h"
 #include "step.h"
 #include "step_policy.h"
@@ -33,7 +33,7 @@ class Reporter {
 
  private:
   const Run& m_run;
-  MetricsFile m_metrics;
+  MetricsWriter m_writer;
   Clock::time_point m_start = Clock::now();
   Clock::time_point m_window_start = Clock::now();
   int64_t m_window_steps = 0;

@@ -10,7 +10,7 @@
 #include "cli/cli_util.h"
 #include "jobs/metrics_location.h"
 #include "record/job_record.h"
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 #include "plot/panels.h"
 #include "plot/plot.h"
 #include "plot/sweep_table.h"
@@ -94,8 +94,8 @@ int cmd_plot(const Args& args) {
     paths.push_back(metrics_path(job, cwd));
     names.emplace_back();
   }
-  std::vector<Metrics> runs;
-  for (const auto& p : paths) runs.push_back(read_metrics(p));
+  std::vector<RunCurves> runs;
+  for (const auto& p : paths) runs.push_back(read_run_curves(p));
   for (const auto& run : runs)
     for (const auto& note : plot_notes(run)) fmt::print(stderr, "hpclaunch: note: {}\n", note);
 
@@ -121,7 +121,7 @@ int cmd_plot(const Args& args) {
     for (const auto& [task, run] : a.tasks) {
       TaskResult r{*task.task, {}, std::nullopt};
       for (const auto& v : task.values) r.values.emplace_back(v.key, v.value);
-      if (run) r.metrics = runs[*run];
+      if (run) r.curves = runs[*run];
       results.push_back(r);
     }
     fmt::print("{}: best validation loss of each task\n{}", a.job_id, best_validation_table(a.keys, results));

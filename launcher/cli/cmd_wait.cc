@@ -84,7 +84,7 @@ int cmd_wait(const Args& args) {
     p.job_id = job.job_id;
     p.state = state;
     if (state.phase != Phase::pending && !job.is_array())  // an array's line: its counts alone
-      p.metrics = latest_metrics(read_file_tail(metrics_path(job, cwd), 64 * 1024));
+      p.latest = latest_records(read_file_tail(metrics_path(job, cwd), 64 * 1024));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (tty) {
       p.elapsed_s = elapsed;

@@ -15,17 +15,17 @@ std::string format_duration(double seconds) {
 std::string progress_line(const Progress& p) {
   std::string line = fmt::format("{} {}", p.job_id, describe(p.state));
   if (p.elapsed_s >= 0) line += " " + format_duration(p.elapsed_s);
-  if (const auto& s = p.metrics.step) {
+  if (const auto& s = p.latest.step) {
     line += fmt::format(" step {} loss {:.4g}", s->step, s->loss);
     if (s->lr > 0) line += fmt::format(" lr {:.2e}", s->lr);
     if (s->samples_per_s > 0) line += fmt::format(" {:.0f} samples/s", s->samples_per_s);
   }
-  if (const auto& v = p.metrics.validation) line += fmt::format(" val {:.4g}", v->val_loss);
-  if (const auto& e = p.metrics.end) {
+  if (const auto& v = p.latest.validation) line += fmt::format(" val {:.4g}", v->val_loss);
+  if (const auto& e = p.latest.end) {
     if (e->status == "nonfinite")
       line += fmt::format(" stopped: non-finite loss at step {}", e->nonfinite_step.value_or(e->step));
     if (e->skipped_steps > 0) line += fmt::format(" ({} skipped)", e->skipped_steps);
-  } else if (const auto& s = p.metrics.step; s && s->skipped) {
+  } else if (const auto& s = p.latest.step; s && s->skipped) {
     line += " (step skipped)";
   }
   return line;

@@ -5,18 +5,18 @@
 #include <string>
 
 #include "dialect/job_state.h"
-#include "jobs/metrics.h"
+#include "jobs/latest_records.h"
 
 namespace hpclaunch {
 
 struct Progress {
   std::string job_id;
   JobState state;
-  LatestMetrics metrics;
+  LatestRecords latest;  // of the metrics file
   double elapsed_s = -1;  // since `wait` started; negative: not shown (plain lines print only changes)
 };
 
-// "1234 RUNNING 0:42 step 120 loss 0.0312 lr 1.00e-03 410 samples/s val 0.0298"; without metrics the state only.
+// "1234 RUNNING 0:42 step 120 loss 0.0312 lr 1.00e-03 410 samples/s val 0.0298"; without records the state only.
 // A run that stopped on a non-finite loss ends with "stopped: non-finite loss at step 7"; skipped steps are
 // counted ("(3 skipped)").
 std::string progress_line(const Progress& p);

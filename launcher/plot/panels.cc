@@ -87,7 +87,7 @@ bool is_standard(const std::string& field) {
 
 }  // namespace
 
-std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vector<std::string>& labels) {
+std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels) {
   double max_wall = 0;
   for (const auto& m : runs)
     for (const auto& c : m.curves)
@@ -133,7 +133,7 @@ std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vect
   return panels;
 }
 
-std::vector<std::string> plot_notes(const Metrics& m) {
+std::vector<std::string> plot_notes(const RunCurves& m) {
   auto join = [](const std::vector<std::string>& v) {
     std::string out;
     for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 
 namespace hpclaunch {
 
@@ -40,10 +40,10 @@ std::vector<std::string> run_labels(const std::vector<std::string>& paths);
 
 // Eight panels, row by row: {loss, validation loss, learning rate, samples/s} x {step, wall time}; then two
 // more for each further field of a user log (in the order the runs' files name them).
-std::vector<Panel> make_panels(const std::vector<Metrics>& runs, const std::vector<std::string>& labels);
+std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels);
 
 // What `plot` tells about a run beside drawing it: for a user log the fields it drew and those it did not; where
 // values were not finite. Empty for a clean hpclaunch-train file.
-std::vector<std::string> plot_notes(const Metrics& m);
+std::vector<std::string> plot_notes(const RunCurves& m);
 
 }  // namespace hpclaunch

@@ -10,7 +10,7 @@ namespace hpclaunch {
 namespace {
 
 // The lowest finite validation loss of a run and its step; nullopt without one.
-std::optional<Point> best_validation(const Metrics& m) {
+std::optional<Point> best_validation(const RunCurves& m) {
   const Curve* c = m.curve("val_loss");
   std::optional<Point> best;
   if (c)
@@ -34,13 +34,13 @@ std::string best_validation_table(const std::vector<std::string>& keys, const st
       auto it = std::find_if(t.values.begin(), t.values.end(), [&](const auto& kv) { return kv.first == key; });
       row.push_back(it == t.values.end() ? "-" : it->second);
     }
-    auto v = t.metrics ? best_validation(*t.metrics) : std::nullopt;
+    auto v = t.curves ? best_validation(*t.curves) : std::nullopt;
     row.push_back(v ? fmt::format("{:.6g}", v->value) : "-");
     row.push_back(v ? std::to_string(v->step) : "-");
-    const Curve* loss = t.metrics ? t.metrics->curve("loss") : nullptr;
+    const Curve* loss = t.curves ? t.curves->curve("loss") : nullptr;
     const bool stepped = loss && !loss->points.empty();
     row.push_back(stepped ? fmt::format("{:.6g}", loss->points.back().value) : "-");
-    row.push_back(stepped ? std::to_string(loss->points.back().step) : t.metrics ? "0" : "(no metrics)");
+    row.push_back(stepped ? std::to_string(loss->points.back().step) : t.curves ? "0" : "(no metrics)");
     if (v && (!best_row || v->value < best)) best_row = rows.size(), best = v->value;
     rows.push_back(row);
   }

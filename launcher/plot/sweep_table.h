@@ -6,14 +6,14 @@
 #include <utility>
 #include <vector>
 
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 
 namespace hpclaunch {
 
 struct TaskResult {
   int task = 0;
   std::vector<std::pair<std::string, std::string>> values;  // key -> value, as swept
-  std::optional<Metrics> metrics;                           // nullopt: the task wrote none (yet)
+  std::optional<RunCurves> curves;                            // nullopt: the task wrote no metrics file (yet)
 };
 
 // "TASK  lr  bs  BEST VAL LOSS  AT STEP  LAST LOSS  STEPS" and a row per task; "-" where a task has no such

@@ -27,7 +27,7 @@ TEST_CASE("SLURM_JOBID alone names a Slurm job, for the agent as for the runtime
   CHECK(job.nnodes == 3);
 }
 
-TEST_CASE("a local job and no job at all") {
+TEST_CASE("a local job is read from HPCLAUNCH_* variables; no variables at all is no job") {
   Env local = {{"HPCLAUNCH_LOCAL_JOB", "1"}, {"HPCLAUNCH_JOB_ID", "local-1-2"}, {"HPCLAUNCH_NNODES", "2"},
                {"HPCLAUNCH_NODE_RANK", "1"}, {"HPCLAUNCH_GPUS", "0,1"}};
   JobEnvironment job = read_job_environment(local, {});

@@ -1,5 +1,5 @@
 // resolve_agent_options: the agent's decisions from its flags as written, the environment, the allocation and the
-// machine (no command line parser here: cli/cmd_agent.cc reads the flags, agent_env_test reads whole argvs).
+// machine (no command line parser here: cli/cmd_agent.cc reads the flags, agent_flags_test reads whole argvs).
 #include <doctest/doctest.h>
 
 #include <optional>

@@ -190,16 +190,17 @@ TEST_CASE("local: a task not started waits while the runner works, and never sta
 }
 
 TEST_CASE("plot's table: each task's values, best validation loss and its step; the best marked") {
-  // Curves as metrics.cc reads them: loss per step, val_loss per validation (a NaN one is a gap, never the best).
+  // Curves as jobs/run_curves.cc reads them: loss per step, val_loss per validation (a NaN one is a gap, never the
+  // best).
   auto curves = [](std::vector<Point> loss, std::vector<Point> val) {
-    Metrics m;
+    RunCurves m;
     m.curves.push_back({"loss", std::move(loss)});
     if (!val.empty()) m.curves.push_back({"val_loss", std::move(val)});
     return m;
   };
-  Metrics m1 = curves({{1, 0, 0.9}, {20, 0, 0.5}}, {{10, 0, 0.7}, {20, 0, 0.6}});
-  Metrics m2 = curves({{20, 0, 0.4}}, {{10, 0, 0.45}, {15, 0, std::nan("")}, {20, 0, 0.5}});
-  Metrics m3 = curves({{5, 0, 1.0}}, {});
+  RunCurves m1 = curves({{1, 0, 0.9}, {20, 0, 0.5}}, {{10, 0, 0.7}, {20, 0, 0.6}});
+  RunCurves m2 = curves({{20, 0, 0.4}}, {{10, 0, 0.45}, {15, 0, std::nan("")}, {20, 0, 0.5}});
+  RunCurves m3 = curves({{5, 0, 1.0}}, {});
   std::vector<TaskResult> tasks = {{0, {{"lr", "0.1"}}, m1}, {1, {{"lr", "0.2"}}, m2}, {2, {{"lr", "0.3"}}, m3},
                                    {3, {{"lr", "0.4"}}, std::nullopt}};
   CHECK(best_validation_table({"lr"}, tasks) ==

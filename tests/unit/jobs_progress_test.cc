@@ -28,12 +28,12 @@ TEST_CASE("running: step, loss, learning rate, throughput, last validation") {
   step.loss = 0.031234;
   step.lr = 0.001;
   step.samples_per_s = 410.4;
-  p.metrics.step = step;
+  p.latest.step = step;
   CHECK(progress_line(p) == "1234 RUNNING step 120 loss 0.03123 lr 1.00e-03 410 samples/s");
   metrics::Validation validation;
   validation.step = 100;
   validation.val_loss = 0.0298;
-  p.metrics.validation = validation;
+  p.latest.validation = validation;
   p.elapsed_s = 3725;
   CHECK(progress_line(p) == "1234 RUNNING 1:02:05 step 120 loss 0.03123 lr 1.00e-03 410 samples/s val 0.0298");
 }
@@ -47,18 +47,18 @@ TEST_CASE("a run stopped by a non-finite loss says so and where; skipped steps a
   step.step = 9;
   step.loss = metrics::k_nan;
   step.skipped = true;
-  p.metrics.step = step;
+  p.latest.step = step;
   CHECK(progress_line(p) == "7 RUNNING step 9 loss nan (step skipped)");
   metrics::RunEnd end;
   end.status = "nonfinite";
   end.step = 9;
   end.nonfinite_step = 9;
   end.skipped_steps = 3;
-  p.metrics.end = end;
+  p.latest.end = end;
   CHECK(progress_line(p) == "7 RUNNING step 9 loss nan stopped: non-finite loss at step 9 (3 skipped)");
 }
 
-TEST_CASE("durations") {
+TEST_CASE("a duration reads M:SS under an hour and H:MM:SS from one, rounded to the second; a negative one is 0:00") {
   CHECK(format_duration(0) == "0:00");
   CHECK(format_duration(59.6) == "1:00");
   CHECK(format_duration(3600) == "1:00:00");

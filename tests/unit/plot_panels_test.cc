@@ -9,8 +9,8 @@ using namespace hpclaunch;
 
 namespace {
 
-Metrics run(double first_loss, double last_loss, double seconds_per_step, int steps) {
-  Metrics m;
+RunCurves run(double first_loss, double last_loss, double seconds_per_step, int steps) {
+  RunCurves m;
   m.path = "m.jsonl";
   m.curves = {{"loss", {}}, {"lr", {}}, {"samples_per_s", {}}, {"val_loss", {}}};
   for (int i = 1; i <= steps; ++i) {
@@ -74,7 +74,7 @@ TEST_CASE("runs are named by file, else by directory, else by path") {
 }
 
 TEST_CASE("a non-finite value stays in the series as NaN (a gap), out of the ranges, and its step is marked") {
-  Metrics m = run(2, 1, 0.5, 10);
+  RunCurves m = run(2, 1, 0.5, 10);
   m.curves[0].points[4].value = NAN;
   m.marks.push_back({5, 2.5, "non-finite loss"});
   auto panels = make_panels({m}, {"a"});
@@ -92,7 +92,7 @@ TEST_CASE("a non-finite value stays in the series as NaN (a gap), out of the ran
 }
 
 TEST_CASE("a user log's further fields get two panels each, after the four; notes name what was drawn") {
-  Metrics user;
+  RunCurves user;
   user.path = "u.jsonl";
   user.user_log = true;
   user.curves = {{"loss", {{1, 0, 1.0}, {2, 1, 0.5}}}, {"acc", {{1, 0, 0.2}, {2, 1, 0.6}}}};

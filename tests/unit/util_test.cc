@@ -1,6 +1,8 @@
+// The util layer (it knows nothing of hpclaunch): strings, shell quoting, Error's one line, the line splitter.
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "util/line_splitter.h"
 #include "util/shell.h"
 #include "util/strings.h"
 
@@ -53,7 +55,7 @@ TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest") {
   CHECK(shell_join({"python", "-c", "print(1)"}) == "python -c 'print(1)'");
 }
 
-TEST_CASE("env names") {
+TEST_CASE("an environment variable name is letters, digits and _, not starting with a digit") {
   CHECK(is_env_name("NCCL_DEBUG"));
   CHECK(is_env_name("_x1"));
   CHECK_FALSE(is_env_name("1X"));
@@ -66,6 +68,19 @@ TEST_CASE("an Error reads as one line: where, what, fix") {
   CHECK(std::string(e.what()) == "--nodes: 0 is below 1; use --nodes 1 or more");
   CHECK(e.exit_code() == k_exit_bad_input);
   CHECK(failure("sbatch", "exited 1").exit_code() == k_exit_failure);
+}
+
+TEST_CASE("output is cut into whole lines, long ones in pieces") {
+  std::vector<std::string> lines;
+  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
+  LineSplitter s(8);
+  s.feed("ab", emit);
+  s.feed("c\nde\n\nf", emit);
+  CHECK(lines == std::vector<std::string>{"abc", "de", ""});
+  s.feed("0123456789", emit);
+  CHECK(lines.back() == "f0123456");
+  s.finish(emit);
+  CHECK(lines.back() == "789");
 }
 
 TEST_SUITE_END();

@@ -1,6 +1,6 @@
-// State parsing and the state query's fallbacks. Slurm outputs were captured from the real test cluster
-// (slurm-wlm 22.05.8, scripts/test-cluster.sh); PBS outputs follow OpenPBS's documented `qstat -f` format (no PBS
-// server can run here, see /work/shared/TEST-CLUSTER.md).
+// A job's state and cancelling it: state parsing, the state query's fallbacks, cancel. Slurm outputs were captured
+// from the real test cluster (slurm-wlm 22.05.8, scripts/test-cluster.sh); PBS outputs follow OpenPBS's documented
+// `qstat -f` format (no PBS server can run here, see /work/shared/TEST-CLUSTER.md).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -57,7 +57,7 @@ void cancel_job(const JobRecord& job, const CommandRunner& run) { backend_for(jo
 
 }  // namespace
 
-TEST_SUITE_BEGIN("scheduler_backend");
+TEST_SUITE_BEGIN("scheduler_query");
 
 TEST_CASE("every Slurm state word maps to a phase, and unknown words to none") {
   CHECK(slurm_phase("PENDING") == Phase::pending);
@@ -92,7 +92,7 @@ TEST_CASE("qstat -f: job_state letters and Exit_status") {
   CHECK_FALSE(parse_qstat_full("qstat: Unknown Job Id 1.s\n").has_value());
 }
 
-TEST_CASE("the local runner's state.json") {
+TEST_CASE("the local runner's state.json: running, exited with a code, cancelled (143), or a runner that died without one") {
   CHECK(parse_local_state(R"({"pid": 12, "state": "running"})", true, "s.json").phase == Phase::running);
   JobState dead = parse_local_state(R"({"pid": 12, "state": "running"})", false, "s.json");
   CHECK(dead.phase == Phase::failed);

@@ -1,5 +1,5 @@
-// The metrics file, written and truncated on resume: see metrics_log.h.
-#include "metrics_log.h"
+// The metrics file, written and truncated on resume: see metrics_writer.h.
+#include "metrics_writer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -31,7 +31,7 @@ int line_count(const std::string& text) {
 
 }  // namespace
 
-MetricsFile::MetricsFile(const std::string& path) {
+MetricsWriter::MetricsWriter(const std::string& path) {
   if (path.empty()) return;
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
@@ -42,11 +42,11 @@ MetricsFile::MetricsFile(const std::string& path) {
                            "check the path and its permissions");
 }
 
-MetricsFile::~MetricsFile() {
+MetricsWriter::~MetricsWriter() {
   if (m_file) std::fclose(m_file);
 }
 
-void MetricsFile::write(const hpclaunch::metrics::Record& record) {
+void MetricsWriter::write(const hpclaunch::metrics::Record& record) {
   if (!m_file) return;
   std::fputs(hpclaunch::metrics::to_line(record).c_str(), m_file);
   std::fflush(m_file);

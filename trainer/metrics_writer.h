@@ -1,4 +1,4 @@
-// The metrics file (--metrics, JSON lines): written as the run goes (MetricsFile), and across restarts. A run
+// The metrics file (--metrics, JSON lines): written as the run goes (MetricsWriter), and across restarts. A run
 // that was killed after its last checkpoint wrote records for steps that the next run trains again; on resume
 // those records go, so every step is in the file once and the file agrees with the checkpoint (as TensorBoard's
 // purge_step).
@@ -14,12 +14,12 @@ namespace hpctrain {
 // The --metrics file being written: one record (metrics/records.h) per line, appended and flushed as written.
 // An empty path writes nothing (ranks other than 0). A file that cannot be opened throws hpclaunch::Error
 // naming --metrics.
-class MetricsFile {
+class MetricsWriter {
  public:
-  explicit MetricsFile(const std::string& path);
-  ~MetricsFile();
-  MetricsFile(const MetricsFile&) = delete;
-  MetricsFile& operator=(const MetricsFile&) = delete;
+  explicit MetricsWriter(const std::string& path);
+  ~MetricsWriter();
+  MetricsWriter(const MetricsWriter&) = delete;
+  MetricsWriter& operator=(const MetricsWriter&) = delete;
   // A line per record for whoever follows the file (a few microseconds).
   void write(const hpclaunch::metrics::Record& record);
 

@@ -5,7 +5,7 @@
 
 using namespace hpclaunch;
 
-TEST_SUITE_BEGIN("jobs_logs");
+TEST_SUITE_BEGIN("jobs_log_filter");
 
 TEST_CASE("the agent's [host:rank] prefix and srun -l's rank: prefix name the rank") {
   CHECK(line_rank("[n1:3] epoch 1 step 10/100 loss 0.5") == 3);

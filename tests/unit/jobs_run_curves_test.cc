@@ -1,23 +1,23 @@
-// Reading hpclaunch-train's metrics lines as curves: strict for `plot` (errors name file:line), tolerant for
-// `wait`; non-finite values as gaps with marks; a user's own JSON-lines log.
+// A run's curves (jobs/run_curves.h): hpclaunch-train's metrics lines read strictly for `plot` (errors name
+// file:line); non-finite values as gaps with marks; a user's own JSON-lines log.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
 
 namespace {
 
-const std::vector<Point>& points(const Metrics& m, const char* field) {
+const std::vector<Point>& points(const RunCurves& m, const char* field) {
   const Curve* c = m.curve(field);
   REQUIRE_MESSAGE(c != nullptr, "no curve ", field);
   return c->points;
 }
 
-// Lines as trainer/trainer.cc (MetricsFile) writes them.
+// Lines as the trainer writes them (trainer/metrics_writer.h).
 const char* k_file =
     "{\"type\":\"step\",\"epoch\":1,\"step\":1,\"loss\":2.5,\"lr\":0.001,\"samples_per_s\":400,\"step_time_s\":0.5,\"allreduce_s\":0.01}\n"
     "{\"type\":\"step\",\"epoch\":1,\"step\":2,\"loss\":1.5,\"lr\":0.002,\"samples_per_s\":420,\"step_time_s\":0.25,\"allreduce_s\":0.01}\n"
@@ -26,10 +26,10 @@ const char* k_file =
 
 }  // namespace
 
-TEST_SUITE_BEGIN("jobs_metrics");
+TEST_SUITE_BEGIN("jobs_run_curves");
 
 TEST_CASE("steps and validations are read; wall time sums step and validation times") {
-  Metrics m = parse_metrics(k_file, "m.jsonl");
+  RunCurves m = parse_run_curves(k_file, "m.jsonl");
   CHECK_FALSE(m.user_log);
   REQUIRE(points(m, "loss").size() == 3);
   REQUIRE(points(m, "val_loss").size() == 1);
@@ -45,7 +45,7 @@ TEST_CASE("steps and validations are read; wall time sums step and validation ti
 }
 
 TEST_CASE("a record's own wall_s wins over the sum") {
-  Metrics m = parse_metrics("{\"type\":\"step\",\"step\":1,\"loss\":1,\"step_time_s\":0.5,\"wall_s\":9}\n", "m");
+  RunCurves m = parse_run_curves("{\"type\":\"step\",\"step\":1,\"loss\":1,\"step_time_s\":0.5,\"wall_s\":9}\n", "m");
   CHECK(points(m, "loss")[0].wall_s == doctest::Approx(9));
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("with \"time\" stamps wall time counts from the first record, across r
       // requeued: 2 minutes in the queue, then step 2 again
       "{\"type\":\"step\",\"step\":2,\"loss\":1.4,\"step_time_s\":0.5,\"time\":1700000121.75}\n"
       "{\"type\":\"step\",\"step\":3,\"loss\":1.0,\"step_time_s\":0.5,\"time\":1700000122.25}\n";
-  Metrics m = parse_metrics(stamped, "m");
+  RunCurves m = parse_run_curves(stamped, "m");
   REQUIRE(points(m, "loss").size() == 3);
   CHECK(points(m, "loss")[0].wall_s == doctest::Approx(0.0));
   CHECK(points(m, "loss")[1].wall_s == doctest::Approx(121.5));
@@ -66,47 +66,25 @@ TEST_CASE("with \"time\" stamps wall time counts from the first record, across r
 }
 
 TEST_CASE("bad metrics files: one error naming file:line") {
-  CHECK_THROWS_WITH(parse_metrics("", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
-  CHECK_THROWS_WITH(parse_metrics("\n\n", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
+  CHECK_THROWS_WITH(parse_run_curves("", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
+  CHECK_THROWS_WITH(parse_run_curves("\n\n", "m.jsonl"), doctest::Contains("m.jsonl: is empty"));
   std::string truncated = std::string(k_file) + "{\"type\":\"step\",\"ep";
-  CHECK_THROWS_WITH(parse_metrics(truncated, "m.jsonl"), doctest::Contains("m.jsonl:5: the last line is cut short"));
-  CHECK_THROWS_WITH(parse_metrics("{\"type\":\"step\",\"step\":1,\"loss\":1}\nnot json at all\n", "m.jsonl"),
+  CHECK_THROWS_WITH(parse_run_curves(truncated, "m.jsonl"), doctest::Contains("m.jsonl:5: the last line is cut short"));
+  CHECK_THROWS_WITH(parse_run_curves("{\"type\":\"step\",\"step\":1,\"loss\":1}\nnot json at all\n", "m.jsonl"),
                     doctest::Contains("m.jsonl:2: not a JSON object: 'not json at all'"));
-  CHECK_THROWS_WITH(parse_metrics("[1,2]\n", "m.jsonl"), doctest::Contains("m.jsonl:1: not a JSON object"));
-  CHECK_THROWS_WITH(parse_metrics("{\"type\":\"validation\",\"step\":1,\"val_loss\":1}\n", "m.jsonl"),
+  CHECK_THROWS_WITH(parse_run_curves("[1,2]\n", "m.jsonl"), doctest::Contains("m.jsonl:1: not a JSON object"));
+  CHECK_THROWS_WITH(parse_run_curves("{\"type\":\"validation\",\"step\":1,\"val_loss\":1}\n", "m.jsonl"),
                     doctest::Contains("m.jsonl: holds no step records"));
-  CHECK_THROWS_WITH(parse_metrics("{\"type\":\"step\",\"step\":1}\n", "m.jsonl"),
+  CHECK_THROWS_WITH(parse_run_curves("{\"type\":\"step\",\"step\":1}\n", "m.jsonl"),
                     doctest::Contains("m.jsonl:1: step record without a numeric \"loss\""));
-  CHECK_THROWS_WITH(read_metrics("/nonexistent/m.jsonl"), doctest::Contains("/nonexistent/m.jsonl: cannot read"));
-}
-
-TEST_CASE("latest_metrics skips a line still being written") {
-  std::string growing = std::string(k_file) + "{\"type\":\"step\",\"step\":4,\"lo";
-  LatestMetrics l = latest_metrics(growing);
-  CHECK_FALSE(l.end.has_value());
-  REQUIRE(l.step);
-  CHECK(l.step->step == 3);
-  REQUIRE(l.validation);
-  CHECK(l.validation->val_loss == doctest::Approx(1.25));
-  CHECK_FALSE(latest_metrics("").step.has_value());
-  CHECK_FALSE(latest_metrics("{\"type\":\"step\",\"step\":1,\"loss\":1}").step.has_value());  // no newline yet
-  // A tail cut mid-line at its start: the first fragment is not JSON and is skipped.
-  CHECK(latest_metrics("ss\":1}\n{\"type\":\"step\",\"step\":8,\"loss\":0.5}\n").step->step == 8);
-  // The end of a run, when it is the last record; a null loss reads as NaN.
-  LatestMetrics ended = latest_metrics(
-      "{\"type\":\"step\",\"step\":8,\"loss\":null}\n{\"type\":\"run_end\",\"step\":8,\"status\":\"nonfinite\"}\n");
-  REQUIRE(ended.end);
-  CHECK(ended.end->status == "nonfinite");
-  CHECK(std::isnan(ended.step->loss));
-  CHECK_FALSE(latest_metrics("{\"type\":\"run_end\",\"step\":8,\"status\":\"stopped\"}\n"
-                             "{\"type\":\"step\",\"step\":8,\"loss\":1}\n").end.has_value());
+  CHECK_THROWS_WITH(read_run_curves("/nonexistent/m.jsonl"), doctest::Contains("/nonexistent/m.jsonl: cannot read"));
 }
 
 TEST_CASE("a resumed run's records replace the steps it repeats; wall time goes on") {
   std::string resumed = std::string(k_file) +
       "{\"type\":\"step\",\"epoch\":1,\"step\":2,\"loss\":1.4,\"step_time_s\":0.25}\n"
       "{\"type\":\"step\",\"epoch\":2,\"step\":3,\"loss\":0.9,\"step_time_s\":0.25}\n";
-  Metrics m = parse_metrics(resumed, "m");
+  RunCurves m = parse_run_curves(resumed, "m");
   const auto& loss = points(m, "loss");
   REQUIRE(loss.size() == 3);
   CHECK(loss[0].step == 1);
@@ -126,7 +104,7 @@ TEST_CASE("a non-finite loss (null) is a gap with a mark; a nonfinite run_end ma
       "{\"type\":\"step\",\"step\":4,\"loss\":null,\"step_time_s\":0.5}\n"
       "{\"type\":\"run_end\",\"step\":4,\"status\":\"nonfinite\",\"exit_code\":3,\"nonfinite_step\":4,"
       "\"nonfinite_ranks\":[1],\"last_finite_step\":3,\"last_finite_loss\":1.5}\n";
-  Metrics m = parse_metrics(diverged, "d.jsonl");
+  RunCurves m = parse_run_curves(diverged, "d.jsonl");
   const auto& loss = points(m, "loss");
   REQUIRE(loss.size() == 4);
   CHECK(std::isnan(loss[1].value));
@@ -144,7 +122,7 @@ TEST_CASE("a user's own JSON lines: every numeric field but counters, known name
       "{\"step\": 10, \"epoch\": 0, \"train_loss\": 0.9, \"learning_rate\": 0.1, \"acc\": 0.5, \"tag\": \"x\"}\n"
       "{\"step\": 10, \"eval_loss\": 0.95}\n"
       "{\"step\": 20, \"epoch\": 1, \"train_loss\": NaN, \"acc\": 0.7, \"time\": 1700000000}\n";  // Python's nan
-  Metrics m = parse_metrics(user, "u.jsonl");
+  RunCurves m = parse_run_curves(user, "u.jsonl");
   CHECK(m.user_log);
   std::vector<std::string> fields;
   for (const auto& c : m.curves) fields.push_back(c.field);
@@ -160,11 +138,11 @@ TEST_CASE("a user's own JSON lines: every numeric field but counters, known name
 }
 
 TEST_CASE("a user log that starts again from a lower step replaces what it repeats") {
-  Metrics m = parse_metrics("{\"step\":1,\"loss\":3}\n{\"step\":2,\"loss\":2}\n{\"step\":2,\"loss\":1.5}\n"
+  RunCurves m = parse_run_curves("{\"step\":1,\"loss\":3}\n{\"step\":2,\"loss\":2}\n{\"step\":2,\"loss\":1.5}\n"
                             "{\"step\":1,\"loss\":2.5}\n{\"step\":2,\"loss\":1}\n", "u");
   const auto& loss = points(m, "loss");
   REQUIRE(loss.size() == 2);
   CHECK(loss[0].value == doctest::Approx(2.5));
   CHECK(loss[1].value == doctest::Approx(1));
-  CHECK_THROWS_WITH(parse_metrics("{\"step\":1,\"name\":\"a\"}\n", "u"), doctest::Contains("u: holds no step records"));
+  CHECK_THROWS_WITH(parse_run_curves("{\"step\":1,\"name\":\"a\"}\n", "u"), doctest::Contains("u: holds no step records"));
 }

@@ -1,11 +1,11 @@
-#include "jobs/metrics.h"
+#include "jobs/run_curves.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <set>
 
+#include "metrics/records.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -20,18 +20,18 @@ const char* k_fix = "give a file written by `hpclaunch-train --metrics`, or JSON
 const std::set<std::string> k_not_drawn = {"epoch", "time", "wall_s", "timestamp", "step_time_s", "iteration", "iter",
                                            "global_step", "batch"};
 
-Curve& curve_for(Metrics& m, const std::string& field) {
+Curve& curve_for(RunCurves& m, const std::string& field) {
   for (auto& c : m.curves)
     if (c.field == field) return c;
   m.curves.push_back({field, {}});
   return m.curves.back();
 }
 
-void add(Metrics& m, const std::string& field, long long step, double wall_s, double value) {
+void add(RunCurves& m, const std::string& field, long long step, double wall_s, double value) {
   curve_for(m, field).points.push_back({step, wall_s, value});
 }
 
-void mark(Metrics& m, long long step, double wall_s, const std::string& what) {
+void mark(RunCurves& m, long long step, double wall_s, const std::string& what) {
   for (const auto& k : m.marks)
     if (k.step == step) return;
   m.marks.push_back({step, wall_s, what});
@@ -39,7 +39,7 @@ void mark(Metrics& m, long long step, double wall_s, const std::string& what) {
 
 // A run resumed from a checkpoint (requeue, restart) appends records from the checkpoint on: the ones it repeats
 // are replaced by the resumed run's, so every step is plotted once.
-void drop_from(Metrics& m, long long step) {
+void drop_from(RunCurves& m, long long step) {
   for (auto& c : m.curves)
     while (!c.points.empty() && c.points.back().step >= step) c.points.pop_back();
   while (!m.marks.empty() && m.marks.back().step >= step) m.marks.pop_back();
@@ -69,7 +69,7 @@ Stamp stamp_of(const metrics::Record& r) {
 
 }  // namespace
 
-const Curve* Metrics::curve(std::string_view field) const {
+const Curve* RunCurves::curve(std::string_view field) const {
   for (const auto& c : curves)
     if (c.field == field) return &c;
   return nullptr;
@@ -86,8 +86,8 @@ std::string canonical_field(const std::string& field) {
   return field;
 }
 
-Metrics parse_metrics(std::string_view text, const std::string& path) {
-  Metrics m;
+RunCurves parse_run_curves(std::string_view text, const std::string& path) {
+  RunCurves m;
   m.path = path;
   if (trim(text).empty()) throw Error(path, "is empty: no metrics were written", k_fix + std::string(" (the run may not have started)"));
   std::vector<std::string> lines = split(text, '\n');
@@ -149,40 +149,10 @@ Metrics parse_metrics(std::string_view text, const std::string& path) {
   return m;
 }
 
-Metrics read_metrics(const std::string& path) {
+RunCurves read_run_curves(const std::string& path) {
   auto text = read_file(path);
   if (!text) throw Error(path, "cannot read the metrics file (missing or unreadable)", "check the path; for a job, give its directory");
-  return parse_metrics(*text, path);
-}
-
-LatestMetrics latest_metrics(std::string_view tail) {
-  LatestMetrics out;
-  // Only whole lines: the part after the last newline may be mid-write.
-  size_t end = tail.rfind('\n');
-  if (end == std::string_view::npos) return out;
-  std::vector<std::string> lines = split(tail.substr(0, end), '\n');
-  bool last = true;
-  for (auto it = lines.rbegin(); it != lines.rend() && !(out.step && out.validation); ++it) {
-    const std::optional<metrics::Record> record = metrics::parse_line(*it);
-    if (!record) continue;
-    if (auto* s = std::get_if<metrics::Step>(&*record); s && !out.step) out.step = *s;
-    else if (auto* v = std::get_if<metrics::Validation>(&*record); v && !out.validation) out.validation = *v;
-    else if (auto* e = std::get_if<metrics::RunEnd>(&*record); e && last) out.end = *e;
-    last = false;
-  }
-  return out;
-}
-
-std::string read_file_tail(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return {};
-  std::streamoff size = in.tellg();
-  std::streamoff start = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
-  in.seekg(start);
-  std::string out(static_cast<size_t>(size - start), '\0');
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<size_t>(in.gcount()));
-  return out;
+  return parse_run_curves(*text, path);
 }
 
 }  // namespace hpclaunch

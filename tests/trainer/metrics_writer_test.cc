@@ -1,3 +1,5 @@
+// The trainer's metrics file across restarts (trainer/metrics_writer.h): on --resume the records past the
+// checkpoint's step go, so every step is in the file once.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -5,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "metrics_log.h"
+#include "metrics_writer.h"
 
 using namespace hpctrain;
 
@@ -35,8 +37,8 @@ TEST_CASE("a record cut off by a kill goes; lines without a step stay") {
   CHECK(metrics_up_to(step(1) + "{\"type\":\"note\"}\n" + step(2), 1) == step(1) + "{\"type\":\"note\"}\n");
 }
 
-TEST_CASE("truncate_metrics_file rewrites the file and counts what went") {
-  const auto dir = std::filesystem::temp_directory_path() / ("metrics-log-test-" + std::to_string(::getpid()));
+TEST_CASE("on resume the file is rewritten without the records past the step, and the lines that went are counted; no file is 0") {
+  const auto dir = std::filesystem::temp_directory_path() / ("metrics-writer-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "m.jsonl").string();
   CHECK(truncate_metrics_file(path, 3) == 0);  // no file yet

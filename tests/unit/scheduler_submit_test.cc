@@ -1,5 +1,6 @@
-// Submitting through each backend: the exact command lines, the parsing of every answer (recorded from the test
-// cluster's Slurm 22.05 and from OpenPBS's documented qsub output), test-only validation, arrays, dependencies.
+// Submitting (and requeueing) through each backend: the exact command lines, the parsing of every answer (recorded
+// from the test cluster's Slurm 22.05 and from OpenPBS's documented qsub output), test-only validation, arrays,
+// dependencies.
 #include <doctest/doctest.h>
 
 #include "scheduler/pbs.h"
@@ -9,7 +10,7 @@
 
 using namespace hpclaunch;
 
-TEST_SUITE_BEGIN("scheduler");
+TEST_SUITE_BEGIN("scheduler_submit");
 
 namespace {
 
@@ -119,7 +120,7 @@ TEST_CASE("--after: its forms, and the dependency on each scheduler's submit com
 
 TEST_SUITE_END();
 
-TEST_SUITE_BEGIN("scheduler");
+TEST_SUITE_BEGIN("scheduler_submit");
 
 TEST_CASE("requeueing without bad nodes: Slurm requeues first, then excludes them all (it changes pending jobs only)") {
   std::vector<std::vector<std::string>> seen;

@@ -1,13 +1,11 @@
-// Reading a metrics file as curves, for `plot` and `wait`: hpclaunch-train's records (metrics/records.h), or a
-// user's own JSON-lines log (objects with a numeric "step" and no "type", as most Python training scripts write).
-// `plot` reads a file whole and strictly; `wait` reads the latest records of a file still being written.
+// A run's curves: a whole metrics file read for `plot` (and `plot`'s sweep table) as one series per field, with
+// marks where it went non-finite. The file is hpclaunch-train's records (metrics/records.h) or a user's own
+// JSON-lines log (objects with a numeric "step" and no "type", as most Python training scripts write), read
+// whole and strictly. (`wait` reads only the latest records of a file still being written: latest_records.h.)
 #pragma once
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "metrics/records.h"
 
 namespace hpclaunch {
 
@@ -29,7 +27,7 @@ struct Mark {
   std::string what;  // "non-finite loss", "step skipped", ...
 };
 
-struct Metrics {
+struct RunCurves {
   std::string path;
   bool user_log = false;     // records without "type" (someone else's log)
   std::vector<Curve> curves; // hpclaunch-train: loss, lr, samples_per_s, val_loss; a user log: its numeric fields
@@ -47,21 +45,9 @@ std::string canonical_field(const std::string& field);
 // the earlier ones from that step on; wall time keeps counting the time both runs spent (with "time" stamps, the
 // wait between them too). Throws Error naming `path:LINE` for a line that is not JSON, a step without
 // "step" or "loss", a last line cut short; and naming `path` when it is empty or holds no step record.
-Metrics parse_metrics(std::string_view text, const std::string& path);
+RunCurves parse_run_curves(std::string_view text, const std::string& path);
 
 // Reads and parses the file; a missing or unreadable file throws Error naming it.
-Metrics read_metrics(const std::string& path);
-
-// The last complete step and validation records in the tail of a file being written (a partial last line, or any
-// line that does not parse, is skipped: the trainer may be mid-write), and the run_end record when it is the last.
-struct LatestMetrics {
-  std::optional<metrics::Step> step;
-  std::optional<metrics::Validation> validation;
-  std::optional<metrics::RunEnd> end;
-};
-LatestMetrics latest_metrics(std::string_view tail);
-
-// The last `max_bytes` of a file (empty when it does not exist yet).
-std::string read_file_tail(const std::string& path, size_t max_bytes);
+RunCurves read_run_curves(const std::string& path);
 
 }  // namespace hpclaunch

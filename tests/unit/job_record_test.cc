@@ -1,4 +1,5 @@
-// Which job a JOB argument names, and where its metrics and output are.
+// A job directory's records (record/job_record.h): which job a JOB argument names, its excluded nodes; and where
+// its metrics file (jobs/metrics_location.h) and output files (each backend's output_files) are.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -12,7 +13,7 @@
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
-TEST_SUITE_BEGIN("jobs_record");
+TEST_SUITE_BEGIN("job_record");
 
 TEST_CASE("--metrics is found in the command in both spellings; the last one counts") {
   CHECK(metrics_flag({"hpclaunch-train", "--metrics", "m.jsonl"}) == std::optional<std::string>("m.jsonl"));
@@ -21,7 +22,7 @@ TEST_CASE("--metrics is found in the command in both spellings; the last one cou
   CHECK_FALSE(metrics_flag({"python", "train.py"}).has_value());
 }
 
-TEST_CASE("output files per scheduler") {
+TEST_CASE("a job's output files are where its scheduler writes them, then output.log") {
   JobRecord j;
   j.dir = "/j";
   j.job_id = "42";
@@ -33,7 +34,7 @@ TEST_CASE("output files per scheduler") {
   CHECK(backend_for(j.scheduler).output_files(j) == std::vector<std::string>{"/j/7.pbshost.OU", "/j/train.o7", "/j/output.log"});
 }
 
-TEST_CASE("a job directory, its id in the index, a vanished directory, and neither") {
+TEST_CASE("a JOB argument is a job directory or an id in the index; a vanished directory reads as gone; neither is an error") {
   fs::path base = fs::temp_directory_path() / "hpclaunch-jobs-record-test";
   fs::remove_all(base);
   fs::create_directories(base / "hpclaunch-jobs" / "a");
@@ -63,7 +64,7 @@ TEST_CASE("a job directory, its id in the index, a vanished directory, and neith
   fs::remove_all(base);
 }
 
-TEST_SUITE_BEGIN("jobs_record");
+TEST_SUITE_BEGIN("job_record");
 
 TEST_CASE("a preflight report's bad nodes become excluded nodes with their problems as the reason") {
   std::string report = R"({"ok": false, "bad_nodes": ["n2"], "nodes": [

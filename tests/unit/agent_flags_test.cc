@@ -1,3 +1,5 @@
+// `hpclaunch agent`'s and the torchrun face's whole command lines: cli/cmd_agent.cc reads the flags (torchrun's
+// spellings, PET_ variables), agent/agent_options.cc decides (agent_options_test checks that part without a parser).
 #include <doctest/doctest.h>
 
 #include <csignal>
@@ -5,11 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_options.h"
-#include "agent/failure.h"
 #include "agent/job_environment.h"
 #include "agent/numa_binding.h"
-#include "agent/numa_topology.h"
-#include "util/line_splitter.h"
 #include "agent/worker_env.h"
 #include "cli/cmd_agent.h"
 #include "util/error.h"
@@ -17,57 +16,7 @@
 
 using namespace hpclaunch;
 
-TEST_SUITE_BEGIN("agent env");
-
-TEST_CASE("a worker gets torchrun's variables for its place in the round") {
-  Env base = {{"PATH", "/bin"}, {"CUDA_VISIBLE_DEVICES", "0,1"}};
-  WorkerLayout layout{"job42", "default", 2, 3, 8};
-  Assignment a{0, 1, 2, 2, 4, 1, "n1", 31234};
-  Env env = worker_env(base, layout, a, 1, "/tmp/e.json");
-  CHECK(env["RANK"] == "3");
-  CHECK(env["LOCAL_RANK"] == "1");
-  CHECK(env["WORLD_SIZE"] == "4");
-  CHECK(env["LOCAL_WORLD_SIZE"] == "2");
-  CHECK(env["GROUP_RANK"] == "1");
-  CHECK(env["GROUP_WORLD_SIZE"] == "2");
-  CHECK(env["ROLE_NAME"] == "default");
-  CHECK(env["ROLE_RANK"] == "3");
-  CHECK(env["ROLE_WORLD_SIZE"] == "4");
-  CHECK(env["MASTER_ADDR"] == "n1");
-  CHECK(env["MASTER_PORT"] == "31234");
-  CHECK(env["TORCHELASTIC_RESTART_COUNT"] == "1");
-  CHECK(env["TORCHELASTIC_MAX_RESTARTS"] == "3");
-  CHECK(env["TORCHELASTIC_RUN_ID"] == "job42");
-  CHECK(env["TORCHELASTIC_USE_AGENT_STORE"] == "False");
-  CHECK(env["TORCHELASTIC_ERROR_FILE"] == "/tmp/e.json");
-  CHECK(env["OMP_NUM_THREADS"] == "8");
-  CHECK(env["CUDA_VISIBLE_DEVICES"] == "0,1");
-  CHECK(env["PATH"] == "/bin");
-}
-
-TEST_CASE("OMP_NUM_THREADS and PYTHONUNBUFFERED already set are kept") {
-  Env base = {{"OMP_NUM_THREADS", "3"}, {"PYTHONUNBUFFERED", "0"}};
-  Env env = worker_env(base, WorkerLayout{}, Assignment{}, 0, "e");
-  CHECK(env["OMP_NUM_THREADS"] == "3");
-  CHECK(env["PYTHONUNBUFFERED"] == "0");
-  CHECK(omp_threads_per_worker(64, 4) == 16);
-  CHECK(omp_threads_per_worker(2, 4) == 1);
-}
-
-TEST_CASE("python scripts and modules run unbuffered with python, other commands as they are") {
-  WorkerCommand c;
-  c.args = {"train.py", "--lr", "1"};
-  CHECK(worker_argv(c) == std::vector<std::string>{"python3", "-u", "train.py", "--lr", "1"});
-  c.no_python = true;
-  CHECK(worker_argv(c) == std::vector<std::string>{"train.py", "--lr", "1"});
-  c.no_python = false;
-  c.module = true;
-  c.args = {"pkg.train"};
-  CHECK(worker_argv(c) == std::vector<std::string>{"python3", "-u", "-m", "pkg.train"});
-  c.module = false;
-  c.args = {"hpclaunch-train", "--epochs", "1"};
-  CHECK(worker_argv(c) == c.args);
-}
+TEST_SUITE_BEGIN("agent flags");
 
 namespace {
 
@@ -177,50 +126,7 @@ TEST_CASE("redirect specs give each local rank its streams") {
   CHECK(count_device_list("") == 0);
 }
 
-TEST_CASE("the summary names host, rank, local rank and exit code or signal name") {
-  Failure f;
-  f.host = "n2";
-  f.rank = 3;
-  f.local_rank = 1;
-  f.exit_code = 1;
-  CHECK(describe(f) == "rank 3 (local rank 1) on n2 exited with code 1");
-  f.signal = 9;
-  CHECK(describe(f) == "rank 3 (local rank 1) on n2 was killed by SIGKILL");
-  f.error = "ValueError: bad\nline 2";
-  CHECK(format_summary(f, 1, 2) ==
-        "root cause: rank 3 (local rank 1) on n2 was killed by SIGKILL (after 1 of 2 restarts)\n"
-        "error file of rank 3:\n  ValueError: bad\n  line 2");
-  Failure lost;
-  lost.reason = "the agent on n2 (node 1) was lost";
-  CHECK(format_summary(lost, 0, 0) == "root cause: the agent on n2 (node 1) was lost");
-}
-
-TEST_CASE("TorchElastic error files are summarised to message and traceback") {
-  CHECK(summarize_error_file(R"({"message": {"message": "RuntimeError: boom", "extraInfo": )"
-                             R"({"py_callstack": "Traceback...\n  raise\n", "timestamp": "1"}}})") ==
-        "RuntimeError: boom\nTraceback...\n  raise");
-  CHECK(summarize_error_file(R"({"message": "plain"})") == "plain");
-  CHECK(summarize_error_file("not json") == "not json");
-  // A worker's file of any shape is summarized, never thrown on (t0065's failure_record found these).
-  CHECK(summarize_error_file(R"({"message": 5})") == R"({"message": 5})");
-  CHECK(summarize_error_file(R"({"message": {"message": 7, "extraInfo": {"py_callstack": []}}})").empty());
-  CHECK(summarize_error_file("0123456789", 4) == "...6789");
-}
-
-TEST_CASE("output is cut into whole lines, long ones in pieces") {
-  std::vector<std::string> lines;
-  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
-  LineSplitter s(8);
-  s.feed("ab", emit);
-  s.feed("c\nde\n\nf", emit);
-  CHECK(lines == std::vector<std::string>{"abc", "de", ""});
-  s.feed("0123456789", emit);
-  CHECK(lines.back() == "f0123456");
-  s.finish(emit);
-  CHECK(lines.back() == "789");
-}
-
-TEST_SUITE_BEGIN("agent env");
+TEST_SUITE_BEGIN("agent flags");
 
 namespace {
 
@@ -302,116 +208,8 @@ TEST_CASE("--rdzv-conf use_libuv=false: the workers get USE_LIBUV=0 unless the a
   CHECK(worker_env({{"USE_LIBUV", "1"}}, layout, Assignment{}, 0, "e")["USE_LIBUV"] == "1");
 }
 
-TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LOCAL_RANK 0, as torchrun 2.x") {
-  WorkerLayout layout{"j", "default", 2, 0, 1, true};
-  Env env = worker_env({{"CUDA_VISIBLE_DEVICES", "4, 6"}}, layout, Assignment{}, 1, "e");
-  CHECK(env["LOCAL_RANK"] == "0");
-  CHECK(env["CUDA_VISIBLE_DEVICES"] == "6");
-  CHECK(worker_env({}, layout, Assignment{}, 1, "e")["CUDA_VISIBLE_DEVICES"] == "1");
-  CHECK_THROWS_WITH(worker_env({{"CUDA_VISIBLE_DEVICES", "0"}}, layout, Assignment{}, 1, "e"),
-                    doctest::Contains("--virtual-local-rank: local rank 1 but CUDA_VISIBLE_DEVICES lists 1 device(s)"));
-  Env plain = worker_env({{"CUDA_VISIBLE_DEVICES", "4,6"}}, WorkerLayout{}, Assignment{}, 1, "e");
-  CHECK(plain["LOCAL_RANK"] == "1");
-  CHECK(plain["CUDA_VISIBLE_DEVICES"] == "4,6");
-  CHECK(plain["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");  // torchrun 2.x's name, beside 1.x's
-  CHECK(plain["NCCL_ASYNC_ERROR_HANDLING"] == "1");
-}
-
-TEST_SUITE_END();
-
-TEST_SUITE_BEGIN("agent env");
-
-namespace {
-
-// Two sockets, two NUMA nodes each of 4 CPUs, two L3 caches per node; GPUs 0-3 on nodes 0, 1, 2, 3.
-Topology two_sockets() {
-  Topology t;
-  for (int n = 0; n < 4; ++n) {
-    NumaDomain d;
-    d.os_index = n;
-    d.package = n / 2;
-    for (int c = 4 * n; c < 4 * n + 4; ++c) d.cpus.push_back(c);
-    d.l3 = {{4 * n, 4 * n + 1}, {4 * n + 2, 4 * n + 3}};
-    t.domains.push_back(d);
-  }
-  return t;
-}
-
-}  // namespace
-
-TEST_CASE("--numa-binding: each worker gets the CPUs near its GPU, by node, socket, share or L3 cache") {
-  Topology t = two_sockets();
-  t.gpu_numa = {3, 2, 1, 0};  // GPUs listed in reverse, as CUDA_VISIBLE_DEVICES=3,2,1,0 would
-  auto node = bind_workers(t, NumaBinding::node, 4);
-  CHECK(node[0] == std::vector<int>{12, 13, 14, 15});
-  CHECK(node[3] == std::vector<int>{0, 1, 2, 3});
-  auto socket = bind_workers(t, NumaBinding::socket, 4);
-  CHECK(socket[0] == std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15});
-  CHECK(socket[3] == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
-  CHECK(bind_workers(t, NumaBinding::none, 4) == std::vector<std::vector<int>>(4));
-
-  Topology cpu_only = two_sockets();  // no GPUs: ranks dealt out in blocks, 2 per node for 8 workers
-  CHECK(worker_domain(cpu_only, 0, 8) == 0);
-  CHECK(worker_domain(cpu_only, 1, 8) == 0);
-  CHECK(worker_domain(cpu_only, 2, 8) == 1);
-  CHECK(worker_domain(cpu_only, 7, 8) == 3);
-  auto excl = bind_workers(cpu_only, NumaBinding::exclusive, 8);
-  CHECK(excl[0] == std::vector<int>{0, 1});
-  CHECK(excl[1] == std::vector<int>{2, 3});
-  CHECK(excl[7] == std::vector<int>{14, 15});
-  auto ccx = bind_workers(cpu_only, NumaBinding::core_complex, 8);
-  CHECK(ccx[2] == std::vector<int>{4, 5});
-  CHECK(ccx[3] == std::vector<int>{6, 7});
-
-  NumaDomain small;  // 3 CPUs for 2 workers: shares of 2 and 1
-  small.cpus = {0, 1, 2};
-  Topology one{{small}, {}};
-  auto shares = bind_workers(one, NumaBinding::exclusive, 2);
-  CHECK(shares[0] == std::vector<int>{0, 1});
-  CHECK(shares[1] == std::vector<int>{2});
-  CHECK_THROWS_WITH(bind_workers(one, NumaBinding::exclusive, 4),
-                    doctest::Contains("--numa-binding: exclusive: 4 workers share NUMA node 0 of 3 CPU(s)"));
-  CHECK(bind_workers(one, NumaBinding::core_complex, 2)[1] == std::vector<int>{0, 1, 2});  // no L3 known
-  CHECK_THROWS_WITH(bind_workers(Topology{}, NumaBinding::node, 1), doctest::Contains("no NUMA node"));
-  CHECK(parse_numa_binding("core_complex") == NumaBinding::core_complex);
+TEST_CASE("--numa-binding=socket is read as the socket binding") {
   CHECK(parse({"--numa-binding=socket", "--standalone", "x"}).numa_binding == NumaBinding::socket);
-}
-
-TEST_CASE("GPUs in CUDA order: CUDA_VISIBLE_DEVICES indexes the buses, and stops at what it cannot use") {
-  std::vector<std::string> buses = {"0000:07:00.0", "0000:46:00.0", "0000:85:00.0"};
-  CHECK(visible_gpu_buses(buses, {}) == buses);
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "2,0"}}) ==
-        std::vector<std::string>{"0000:85:00.0", "0000:07:00.0"});
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "1,GPU-abc,0"}}) == std::vector<std::string>{"0000:46:00.0"});
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "7"}}).empty());
-}
-
-TEST_SUITE_END();
-
-TEST_SUITE_BEGIN("agent env");
-
-TEST_CASE("a failure record whose number is past an int's range is a type error, not undefined behaviour") {
-  // nlohmann casts a float to int unchecked (found by fuzz/failure_record.cc); `exclude --from-failure` and the
-  // store report a type error as they do for a string in that place.
-  auto j = nlohmann::json::parse(R"({"host": "n1", "rank": -1.1e47})");
-  CHECK_THROWS_AS(j.get<Failure>(), nlohmann::json::type_error);
-  CHECK(nlohmann::json::parse(R"({"host": "n1", "rank": 3.0})").get<Failure>().rank == 3);
-}
-
-TEST_CASE("a failure blames a node only when the node is at fault: a lost agent or a worker dead of SIGBUS") {
-  Failure lost;
-  lost.host = "n2";
-  lost.node_lost = true;
-  lost.reason = "the agent on n2 (node 1) was lost";
-  CHECK(faulty_node(lost) == "n2");
-  Failure bus{"n3", 2, 9, 1, 0, SIGBUS, "", ""};
-  CHECK(faulty_node(bus) == "n3");
-  Failure code{"n3", 2, 9, 1, 1, 0, "", ""};
-  CHECK(faulty_node(code).empty());  // the program's own failure
-  Failure killed{"n3", 2, 9, 1, 0, SIGKILL, "", ""};
-  CHECK(faulty_node(killed).empty());  // the OOM killer or a user: not the node's fault
-  nlohmann::json j = lost;
-  CHECK(j.get<Failure>().node_lost);
 }
 
 TEST_SUITE_END();
