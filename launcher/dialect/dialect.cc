@@ -82,6 +82,10 @@ std::string launcher_needs(LaunchMode mode) {
   return std::string(to_string(mode)) + " needs Slurm";
 }
 
+std::string launcher_refusal(Scheduler scheduler, LaunchMode mode) {
+  return dialect_for(scheduler).offers(mode) ? "" : launcher_needs(mode);
+}
+
 Dependency parse_dependency(const std::string& text) {
   Dependency d;
   size_t colon = text.rfind(':');

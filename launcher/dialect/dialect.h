@@ -129,6 +129,9 @@ std::vector<const SchedulerDialect*> all_dialects();
 
 // "srun needs Slurm", "pals (Cray PALS mpiexec) needs PBS": why a launcher a dialect does not offer is refused.
 std::string launcher_needs(LaunchMode mode);
+// launcher_needs(mode) when `scheduler`'s dialect does not offer `mode`, else "": the check site profiles are read
+// with (site/profile_yaml.h's LauncherCheck), so that launch.allowed names only launchers the scheduler can start.
+std::string launcher_refusal(Scheduler scheduler, LaunchMode mode);
 
 // A scheduler's KEY=VALUE answer (scontrol_fields, a block of qstat -Qf or pbsnodes -av), and its values read:
 // a whole number (`fallback` when absent or not one), a text ("" when absent).

@@ -233,12 +233,12 @@ void require_complete(const Reader& r, const YAML::Node& root) {
   if (!root["launch"]["allowed"]) r.fail(root["launch"], "launch", "missing required field 'launch.allowed'", "list the launch modes the site supports");
 }
 
-void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p) {
-  if (p.scheduler == Scheduler::pbs && p.allows(LaunchMode::srun))
-    r.fail(at, "launch.allowed", "srun needs Slurm but the scheduler is pbs", "allow agent, mpirun or pals only");
-  if (p.scheduler != Scheduler::pbs && p.allows(LaunchMode::pals))
-    r.fail(at, "launch.allowed", std::string("pals (Cray PALS mpiexec) runs under PBS but the scheduler is ") + to_string(p.scheduler),
-           "drop pals from launch.allowed");
+void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p, const LauncherCheck& launchers) {
+  if (launchers)
+    for (const auto& [name, mode] : k_launch_mode_names)
+      if (std::string why = p.allows(mode) ? launchers(p.scheduler, mode) : ""; !why.empty())
+        r.fail(at, "launch.allowed", why + " but the scheduler is " + to_string(p.scheduler),
+               "drop " + name + " from launch.allowed");
   if (p.retired() && p.successors.empty())
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
@@ -277,7 +277,8 @@ ProfileHeader read_header(const ProfileSource& source) {
   return h;
 }
 
-std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup) {
+std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup,
+                                       const LauncherCheck& launchers) {
   YAML::Node root = parse(source);
   Reader r(source.file);
   SiteProfile base;
@@ -296,7 +297,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
   base.name = name;
   base.file = source.file;
   apply(r, root, &base, false);
-  check_consistent(r, root, base);
+  check_consistent(r, root, base, launchers);
   std::vector<SiteProfile> out = {base};
   if (root["variants"]) {
     const YAML::Node& variants = root["variants"];
@@ -307,7 +308,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
       if (it->second.IsMap() && it->second["name"])
         r.fail(it->second["name"], "variants." + v.name, "a variant is named by its key", "remove `name:`");
       if (!it->second.IsNull()) apply(r, it->second, &v, true);
-      check_consistent(r, it->second, v);
+      check_consistent(r, it->second, v, launchers);
       out.push_back(v);
     }
   }

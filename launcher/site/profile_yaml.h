@@ -18,8 +18,14 @@ struct ProfileSource {
 // Finds an already-resolved profile by name for `extends:`; returns nullptr when there is none.
 using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>;
 
+// Why a scheduler cannot start a launch mode ("srun needs Slurm"), or "" when it can: the scheduler dialects'
+// answer (dialect/dialect.h's launcher_refusal), handed down by the layers above this one, which know no
+// scheduler. Empty: launch.allowed is not checked against the scheduler.
+using LauncherCheck = std::function<std::string(Scheduler, LaunchMode)>;
+
 // The profiles one document defines: its own and one per entry of `variants:`. Throws Error.
-std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup);
+std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup,
+                                       const LauncherCheck& launchers = {});
 
 // What a document defines and builds on, read before resolving (so a registry can order documents).
 struct ProfileHeader {

@@ -55,6 +55,11 @@ expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?);
   --site-file "$test_tmp/broken.yaml" "${pm[@]}" -- python train.py
 expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path and its permissions" \
   --site-file "$test_tmp/nope.yaml" "${pm[@]}" -- python train.py
+# A profile whose launch.allowed names a launcher its scheduler cannot start (the Slurm/PBS dialects say which).
+printf 'name: srun-on-pbs\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n' \
+  >"$test_tmp/srun-on-pbs.yaml"
+expect "$test_tmp/srun-on-pbs.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; drop srun from launch.allowed" \
+  --site-file "$test_tmp/srun-on-pbs.yaml" --site srun-on-pbs -- python train.py
 expect "--env: 'A B' is not a variable name; use letters, digits and _, not starting with a digit" "${pm[@]}" --env 'A B=1' -- x
 expect "--nodes: 'two' is not a valid value; see \`hpclaunch submit --help\`" "${pm[@]}" --nodes two -- x
 expect "--acount: unknown option (did you mean '--account'?); see \`hpclaunch submit --help\`" "${pm[@]}" --acount m1_g -- x

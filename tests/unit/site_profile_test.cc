@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "dialect/dialect.h"
 #include "site/profile_yaml.h"
 #include "site/registry.h"
 #include "util/error.h"
@@ -19,7 +20,8 @@ launch: {default: srun, allowed: [srun, agent]}
 )";
 
 std::string error_of(const std::string& text, const std::string& file = "t.yaml") {
-  return test::error_of_call([&] { read_profiles({file, text}, [](const std::string&) { return nullptr; }); });
+  return test::error_of_call(
+      [&] { read_profiles({file, text}, [](const std::string&) { return nullptr; }, launcher_refusal); });
 }
 
 
@@ -117,9 +119,14 @@ TEST_CASE("value errors are caught where they are") {
   CHECK(error_of(base + "rendezvous: {port: 80}\n") == "t.yaml:5:20: rendezvous.port: 80 is out of range 1024..65535; fix the value");
   CHECK(error_of(base + "status: retired\n") == "t.yaml:1:1: successors: a retired site must name its successors; add `successors: [NAME]`");
   CHECK(error_of("name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
-        "t.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; allow agent, mpirun or pals only");
+        "t.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; drop srun from launch.allowed");
   CHECK(error_of("name: p\nscheduler: slurm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: pals, allowed: [pals]}\n") ==
-        "t.yaml:1:1: launch.allowed: pals (Cray PALS mpiexec) runs under PBS but the scheduler is slurm; drop pals from launch.allowed");
+        "t.yaml:1:1: launch.allowed: pals (Cray PALS mpiexec) needs PBS but the scheduler is slurm; drop pals from launch.allowed");
+  // The check is the dialects': read without it (a layer that knows no scheduler), the same profile reads.
+  CHECK(read_profiles({"t.yaml", "name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n"},
+                      [](const std::string&) { return nullptr; })
+            .size() == 1);
+  CHECK_NOTHROW(builtin_sites(launcher_refusal));  // every built-in profile names launchers its scheduler starts
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: mpirun, allowed: [srun]}\n") ==
         "t.yaml:4:9: launch.default: 'mpirun' is not in launch.allowed; add it to allowed or pick another default");
   CHECK(error_of(base + "modules: pytorch\n") == "t.yaml:5:10: modules: expected a list; write it as `modules: [a, b]`");
