@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -15,6 +17,8 @@ namespace {
 
 constexpr long long k_max_range = 64 * 1024;  // Slurm's MAX_RANGE: "Too many hosts in range"
 constexpr size_t k_max_hosts = 1000 * 1000;
+constexpr size_t k_max_name = 255;                 // a host name's longest (a DNS name's 253, HOST_NAME_MAX 64)
+constexpr size_t k_max_chars = 64 * 1024 * 1024;   // all names together: 1M hosts of 64 characters
 constexpr const char* k_hostlist_fix = "write it as Slurm does, e.g. nid[001000-001003,001010] or a[1-2],b3";
 
 bool is_digits(std::string_view s) {
@@ -35,6 +39,13 @@ class HostlistParser {
   }
 
  private:
+  void add(std::string host, std::vector<std::string>* hosts) const {
+    if (hosts->size() >= k_max_hosts) malformed(fmt::format("more than {} hosts", k_max_hosts));
+    m_chars += host.size();
+    if (m_chars > k_max_chars) malformed(fmt::format("more than {} MiB of host names", k_max_chars >> 20));
+    hosts->push_back(std::move(host));
+  }
+
   [[noreturn]] void malformed(const std::string& what) const {
     throw Error(std::string(m_where), fmt::format("malformed hostlist '{}': {}", m_list, what), k_hostlist_fix);
   }
@@ -91,8 +102,20 @@ class HostlistParser {
       groups.push_back(expand_ranges(token.substr(open + 1, close - open - 1)));
       pos = close + 1;
     }
+    // The longest name the token makes, before making any: a name past a host name's length is no host, and the
+    // expansion's whole size is bounded (a fuzzed list of long names ran the fuzzer out of 2 GB).
+    size_t longest = 0;
+    for (const auto& t : texts) longest += t.size();
+    for (size_t g = 0; g < groups.size(); ++g) {
+      size_t widest = 0;
+      for (const auto& v : groups[g]) widest = std::max(widest, v.size());
+      longest += widest;
+    }
+    if (groups.empty()) longest = token.size();
+    if (longest > k_max_name)
+      malformed(fmt::format("a host name of {} characters (a host name has at most {})", longest, k_max_name));
     if (groups.empty()) {
-      hosts->emplace_back(token);
+      add(std::string(token), hosts);
       return;
     }
     if (pos != token.size())
@@ -103,10 +126,7 @@ class HostlistParser {
       std::string head;
       for (size_t g = 0; g < last; ++g) head += texts[g] + groups[g][at[g]];
       head += texts[last];
-      for (const std::string& v : groups[last]) {
-        if (hosts->size() >= k_max_hosts) malformed(fmt::format("more than {} hosts", k_max_hosts));
-        hosts->push_back(head + v);
-      }
+      for (const std::string& v : groups[last]) add(head + v, hosts);
       size_t g = 0;  // odometer over the groups before the last, first group fastest
       while (g < last && ++at[g] == groups[g].size()) at[g++] = 0;
       if (g == last) break;
@@ -115,6 +135,7 @@ class HostlistParser {
 
   std::string_view m_list;
   std::string_view m_where;
+  mutable size_t m_chars = 0;  // of the names made so far
 };
 
 }  // namespace

@@ -69,6 +69,25 @@ TEST_CASE("malformed lists are errors naming the list and the problem") {
   CHECK(message("n[1-2]x[").find("'[' without ']'") != std::string::npos);
 }
 
+TEST_CASE("a name past a host name's length, or an expansion past 64 MiB of names, is refused before it is made") {
+  auto message = [](std::string_view list) {
+    return test::error_of_call([&] { expand_hostlist(list, "SLURM_JOB_NODELIST"); });
+  };
+  const std::string long_text(250, 'x');
+  CHECK(expand_hostlist(long_text + "[1-2]", "L").size() == 2);  // 251 characters: a host name
+  CHECK(message(long_text + "[1-100000]").find("more than 65536 hosts") != std::string::npos);
+  CHECK(message(long_text + "[000001-000002]") ==
+        "SLURM_JOB_NODELIST: malformed hostlist '" + long_text + "[000001-000002]': a host name of 256 characters (a "
+        "host name has at most 255); write it as Slurm does, e.g. nid[001000-001003,001010] or a[1-2],b3");
+  CHECK(message(std::string(256, 'y')).find("a host name of 256 characters") != std::string::npos);
+  // Like the fuzzer's input (fuzz/corpus/hostlist/oom-long-names): 1.2 million names of 211 characters, which ran
+  // it out of 2 GB; refused after 64 MiB of them.
+  CHECK(message("a[0-5224]" + std::string(200, 'b') + "[00-25][00-2][00-2]").find("more than 64 MiB of host names") !=
+        std::string::npos);
+  // 1,000 names of 250 characters, 1,000 times over: 250 MB of names, under the host count.
+  CHECK(message(std::string(246, 'z') + "[000-999][000-999]").find("more than 64 MiB of host names") != std::string::npos);
+}
+
 TEST_CASE("tasks per node expands Slurm's (xN) repeats") {
   CHECK(expand_tasks_per_node("4(x2),3") == std::vector<int>{4, 4, 3});
   CHECK(expand_tasks_per_node("2") == std::vector<int>{2});
