@@ -3,6 +3,7 @@
 #include "signals.h"
 
 #include <pthread.h>
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -14,6 +15,20 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_save{false};
+std::atomic<int> g_stop_signal{0};
+std::atomic<long long> g_stop_at_ms{0};
+
+// The same stop signal again within this time is the same stop passed on twice, not a second request: a Slurm step's
+// processes all get scancel's SIGTERM from slurmstepd and once more from an agent that passes it on, a terminal's
+// Ctrl-C reaches a launcher and its workers alike. A stuck process gets its second signal much later (Slurm's
+// KillWait, 30 s by default), or from a user who means it.
+constexpr long long k_same_stop_ms = 2000;
+
+long long monotonic_ms() {  // clock_gettime is async-signal-safe
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
 
 constexpr int k_signals[] = {SIGUSR1, SIGTERM, SIGUSR2};
 
@@ -41,9 +56,16 @@ sigset_t handled_signals() {
 void note(int signo) {
   if (signo == SIGUSR2) {
     g_save = true;
-  } else if (g_stop.exchange(true)) {
-    die_of(signo);
+    return;
   }
+  const long long now = monotonic_ms();
+  if (!g_stop.exchange(true)) {
+    g_stop_signal = signo;
+    g_stop_at_ms = now;
+    return;
+  }
+  if (signo == g_stop_signal && now - g_stop_at_ms < k_same_stop_ms) return;  // the same stop, passed on twice
+  die_of(signo);
 }
 
 void wait_for_signals(sigset_t set) {

@@ -1,6 +1,8 @@
 // Requests that arrive as signals: SIGUSR1/SIGTERM (Slurm's warning before the time limit, preemption) ask to
 // finish the step, save and exit for requeue; SIGUSR2 asks for a checkpoint now and to go on. A second
-// SIGTERM/SIGUSR1 kills the process with that signal, so a stuck process can still be stopped.
+// SIGTERM/SIGUSR1 kills the process with that signal, so a stuck process can still be stopped; the same signal again
+// within 2 s is the same stop passed on twice (a Slurm step's slurmstepd and an agent both pass on scancel's
+// SIGTERM), not a second one.
 //
 // The signals are blocked in every thread and taken by one thread in sigwait(), so they never interrupt a
 // system call: a warning that lands while the process group forms (gloo and the TCPStore poll() without retrying

@@ -2,7 +2,8 @@
 # t0504: Slurm's signals. SIGUSR1 to one rank only: every rank finishes the step, rank 0 saves, all exit 99
 # (requeue); --resume then continues from that step. SIGUSR2 saves a checkpoint and training goes on; SIGTERM
 # stops like SIGUSR1. A warning that comes while the process group forms (Slurm may send it up to a minute early,
-# so right at the start of a requeued run) stops the run after its first step, and a second SIGTERM kills.
+# so right at the start of a requeued run) stops the run after its first step, and a second SIGTERM kills; the
+# same SIGTERM passed on twice in a moment (slurmstepd and an agent both pass on scancel's) is one stop.
 set -euo pipefail
 source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
@@ -119,4 +120,21 @@ for _ in $(seq 20); do  # again until it is gone: two SIGTERMs that are pending 
 done
 wait_ranks
 [ "${codes[*]}" = 143 ] || fail "second SIGTERM: exit ${codes[*]}, want 143"
+
+# 6. One SIGTERM delivered twice, 0.05 s apart (a Slurm step's processes get scancel's SIGTERM from slurmstepd, and
+# again from an agent that passes it on): one stop, so the run saves and exits 99 instead of dying of the second.
+# Steps of 8192 samples (~0.2 s here) keep the run in its step when the second one comes.
+rm -rf "$work/ck"
+pids=()
+WORLD_SIZE=1 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) "$HPCLAUNCH_TRAIN" --synthetic \
+  --synthetic-samples 1000000 --global-batch-size 8192 --threads 1 --no-validation --checkpoint-dir "$work/ck" \
+  --metrics "$work/m6.jsonl" >"$work/run6.log.0" 2>&1 &
+pids+=($!)
+wait_for more_steps_than "$work/m6.jsonl" 2 || fail "training did not start"
+kill -TERM "${pids[0]}"
+sleep 0.05
+kill -TERM "${pids[0]}" 2>/dev/null || true
+wait_ranks
+[ "${codes[*]}" = 99 ] || fail "one SIGTERM passed on twice: exit ${codes[*]}, want 99 (saved, requeue)"
+[ -f "$work/ck/latest.pt" ] || fail "one SIGTERM passed on twice: no checkpoint"
 echo PASS
