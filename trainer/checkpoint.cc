@@ -6,7 +6,10 @@
 #include <fstream>
 #include <iterator>
 
+#include <caffe2/serialize/inline_container.h>
 #include <nlohmann/json.hpp>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include "atomic_file.h"
 #include "util/error.h"
@@ -35,6 +38,29 @@ std::vector<char> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "cannot open the checkpoint", "check --resume-from / --checkpoint-dir");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// torch::pickle_save's archive (what Python's torch.save writes: data.pkl and a record per tensor) without the type
+// tags pickle_save wraps every dict and list in (`torch.jit._pickle.restore_type_tag`): Python's torch.load, from
+// PyTorch 2.6 on weights_only=True by default, refuses that global. Untagged, a dict reads back as one of Any to
+// Any, which is all read_checkpoint asks of it; 1.13 and 2.6 read it either way (t0507, and t0513 in torch 2.6).
+std::vector<char> pickle_save_untagged(const torch::IValue& value) {
+  std::vector<char> pickle;
+  torch::jit::Pickler pickler([&](const char* buf, size_t size) { pickle.insert(pickle.end(), buf, buf + size); },
+                              /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
+                              /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(value);
+  pickler.stop();
+  std::vector<char> out;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t size) {
+    const char* p = static_cast<const char*>(data);
+    out.insert(out.end(), p, p + size);
+    return size;
+  });
+  torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
+  writer.writeEndOfFile();
+  return out;
 }
 
 int64_t int_or(const GenericDict& d, const char* key, int64_t fallback) {
@@ -74,7 +100,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, torch::o
   d.insert("seed", static_cast<int64_t>(s.seed));
   d.insert("best_val_loss", s.best_val_loss);
   d.insert("rng_state", at::detail::getDefaultCPUGenerator().get_state());
-  write_file_atomically(path, torch::pickle_save(d));
+  write_file_atomically(path, pickle_save_untagged(d));
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
@@ -140,7 +166,7 @@ void load_optimizer_state(torch::optim::Optimizer& optimizer, const Checkpoint& 
 }
 
 void save_state_dict_for_test(const std::string& path, torch::nn::Module& model, const std::string& prefix) {
-  write_file_atomically(path, torch::pickle_save(model_state_dict(model, prefix)));
+  write_file_atomically(path, pickle_save_untagged(model_state_dict(model, prefix)));
 }
 
 int inspect_checkpoint(const std::string& path) {

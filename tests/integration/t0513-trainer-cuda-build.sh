@@ -8,8 +8,8 @@
 # allreduce, linked into the real executables (libtorch_cuda among their needed libraries, ProcessGroupNCCL and
 # CUDAGraph among the symbols they take from it). `--version` names LibTorch 2.6, CUDA 12.4 and NCCL 2.22. With no
 # GPU (torch::cuda::is_available() false) the trainer's test suite passes unchanged with that build: its unit
-# tests and its integration scripts (t0509, which compiles against other LibTorches, t0513-t0515, which build, and
-# t0507, below, aside); --device cuda, --amp, --cuda-graphs and --backend nccl each give one line and exit 2 (t0511), as
+# tests and its integration scripts (t0509, which compiles against other LibTorches, and t0513-t0515, which build,
+# aside; t0507 with Python torch 2.6 too); --device cuda, --amp, --cuda-graphs and --backend nccl each give one line and exit 2 (t0511), as
 # does the probe's --backend nccl; and bench/trainer/gpu.sh --root configures and builds there (the same build
 # folder, so nothing is compiled twice) and stops with its "no GPU" line. Never run on a GPU.
 # Source read-only at /src, BUILD-cuda (kept: make rebuilds what changed) at /build, in a mount namespace of its own.
@@ -56,13 +56,12 @@ python3 -c "import sys, torch; sys.exit(1 if torch.cuda.is_available() else 0)" 
 step trainer-unit ./trainer/hpclaunch_trainer_tests --no-intro
 echo "ok: trainer unit tests: $(grep -h "test cases:" trainer-unit.log | tr -s " ")"
 export HPCLAUNCH_TRAIN=/build/trainer/hpclaunch-train HPCLAUNCH_SOURCE_DIR=/src HPCLAUNCH_BUILD_DIR=/build
-# Not here: t0509 (compiles against other LibTorches), t0513/t0514 (this test, gpu.sh: below), and t0507: Python
-# torch 2.6 (python3-torch-cuda here) loads with weights_only=True by default and refuses latest.pt ("Unsupported
-# global: GLOBAL torch.jit._pickle.restore_type_tag", from torch::pickle_save'"'"'s typed dicts), a gap of the
-# checkpoint format with any PyTorch from 2.6 on, GPU or not (docs/trainer.md, "Known gaps").
+# Not here: t0509 (compiles against other LibTorches) and t0513/t0514 (this test, gpu.sh: below). t0507 runs: Python
+# torch 2.6 (python3-torch-cuda here, weights_only=True by default) loads the trainer'"'"'s latest.pt, written without
+# the type tags torch::pickle_save puts on dicts (docs/trainer.md, "Checkpoints").
 for t in /src/tests/integration/t05*-trainer-*.sh; do
   name=$(basename "$t" .sh)
-  case $name in t0507-* | t0509-* | t0513-* | t0514-*) continue ;; esac
+  case $name in t0509-* | t0513-* | t0514-*) continue ;; esac
   step "$name" bash "$t"
   echo "ok: $name"
 done
