@@ -11,6 +11,10 @@
 
 namespace hpclaunch {
 
+// A worker's "I saved; requeue me" (hpclaunch-train's k_exit_requeue, docs/RUNTIME.md): the rendered Slurm script
+// requeues the job on it. The agent does not restart such a worker in place: it ends the job with this status.
+inline constexpr int k_exit_requeue = 99;
+
 struct AgentStateConfig {
   std::string host;
   int node_rank = 0;
@@ -68,7 +72,7 @@ class AgentState {
   AgentActions store_lost(const std::string& why);
 
   bool finished() const { return m_finished; }
-  int exit_code() const { return m_exit_code; }  // once finished: 0, 1 or 128 + signal
+  int exit_code() const { return m_exit_code; }  // once finished: 0, 1, 99 (k_exit_requeue) or 128 + signal
   const std::string& exit_message() const { return m_exit_message; }
   int round() const { return m_round; }
 
@@ -78,6 +82,7 @@ class AgentState {
   AgentActions then(After next);
   AgentActions exit_with(int code, std::string message);
   AgentActions stop_workers(int sig);
+  AgentActions stop_job(const Failure& why);
   AgentAction log(std::string text) const;
 
   AgentStateConfig m_config;
