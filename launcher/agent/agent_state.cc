@@ -191,6 +191,9 @@ AgentActions AgentState::store_lost(const std::string& why) {
 AgentActions AgentState::signal(int sig) {
   if (m_finished) return {};
   // USR1/USR2 are a notice for the workers (checkpoint now), not a stop; a second stop signal is passed on.
+  if (is_notice_signal(sig) && m_config.step_signals_workers)
+    return {log(fmt::format("got {}: the Slurm step gave it to the workers too; not passed on again",
+                            signal_name(sig)))};
   if (is_notice_signal(sig) || m_stop_signal) return {to_workers(AgentAction::signal_workers, sig)};
   m_stop_signal = sig;
   AgentActions acts{log(fmt::format("got {}: forwarded to the workers, stopping (SIGKILL after {} s)",

@@ -25,6 +25,9 @@ struct AgentStateConfig {
   std::string rdzv_host;  // for the lost-store message
   int rdzv_port = 0;
   bool serves_store = false;  // node 0: this agent's own store is told of a signal directly
+  // A task of a Slurm step: slurmstepd signals every process of the step (proctrack/linuxproc and cgroup), the
+  // workers included, so a notice passed on again would reach them twice (hpclaunch-train dies at a second one).
+  bool step_signals_workers = false;
 };
 
 struct AgentAction {

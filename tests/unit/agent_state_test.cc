@@ -204,6 +204,22 @@ TEST_CASE("USR1 and USR2 are only forwarded: a notice, not a stop") {
   CHECK_FALSE(s.finished());
 }
 
+TEST_CASE("in a Slurm step a notice is not passed on: slurmstepd gave it to every process of the step") {
+  // srun forwards the script's SIGUSR1 to the step, and slurmstepd signals all of its processes: passed on again,
+  // every worker got it twice, and hpclaunch-train dies at a second warning (the Slurm soak found it).
+  AgentStateConfig c = config(1);
+  c.step_signals_workers = true;
+  AgentState s(c);
+  s.message(assign(0, 2));
+  for (int sig : {SIGUSR1, SIGUSR2}) {
+    auto acts = s.signal(sig);
+    REQUIRE(kinds(acts) == std::vector{K::log});
+    CHECK(acts[0].text.find("not passed on again") != std::string::npos);
+  }
+  // Stop signals still are (with the stop that kills what is left after the grace period).
+  CHECK(has(s.signal(SIGTERM), K::stop_workers));
+}
+
 TEST_CASE("a worker's exit 99 (saved, requeue me) stops the job without a restart, restarts left or not") {
   for (int max_restarts : {0, 1000}) {
     CAPTURE(max_restarts);
