@@ -9,7 +9,9 @@ figures.
 
 The driver plays the scheduler of the local site: a job whose agents all ended before the last step (an agent
 killed, a stop signal, exit codes of a failed round) is started again with the same arguments (a requeue), as
-Slurm's --requeue would. Every fault is a line of DIR/faults.jsonl; the summary is DIR/summary.json, printed.
+Slurm's --requeue would. With --slurm CLUSTER_DIR the faulted run is instead one `hpclaunch submit --launcher agent
+--requeue` job on the real test cluster, and Slurm and the rendered script requeue it (SlurmSoak).
+Every fault is a line of DIR/faults.jsonl; the summary is DIR/summary.json, printed.
 Exit 0 when every check held, 1 with one line per failed check.
 """
 import argparse
@@ -33,6 +35,11 @@ import zipfile
 
 KINDS = ["worker_kill", "agent_kill", "store_agent_kill", "preempt_usr1", "preempt_term", "requeue",
          "kill_during_save", "disk_full"]
+# On the Slurm test cluster (--slurm): the faults a 2-node `submit --launcher agent --requeue` job survives there.
+# agent_kill and store_agent_kill may be asked for (--kinds); README.md says what they do instead.
+SLURM_KINDS = ["worker_kill", "kill_during_save", "preempt_usr1", "requeue"]
+TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+            "PREEMPTED"}
 
 
 def free_port():
@@ -41,21 +48,30 @@ def free_port():
         return s.getsockname()[1]
 
 
+def pids():
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+
+
+def parent(pid):
+    """pid's parent (from /proc), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def children(pid):
-    """Direct children of pid (from /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == pid:
-            out.append(int(entry))
-    return out
+    """Direct children of pid."""
+    return [p for p in pids() if parent(p) == pid]
 
 
 def env_of(pid):
@@ -219,6 +235,8 @@ class Soak:
             rank0 = [pid for rank, pid in ws if rank == 0]
             if not rank0:
                 return {"missed": "no rank 0 running"}
+            if not os.path.isdir(f"{jobdir}/ck"):
+                return {"missed": "no checkpoint folder yet"}
             name = wait_created(f"{jobdir}/ck", ".latest.pt.tmp.", 10)
             if name is None:
                 return {"missed": "no checkpoint write within 10 s"}
@@ -239,13 +257,36 @@ class Soak:
             what = {"held_s": round(hold, 2)}
         return what
 
+    def settled(self, fault, jobdir):
+        return True
+
+    def maybe_fault(self, faults, kinds, ready, agents, jobdir, **where):
+        """The driver's step: once training got past the last fault, waits a random gap, then injects the next
+        (when ready() is true: workers are running). `where` goes into the fault's record."""
+        if self.pending and self.peak >= self.pending[1] + 2 and time.time() > self.pending[0]["time"] + 0.5 and \
+                self.settled(self.pending[0], jobdir):
+            self.pending = None  # trained past the fault: arm the next one
+        if self.pending is not None or len(self.log) >= faults or \
+                self.peak >= self.a.steps - 3 * self.a.checkpoint_every:
+            return
+        if self.next_at is None:
+            self.next_at = time.time() + self.rng.uniform(self.a.min_gap, self.a.max_gap)
+        elif time.time() >= self.next_at and ready():
+            kind = self.rng.choice(kinds)
+            record = {"n": len(self.log) + 1, "kind": kind, "time": time.time(), "step": self.peak, **where}
+            record.update(self.inject(kind, agents, jobdir))
+            self.log.append(record)
+            with open(f"{self.work}/faults.jsonl", "a") as f:
+                f.write(json.dumps(record) + "\n")
+            self.pending = (record, self.peak)  # (fault record, peak at the fault)
+            self.next_at = None
+
     # --- a whole run ---------------------------------------------------------------------------------------------
     def run(self, jobdir, name, faults, restarts, kinds):
         """Runs the job to its last step, requeueing as needed, with `faults` faults; returns wall seconds."""
         os.makedirs(jobdir, exist_ok=True)
         start = time.time()
-        pending = None  # (fault record, peak at the fault)
-        next_at = None
+        self.pending = self.next_at = None
         attempts = 0
         while True:
             attempts += 1
@@ -264,22 +305,7 @@ class Soak:
                         kill(a.pid, signal.SIGKILL)
                     raise SystemExit(f"soak: {name}: not done after {self.a.timeout} s; see {self.work}")
                 self.progress(jobdir)
-                if pending and self.peak >= pending[1] + 2 and time.time() > pending[0]["time"] + 0.5:
-                    # trained past the fault: arm the next one
-                    pending = None
-                if pending is None and len(self.log) < faults and self.peak < self.a.steps - 3 * self.a.checkpoint_every:
-                    if next_at is None:
-                        next_at = time.time() + self.rng.uniform(self.a.min_gap, self.a.max_gap)
-                    elif time.time() >= next_at and self.workers(agents):
-                        kind = self.rng.choice(kinds)
-                        record = {"n": len(self.log) + 1, "kind": kind, "time": time.time(), "step": self.peak,
-                                  "attempt": attempts}
-                        record.update(self.inject(kind, agents, jobdir))
-                        self.log.append(record)
-                        with open(f"{self.work}/faults.jsonl", "a") as f:
-                            f.write(json.dumps(record) + "\n")
-                        pending = (record, self.peak)
-                        next_at = None
+                self.maybe_fault(faults, kinds, lambda: self.workers(agents), agents, jobdir, attempt=attempts)
             codes = [a.returncode for a in agents]
             # The restarts of this attempt: the highest round a worker was seen in, or what an agent that ended with
             # an error counted ("... (after N of M restarts)").
@@ -318,6 +344,144 @@ class Soak:
             if jobdir + "/" in cmd:
                 out.append(f"{entry}: {cmd[:120]}")
         return out
+
+
+class SlurmSoak(Soak):
+    """The faulted run as one Slurm job on the test cluster (scripts/test-cluster.sh start DIR): `hpclaunch submit
+    --launcher agent --requeue`, its agents given restarts through torchrun's PET_MAX_RESTARTS. The faults are
+    Slurm's own (scancel --signal, scontrol requeue) or a SIGKILL of a process of the job; Slurm and the rendered
+    script do the requeueing."""
+
+    def __init__(self, a, cluster_env):
+        super().__init__(a)
+        self.env = cluster_env
+        self.job = None
+        self.rounds = {}  # Slurm run (SLURM_RESTART_COUNT) -> highest TORCHELASTIC_RESTART_COUNT seen in it
+        self.outcomes = []  # what a fault that the job cannot survive here did
+        self.load = []  # the machine's 1-minute load average, every 5 s
+
+    def slurm(self, *args, check=True):
+        r = subprocess.run(list(args), env=self.env, capture_output=True, text=True)
+        if check and r.returncode != 0:
+            raise SystemExit(f"soak: {' '.join(args)}: {r.stderr.strip()}")
+        return r.stdout
+
+    def job_info(self):
+        out = self.slurm("scontrol", "show", "job", self.job, check=False)
+        return dict(re.findall(r"(\w+)=(\S*)", out))
+
+    def submit(self, jobdir):
+        # The trainer's arguments name the job directory, so every process of the job is found by it (leftovers).
+        cmd = [self.a.hpclaunch, "submit", "--site", "test-shaped", "--site-file",
+               f"{SOURCE}/tests/integration/sites/test-shaped.yaml", "--job-dir", jobdir, "--nodes", "2",
+               "--gpus-per-node", "2", "--time", "60", "--launcher", "agent", "--requeue", "--max-requeues",
+               str(3 * self.a.faults + 5), "--env", "PET_MAX_RESTARTS=1000", "--env", "TORCH_ELASTIC_SHUTDOWN_TIMEOUT=3",
+               "--env", "HPCLAUNCH_TRAIN_TIMEOUT_S=60", "--"] + self.train_args(jobdir)
+        out = self.slurm(*cmd)
+        ids = re.findall(r"\b(\d+)\b", out)
+        if not ids:
+            raise SystemExit(f"soak: submit printed no job id: {out}")
+        self.job = ids[-1]
+
+    def procs(self, name):
+        """(pid, env) of this job's processes named `name`."""
+        return [(pid, env) for pid in pids() if comm(pid) == name
+                for env in [env_of(pid)] if env.get("SLURM_JOB_ID") == self.job]
+
+    def workers(self, agents=None):
+        out = []
+        for pid, env in self.procs("hpclaunch-train"):
+            if "RANK" in env:
+                out.append((int(env["RANK"]), pid))
+                run = int(env.get("SLURM_RESTART_COUNT", "0") or 0)
+                self.rounds[run] = max(self.rounds.get(run, 0), int(env.get("TORCHELASTIC_RESTART_COUNT", "0")))
+        return sorted(out)
+
+    def agent_on(self, node_id):
+        """The agent of this job on the node with SLURM_NODEID node_id (slurmstepd's child, not its orphan guard)."""
+        for pid, env in self.procs("hpclaunch"):
+            if env.get("SLURM_NODEID") == str(node_id) and "RANK" not in env and comm(parent(pid)) == "slurmstepd":
+                return pid
+        return None
+
+    def settled(self, fault, jobdir):
+        """Whether the job has recovered from `fault`: a run (a restart or a requeue) started after it. A warning
+        lets the workers train a step or two more before they save, so the peak alone would arm the next fault
+        while the job is still stopping, and one fault's cost would hide in the next's."""
+        return "missed" in fault or any(r.get("type") == "run_start" and r["time"] > fault["time"]
+                                        for r in read_records(f"{jobdir}/metrics.jsonl"))
+
+    def inject(self, kind, agents, jobdir):
+        if kind in ("worker_kill", "kill_during_save"):
+            return super().inject(kind, agents, jobdir)
+        if kind == "preempt_usr1":
+            # Slurm's warning before the time limit (or a preemption's), by hand: to the batch script, which
+            # passes it on to srun, hence the agents and every worker.
+            self.slurm("scancel", "--signal=USR1", "--batch", self.job)
+        elif kind == "requeue":
+            # Slurm ends the run (SIGTERM to every step, SIGKILL after KillWait) and queues the job again.
+            self.slurm("scontrol", "requeue", self.job)
+        elif kind in ("agent_kill", "store_agent_kill"):
+            pid = self.agent_on(1 if kind == "agent_kill" else 0)
+            if pid is None:
+                return {"missed": "no agent found"}
+            kill(pid, signal.SIGKILL)
+        return {}
+
+    def run(self, jobdir, name, faults, restarts, kinds):
+        os.makedirs(jobdir, exist_ok=True)
+        start = time.time()
+        self.submit(jobdir)
+        self.pending = self.next_at = None
+        ticks = 0
+        while True:
+            info = self.job_info()
+            state = info.get("JobState", "")
+            if state in TERMINAL:
+                break
+            if time.time() - start > self.a.timeout:
+                self.slurm("scancel", self.job, check=False)
+                raise SystemExit(f"soak: job {self.job} not done after {self.a.timeout} s; see {self.work}")
+            if state == "PENDING" and info.get("ExcNodeList", "(null)") != "(null)":
+                # A lost agent's node is left out of the next run (t0295); with one node left, a 2-node job waits.
+                self.outcomes.append({"time": time.time(), "excluded": info["ExcNodeList"],
+                                      "restarts": info.get("Restarts")})
+                self.slurm("scancel", self.job, check=False)
+                raise SystemExit(f"soak: job {self.job} requeued without {info['ExcNodeList']}: it cannot run on "
+                                 f"the 2-node cluster any more; see {self.work}")
+            time.sleep(0.1)
+            if not self.load or time.time() >= self.load[-1][0] + 5:
+                self.load.append((time.time(), os.getloadavg()[0]))
+            self.progress(jobdir)
+            ticks += 1
+            if state == "RUNNING" and ticks % 5 == 0:
+                self.workers()  # notes the restart round
+            self.maybe_fault(faults, kinds, lambda: state == "RUNNING" and self.peak > 0 and self.workers(), None, jobdir,
+                             run=int(info.get("Restarts", "0") or 0))
+        self.state = state
+        if state != "COMPLETED":
+            raise SystemExit(f"soak: job {self.job} ended {state}, not COMPLETED (the last fault: "
+                             f"{self.log[-1]['kind'] if self.log else 'none'}); see {jobdir}/slurm-{self.job}.out")
+        self.attempts = int(info.get("Restarts", "0") or 0) + 1
+        self.restarts = sum(self.rounds.values())
+        self.progress(jobdir)
+        return time.time() - start
+
+
+def cluster_env(folder):
+    """The environment that points sbatch, scontrol, ... at the test cluster in `folder` (its env.sh)."""
+    env = dict(os.environ)
+    try:
+        with open(f"{folder}/env.sh") as f:
+            for name, value in re.findall(r"^export (\w+)=(.*)$", f.read(), re.M):
+                env[name] = value.replace("$PATH", env.get("PATH", "")).strip('"')
+    except OSError:
+        raise SystemExit(f"soak: --slurm: no test cluster in {folder} (no env.sh); run scripts/test-cluster.sh "
+                         f"start {folder}")
+    return env
+
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def same_state(a, b):
@@ -395,14 +559,18 @@ def main():
     p.add_argument("--checkpoint-every", type=int, default=5)
     p.add_argument("--min-gap", type=float, default=0.1, help="seconds after recovery before the next fault, least")
     p.add_argument("--max-gap", type=float, default=1.0)
-    p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated fault kinds")
+    p.add_argument("--kinds", help="comma-separated fault kinds (default: all; with --slurm: " + ",".join(SLURM_KINDS) + ")")
     p.add_argument("--tmpfs-mb", type=int, default=16, help="the faulted job directory's tmpfs (0: none)")
     p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--slurm", metavar="CLUSTER_DIR",
+                   help="the faulted run as a `submit --launcher agent --requeue` job on the test cluster started "
+                        "with scripts/test-cluster.sh start CLUSTER_DIR (the reference runs as without it)")
     a = p.parse_args()
-    kinds = [k for k in a.kinds.split(",") if k]
+    known = KINDS if not a.slurm else SLURM_KINDS + ["agent_kill", "store_agent_kill"]
+    kinds = [k for k in (a.kinds or ",".join(SLURM_KINDS if a.slurm else KINDS)).split(",") if k]
     for k in kinds:
-        if k not in KINDS:
-            raise SystemExit(f"soak: --kinds: no fault '{k}'; one of {', '.join(KINDS)}")
+        if k not in known:
+            raise SystemExit(f"soak: --kinds: no fault '{k}'{' on Slurm' if a.slurm else ''}; one of {', '.join(known)}")
     a.hpclaunch, a.train = os.path.abspath(a.hpclaunch), os.path.abspath(a.train)
     work = os.path.abspath(a.work)
     os.makedirs(f"{work}/tmp", exist_ok=True)
@@ -411,6 +579,11 @@ def main():
     ref_dir, job_dir = f"{work}/reference", f"{work}/job"
     ref_s = soak.run(ref_dir, "reference", 0, 0, kinds)
     ref_peak = soak.peak
+    if a.slurm:
+        env = cluster_env(os.path.abspath(a.slurm))
+        # The job index of this soak alone (the user's own is not touched): it must end with the job's one row.
+        env["XDG_STATE_HOME"] = f"{work}/xdg-state"
+        soak = SlurmSoak(a, env)
     os.makedirs(job_dir)
     mounted = False
     if "disk_full" in kinds and a.tmpfs_mb > 0:
@@ -449,6 +622,10 @@ def main():
                             f"5 steps further: {cont.stdout.strip()}")
         m_problems, _ = check_metrics(f"{job_dir}/metrics.jsonl", a.steps)
         problems += m_problems
+        if a.slurm:
+            rows = [line for line in soak.slurm(a.hpclaunch, "jobs", "--json", "--no-state").splitlines() if line]
+            if len(rows) != 1:
+                problems.append(f"the job index has {len(rows)} rows, not 1")
         shutil.copy(f"{job_dir}/metrics.jsonl", f"{work}/job-metrics.jsonl")
         shutil.copy(f"{job_dir}/ck/latest.pt", f"{work}/job-latest.pt")
     finally:
@@ -481,6 +658,10 @@ def main():
         "compare_5_steps_further": cont.stdout.strip(), "problems": problems,
         "reference_peak": ref_peak,
     }
+    if a.slurm:
+        loads = [l for _, l in soak.load] or [0.0]
+        summary.update({"slurm_job": soak.job, "slurm_state": soak.state,
+                        "load_average_1min": {"median": round(statistics.median(loads), 1), "max": max(loads)}})
     with open(f"{work}/summary.json", "w") as f:
         json.dump(summary, f, indent=1)
     print(json.dumps(summary, indent=1))

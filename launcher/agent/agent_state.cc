@@ -43,6 +43,9 @@ Assignment assignment_of(const nlohmann::json& msg) {
   return a;
 }
 
+// A worker's own exit 99, not a signal's or a lost node's.
+bool asks_requeue(const Failure& f) { return f.exit_code == k_exit_requeue && f.signal == 0 && !f.node_lost; }
+
 }  // namespace
 
 AgentState::AgentState(AgentStateConfig config) : m_config(std::move(config)) {}
@@ -92,8 +95,10 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
       a.failure = f;
       acts.push_back(a);
     }
-    append(acts, exit_with(m_stop_signal ? 128 + m_stop_signal : k_exit_failure,
-                           format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
+    // A peer's worker asked for a requeue (worker_exited): every agent ends with 99, so that srun's status (the
+    // highest of the tasks') is the script's "requeue me" whichever node's worker said it.
+    const int code = m_stop_signal ? 128 + m_stop_signal : asks_requeue(f) ? k_exit_requeue : k_exit_failure;
+    append(acts, exit_with(code, format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
     return acts;
   }
   if (type == "finish") return exit_with(0, "");
@@ -120,8 +125,29 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
   f.exit_code = e.exit_code;
   f.signal = e.signal;
   f.error = e.error;
+  if (asks_requeue(f)) {
+    // Saved and asking for a requeue (a preemption or time-limit notice reached it): a restart in place, what the
+    // store would decide for a "failed" while restarts remain, would train on into the kill at the time limit. So
+    // the job is stopped everywhere, without a restart, and the agent ends with 99 for the script to requeue.
+    const std::string what = describe(f) + " (saved, requeue me)";
+    AgentActions acts{log("worker " + what + "; stopping the job without a restart")};
+    append(acts, stop_job(f));
+    append(acts, exit_with(k_exit_requeue, "requeue: " + what));
+    return acts;
+  }
   return {log("worker failed: " + describe(f) + "; stopping this node's workers"),
           send({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
+}
+
+// The job ends everywhere for `why`, without a restart: on node 0 directly, so that the others hear the reason
+// before this store goes away; elsewhere through the store.
+AgentActions AgentState::stop_job(const Failure& why) {
+  if (m_config.serves_store) {
+    AgentAction a = act(AgentAction::shutdown_store);
+    a.failure = why;
+    return {a};
+  }
+  return {send({{"type", "shutdown"}, {"failure", why}})};
 }
 
 AgentActions AgentState::workers_idle() {
@@ -165,6 +191,9 @@ AgentActions AgentState::store_lost(const std::string& why) {
 AgentActions AgentState::signal(int sig) {
   if (m_finished) return {};
   // USR1/USR2 are a notice for the workers (checkpoint now), not a stop; a second stop signal is passed on.
+  if (is_notice_signal(sig) && m_config.step_signals_workers)
+    return {log(fmt::format("got {}: the Slurm step gave it to the workers too; not passed on again",
+                            signal_name(sig)))};
   if (is_notice_signal(sig) || m_stop_signal) return {to_workers(AgentAction::signal_workers, sig)};
   m_stop_signal = sig;
   AgentActions acts{log(fmt::format("got {}: forwarded to the workers, stopping (SIGKILL after {} s)",
@@ -173,14 +202,7 @@ AgentActions AgentState::signal(int sig) {
   f.host = m_config.host;
   f.node_rank = m_config.node_rank;
   f.reason = fmt::format("the agent on {} (node {}) got {}", m_config.host, m_config.node_rank, signal_name(sig));
-  // On node 0 directly, so that the others hear the reason before this store goes away.
-  if (m_config.serves_store) {
-    AgentAction a = act(AgentAction::shutdown_store);
-    a.failure = f;
-    acts.push_back(a);
-  } else {
-    acts.push_back(send({{"type", "shutdown"}, {"failure", f}}));
-  }
+  append(acts, stop_job(f));
   m_running = false;
   if (!m_exiting) {
     m_exiting = true;

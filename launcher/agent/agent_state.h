@@ -11,6 +11,10 @@
 
 namespace hpclaunch {
 
+// A worker's "I saved; requeue me" (hpclaunch-train's k_exit_requeue, docs/RUNTIME.md): the rendered Slurm script
+// requeues the job on it. The agent does not restart such a worker in place: it ends the job with this status.
+inline constexpr int k_exit_requeue = 99;
+
 struct AgentStateConfig {
   std::string host;
   int node_rank = 0;
@@ -21,6 +25,9 @@ struct AgentStateConfig {
   std::string rdzv_host;  // for the lost-store message
   int rdzv_port = 0;
   bool serves_store = false;  // node 0: this agent's own store is told of a signal directly
+  // A task of a Slurm step: slurmstepd signals every process of the step (proctrack/linuxproc and cgroup), the
+  // workers included, so a notice passed on again would reach them twice (hpclaunch-train dies at a second one).
+  bool step_signals_workers = false;
 };
 
 struct AgentAction {
@@ -68,7 +75,7 @@ class AgentState {
   AgentActions store_lost(const std::string& why);
 
   bool finished() const { return m_finished; }
-  int exit_code() const { return m_exit_code; }  // once finished: 0, 1 or 128 + signal
+  int exit_code() const { return m_exit_code; }  // once finished: 0, 1, 99 (k_exit_requeue) or 128 + signal
   const std::string& exit_message() const { return m_exit_message; }
   int round() const { return m_round; }
 
@@ -78,6 +85,7 @@ class AgentState {
   AgentActions then(After next);
   AgentActions exit_with(int code, std::string message);
   AgentActions stop_workers(int sig);
+  AgentActions stop_job(const Failure& why);
   AgentAction log(std::string text) const;
 
   AgentStateConfig m_config;

@@ -24,9 +24,10 @@ namespace {
 
 std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
 
-AgentStateConfig state_config(const AgentOptions& o) {
+AgentStateConfig state_config(const AgentOptions& o, const EnvMap& env) {
   return {o.host, o.node_rank, o.nproc, o.max_restarts, o.verbose, o.grace_s, o.rdzv_host, o.rdzv_port,
-          /*serves_store=*/o.node_rank == 0};
+          /*serves_store=*/o.node_rank == 0,
+          /*step_signals_workers=*/env_get(env, "SLURM_STEP_ID").has_value() || env_get(env, "SLURM_STEPID").has_value()};
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ ElasticAgent::ElasticAgent(AgentOptions options, EnvMap base_env, int cpus, Agen
       m_parts(std::move(parts)),
       m_base_env(std::move(base_env)),
       m_cpus(cpus),
-      m_state(state_config(m_opt)),
+      m_state(state_config(m_opt, m_base_env)),
       m_signals(m_io) {
   m_base_env.erase("HPCLAUNCH_RDZV_SECRET");  // the workers do not need it
   if (m_opt.secret.empty()) m_opt.secret = random_secret();

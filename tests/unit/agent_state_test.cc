@@ -204,6 +204,74 @@ TEST_CASE("USR1 and USR2 are only forwarded: a notice, not a stop") {
   CHECK_FALSE(s.finished());
 }
 
+TEST_CASE("in a Slurm step a notice is not passed on: slurmstepd gave it to every process of the step") {
+  // srun forwards the script's SIGUSR1 to the step, and slurmstepd signals all of its processes: passed on again,
+  // every worker got it twice, and hpclaunch-train dies at a second warning (the Slurm soak found it).
+  AgentStateConfig c = config(1);
+  c.step_signals_workers = true;
+  AgentState s(c);
+  s.message(assign(0, 2));
+  for (int sig : {SIGUSR1, SIGUSR2}) {
+    auto acts = s.signal(sig);
+    REQUIRE(kinds(acts) == std::vector{K::log});
+    CHECK(acts[0].text.find("not passed on again") != std::string::npos);
+  }
+  // Stop signals still are (with the stop that kills what is left after the grace period).
+  CHECK(has(s.signal(SIGTERM), K::stop_workers));
+}
+
+TEST_CASE("a worker's exit 99 (saved, requeue me) stops the job without a restart, restarts left or not") {
+  for (int max_restarts : {0, 1000}) {
+    CAPTURE(max_restarts);
+    AgentState s = running_agent(max_restarts);
+    CHECK(kinds(s.signal(SIGUSR1)) == std::vector{K::signal_workers});
+    auto acts = s.worker_exited({0, k_exit_requeue, 0});
+    REQUIRE(kinds(acts) == std::vector{K::log, K::send, K::stop_workers});
+    CHECK(acts[0].text ==
+          "worker rank 2 (local rank 0) on n2 exited with code 99 (saved, requeue me); stopping the job without a "
+          "restart");
+    CHECK(acts[1].message["type"] == "shutdown");  // not "failed": the store would restart it in place
+    CHECK(acts[1].message["failure"]["exit_code"] == 99);
+    CHECK(acts[2].signal == SIGTERM);
+    CHECK(s.worker_exited({1, k_exit_requeue, 0}).empty());
+    CHECK(s.message({{"type", "restart"}, {"round", 1}}).empty());  // too late: it is ending
+    CHECK(kinds(s.workers_idle()) == std::vector{K::finish});
+    CHECK(s.exit_code() == k_exit_requeue);
+    CHECK(s.exit_message() == "requeue: rank 2 (local rank 0) on n2 exited with code 99 (saved, requeue me)");
+  }
+}
+
+TEST_CASE("node 0's worker asking for a requeue stops its own store directly") {
+  AgentState s(config(0, 1000));
+  s.message(assign(0, 0));
+  auto acts = s.worker_exited({1, k_exit_requeue, 0});
+  CHECK(only(acts, K::shutdown_store).failure.rank == 1);
+  CHECK_FALSE(has(acts, K::send));
+}
+
+TEST_CASE("a peer's worker asked for a requeue: the store's abort ends this agent with 99 too") {
+  AgentState s = running_agent(1000);
+  Failure f;
+  f.host = "n1";
+  f.node_rank = 0;
+  f.rank = 0;
+  f.local_rank = 0;
+  f.exit_code = k_exit_requeue;
+  CHECK(kinds(s.message({{"type", "abort"}, {"failure", f}})) == std::vector{K::stop_workers});
+  s.workers_idle();
+  CHECK(s.exit_code() == k_exit_requeue);
+  // 99 as a signal's number or from a lost node is no request: exit 1.
+  for (bool lost : {false, true}) {
+    AgentState t = running_agent(1000);
+    Failure g = f;
+    g.signal = lost ? 0 : 9;
+    g.node_lost = lost;
+    t.message({{"type", "abort"}, {"failure", g}});
+    t.workers_idle();
+    CHECK(t.exit_code() == 1);
+  }
+}
+
 TEST_CASE("stopping for a peer's reason, a signal of its own gives the agent 128 + signal") {
   AgentState s = running_agent(0);
   Failure f;

@@ -92,6 +92,8 @@ struct Scenario {
   std::function<std::optional<End>(int attempt, int lr)> worker = [](int, int) { return End{}; };
   // Once an attempt's workers are started.
   std::function<void(int attempt, FakeStore& store)> started = [](int, FakeStore&) {};
+  // When the workers are sent a signal (not a stop): how they answer it.
+  std::function<void(int sig, FakeWorkers& workers)> signalled = [](int, FakeWorkers&) {};
   FakeStore* the_store = nullptr;
   std::vector<nlohmann::json> sent;
   std::vector<std::vector<ProcessSpec>> starts;
@@ -121,7 +123,10 @@ std::vector<int> FakeWorkers::start(const std::vector<ProcessSpec>& specs) {
   return pids;
 }
 
-void FakeWorkers::signal(int sig) { m_sc.signals.push_back(sig); }
+void FakeWorkers::signal(int sig) {
+  m_sc.signals.push_back(sig);
+  m_sc.signalled(sig, *this);
+}
 
 void FakeWorkers::stop(std::chrono::milliseconds, int sig) {
   m_sc.stops.push_back(sig);
@@ -302,6 +307,33 @@ TEST_CASE("a signal: forwarded as the stop, told to the store, the loop ends wit
   CHECK(out.message.find("stopped: the agent on n2 (node 1) got SIGHUP") != std::string::npos);
   CHECK(types(sc) == std::vector<std::string>{"join", "shutdown"});
   CHECK(sc.stops == std::vector<int>{SIGHUP});
+}
+
+TEST_CASE("USR1 with restarts left: the workers save and exit 99; no restart in place, the loop ends with 99") {
+  // A Slurm script relays its warning to agents started with --max-restarts: the workers' exit 99 ("saved,
+  // requeue me") is not a failure to restart from, or the job would train on into the kill at its time limit.
+  TempDir dir;
+  Scenario sc;
+  sc.store = plain_store(1000);
+  sc.worker = [](int attempt, int) -> std::optional<End> {
+    if (attempt == 0) return std::nullopt;  // runs until warned
+    return End{};  // a restart in place (the old behaviour) would train to the end
+  };
+  sc.started = [](int attempt, FakeStore&) {
+    if (attempt == 0) ::raise(SIGUSR1);
+  };
+  sc.signalled = [](int sig, FakeWorkers& workers) {
+    if (sig != SIGUSR1) return;
+    for (int lr : {0, 1}) workers.end(lr, k_exit_requeue, 0);  // the step finished, rank 0 saved
+  };
+  Outcome out = run(sc, dir.path, 1000);
+  CHECK(out.exit_code == 99);
+  CHECK(out.message.find("requeue: rank 2 (local rank 0) on n2 exited with code 99 (saved, requeue me)") !=
+        std::string::npos);
+  CHECK(sc.signals == std::vector<int>{SIGUSR1});
+  CHECK(sc.starts.size() == 1);
+  REQUIRE(types(sc) == std::vector<std::string>{"join", "shutdown"});
+  CHECK(sc.sent[1].at("failure").get<Failure>().exit_code == 99);
 }
 
 TEST_CASE("the store going away: the workers stop and the loop ends with 1, naming the store") {
