@@ -28,31 +28,31 @@ printf 'ClusterName=x\nSlurmctldHost=localhost\nSlurmctldPort=1\n' >dead.conf
 mkdir -p nobin
 ln -sf "$(command -v bash)" nobin/bash
 
-# exit | message (after "hpclaunch: error: ") | command...
+# exit # message (after "hpclaunch: error: ") # command... (# apart: a message may hold |)
 rows=(
-  "2|nosuchjob: is neither a job directory nor a job id listed by \`hpclaunch jobs\`|status nosuchjob"
-  "2|$T/plain: is a directory but not a job directory (no job.json or plan.json)|status $T/plain"
-  "1|$T/notjson/job.json: is not a JSON object|status $T/notjson"
-  "1|squeue -h -t all -j 4242 -o %T: failed (exit 1): slurm_load_jobs error|env SLURM_CONF=$T/dead.conf status $T/ok"
-  "1|scancel 4242: failed|env SLURM_CONF=$T/dead.conf cancel $T/ok"
-  "1|squeue -h -t all -j 4242 -o %T: not found on this machine|env PATH=$T/nobin status $T/ok"
-  "1|squeue -h -t all -j 4242 -o %T: not found on this machine|env PATH=$T/nobin wait $T/ok"
-  "2|$T/empty.jsonl: is empty: no metrics were written|plot $T/empty.jsonl"
-  "2|$T/cut.jsonl:2: the last line is cut short|plot $T/cut.jsonl"
-  "2|$T/garbage.jsonl:2: not a JSON object: 'oops'|plot $T/garbage.jsonl"
-  "2|$T/array.jsonl:1: not a JSON object|plot $T/array.jsonl"
-  "2|$T/nosteps.jsonl: holds no step records|plot $T/nosteps.jsonl"
-  "2|$T/noloss.jsonl:1: step record without a numeric \"loss\"|plot $T/noloss.jsonl"
-  "2|$T/missing.jsonl: cannot read the metrics file|plot $T/missing.jsonl"
-  "2|$T/good.jsonl/x: cannot read the metrics file (missing)|plot $T/good.jsonl $T/good.jsonl/x"
-  "2|--output: '$T/x.jpg' has neither a .png nor a .svg extension|plot $T/good.jsonl -o $T/x.jpg"
-  "1|$T/none/x.png: cannot write the plot|plot $T/good.jsonl -o $T/none/x.png"
-  "2|logs: --rank: Value -1 not in range 0 to 1000000|logs $T/ok --rank -1"
-  "2|wait: --timeout: Value -5 not in range|wait $T/ok --timeout -5"
-  "2|wait: --interval: Value 0 not in range|wait $T/ok --interval 0"
+  "2#nosuchjob: is neither a job directory nor a job id listed by \`hpclaunch jobs\`#status nosuchjob"
+  "2#$T/plain: is a directory but not a job directory (no job.json or plan.json)#status $T/plain"
+  "1#$T/notjson/job.json: is not a JSON object#status $T/notjson"
+  "1#squeue -h -r -t all -j 4242 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed (exit 1): slurm_load_jobs error#env SLURM_CONF=$T/dead.conf status $T/ok"
+  "1#scancel 4242: failed#env SLURM_CONF=$T/dead.conf cancel $T/ok"
+  "1#squeue -h -r -t all -j 4242 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: not found on this machine#env PATH=$T/nobin status $T/ok"
+  "1#squeue -h -r -t all -j 4242 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: not found on this machine#env PATH=$T/nobin wait $T/ok"
+  "2#$T/empty.jsonl: is empty: no metrics were written#plot $T/empty.jsonl"
+  "2#$T/cut.jsonl:2: the last line is cut short#plot $T/cut.jsonl"
+  "2#$T/garbage.jsonl:2: not a JSON object: 'oops'#plot $T/garbage.jsonl"
+  "2#$T/array.jsonl:1: not a JSON object#plot $T/array.jsonl"
+  "2#$T/nosteps.jsonl: holds no step records#plot $T/nosteps.jsonl"
+  "2#$T/noloss.jsonl:1: step record without a numeric \"loss\"#plot $T/noloss.jsonl"
+  "2#$T/missing.jsonl: cannot read the metrics file#plot $T/missing.jsonl"
+  "2#$T/good.jsonl/x: cannot read the metrics file (missing)#plot $T/good.jsonl $T/good.jsonl/x"
+  "2#--output: '$T/x.jpg' has neither a .png nor a .svg extension#plot $T/good.jsonl -o $T/x.jpg"
+  "1#$T/none/x.png: cannot write the plot#plot $T/good.jsonl -o $T/none/x.png"
+  "2#logs: --rank: Value -1 not in range 0 to 1000000#logs $T/ok --rank -1"
+  "2#wait: --timeout: Value -5 not in range#wait $T/ok --timeout -5"
+  "2#wait: --interval: Value 0 not in range#wait $T/ok --interval 0"
 )
 for row in "${rows[@]}"; do
-  IFS='|' read -r want_rc want_msg cmd <<<"$row"
+  IFS='#' read -r want_rc want_msg cmd <<<"$row"
   read -r -a argv <<<"$cmd"
   if [ "${argv[0]}" = env ]; then
     envs=()
