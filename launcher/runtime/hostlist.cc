@@ -18,7 +18,7 @@ namespace {
 constexpr long long k_max_range = 64 * 1024;  // Slurm's MAX_RANGE: "Too many hosts in range"
 constexpr size_t k_max_hosts = 1000 * 1000;
 constexpr size_t k_max_name = 255;                 // a host name's longest (a DNS name's 253, HOST_NAME_MAX 64)
-constexpr size_t k_max_chars = 64 * 1024 * 1024;   // all names together: 1M hosts of 64 characters
+constexpr size_t k_max_chars = 16 * 1024 * 1024;   // all names together: 100,000 hosts of 160 characters
 constexpr const char* k_hostlist_fix = "write it as Slurm does, e.g. nid[001000-001003,001010] or a[1-2],b3";
 
 bool is_digits(std::string_view s) {

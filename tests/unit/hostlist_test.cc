@@ -69,7 +69,7 @@ TEST_CASE("malformed lists are errors naming the list and the problem") {
   CHECK(message("n[1-2]x[").find("'[' without ']'") != std::string::npos);
 }
 
-TEST_CASE("a name past a host name's length, or an expansion past 64 MiB of names, is refused before it is made") {
+TEST_CASE("a name past a host name's length, or an expansion past 16 MiB of names, is refused before it is made") {
   auto message = [](std::string_view list) {
     return test::error_of_call([&] { expand_hostlist(list, "SLURM_JOB_NODELIST"); });
   };
@@ -81,11 +81,11 @@ TEST_CASE("a name past a host name's length, or an expansion past 64 MiB of name
         "host name has at most 255); write it as Slurm does, e.g. nid[001000-001003,001010] or a[1-2],b3");
   CHECK(message(std::string(256, 'y')).find("a host name of 256 characters") != std::string::npos);
   // Like the fuzzer's input (fuzz/corpus/hostlist/oom-long-names): 1.2 million names of 211 characters, which ran
-  // it out of 2 GB; refused after 64 MiB of them.
-  CHECK(message("a[0-5224]" + std::string(200, 'b') + "[00-25][00-2][00-2]").find("more than 64 MiB of host names") !=
+  // it out of 2 GB; refused after 16 MiB of them.
+  CHECK(message("a[0-5224]" + std::string(200, 'b') + "[00-25][00-2][00-2]").find("more than 16 MiB of host names") !=
         std::string::npos);
   // 1,000 names of 250 characters, 1,000 times over: 250 MB of names, under the host count.
-  CHECK(message(std::string(246, 'z') + "[000-999][000-999]").find("more than 64 MiB of host names") != std::string::npos);
+  CHECK(message(std::string(246, 'z') + "[000-999][000-999]").find("more than 16 MiB of host names") != std::string::npos);
 }
 
 TEST_CASE("tasks per node expands Slurm's (xN) repeats") {
