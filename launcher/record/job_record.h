@@ -158,6 +158,14 @@ struct JobRecord {
   bool per_task() const { return !task_job_ids.empty(); }
   // The id the scheduler lists this job under: a task of a real array job its array's, any other job its own.
   const std::string& listed_id() const { return task && !per_task() ? array_job_id : job_id; }
+  // The jobs the scheduler holds for this one: an array whose tasks are jobs of their own, each task's id; any
+  // other, `job_id` (what cancel names) or listed_id() (what a query asks for).
+  std::vector<std::string> scheduler_jobs() const {
+    return is_array() && per_task() ? task_job_ids : std::vector<std::string>{job_id};
+  }
+  std::vector<std::string> listed_ids() const {
+    return is_array() && per_task() ? task_job_ids : std::vector<std::string>{listed_id()};
+  }
 };
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file

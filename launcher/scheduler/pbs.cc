@@ -51,7 +51,7 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
 
 std::vector<JobState> PbsBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
   require_submitted(array);
-  auto known = qstat_jobs(array.per_task() ? array.task_job_ids : std::vector<std::string>{array.job_id}, run);
+  auto known = qstat_jobs(array.listed_ids(), run);
   if (!known) return SchedulerBackend::query_tasks(array, run);  // Torque: each subjob's qstat
   return task_states(array, *known);
 }
@@ -62,8 +62,7 @@ std::vector<JobAnswer> PbsBackend::query_many(const std::vector<JobRecord>& jobs
   for (size_t i = 0; i < jobs.size(); ++i) {
     try {
       require_submitted(jobs[i]);
-      for (const auto& id : jobs[i].is_array() && jobs[i].per_task() ? jobs[i].task_job_ids
-                                                                     : std::vector<std::string>{jobs[i].listed_id()})
+      for (const auto& id : jobs[i].listed_ids())
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     } catch (const Error& e) {
       out[i].error = e.what();
@@ -114,8 +113,7 @@ std::vector<JobState> PbsBackend::task_states(const JobRecord& array, const std:
 void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   std::vector<std::string> argv = {"qdel"};
-  for (const auto& id : job.is_array() && job.per_task() ? job.task_job_ids : std::vector<std::string>{job.job_id})
-    argv.push_back(id);
+  for (const auto& id : job.scheduler_jobs()) argv.push_back(id);
   run_cancel(argv, job.job_id, pbs_unknown_job, k_fix, run);
 }
 

@@ -52,10 +52,7 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
   for (size_t i = 0; i < jobs.size(); ++i) {
     try {
       require_submitted(jobs[i]);
-      if (jobs[i].is_array() && jobs[i].per_task())
-        for (const auto& id : jobs[i].task_job_ids) add_id(id);
-      else
-        add_id(jobs[i].listed_id());
+      for (const auto& id : jobs[i].listed_ids()) add_id(id);
     } catch (const Error& e) {
       out[i].error = e.what();
     }
@@ -133,8 +130,7 @@ std::vector<JobAnswer> SlurmBackend::query_many(const std::vector<JobRecord>& jo
 void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   std::vector<std::string> argv = {"scancel"};
-  for (const auto& id : job.is_array() && job.per_task() ? job.task_job_ids : std::vector<std::string>{job.job_id})
-    argv.push_back(id);
+  for (const auto& id : job.scheduler_jobs()) argv.push_back(id);
   run_cancel(argv, job.job_id, slurm_unknown_job, k_fix, run);
 }
 
