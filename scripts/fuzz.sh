@@ -8,7 +8,9 @@
 # the target, the input libFuzzer saved and the command that replays it; exit 1. New inputs go to a scratch
 # corpus under the output directory, never into fuzz/corpus/ (add an input there by hand when it is worth keeping).
 # Environment: HPCLAUNCH_FUZZ_BUILD_DIR (default build-fuzz), HPCLAUNCH_FUZZ_OUT (default BUILD/fuzz-runs),
-# HPCLAUNCH_FUZZ_RUNS=N (stop a target after N executions, or SECONDS, whichever comes first),
+# HPCLAUNCH_FUZZ_RUNS=N (stop a target after N executions past its committed inputs, or SECONDS, whichever comes
+# first),
+# HPCLAUNCH_FUZZ_BUILD_ONLY=1 (build the targets and stop: t0065's prepare step),
 # HPCLAUNCH_FUZZ_MERGE=1 (after a clean run, add to fuzz/corpus/TARGET/ the new inputs that reach coverage the
 # committed ones do not: libFuzzer's -merge=1, so the committed corpus stays minimal).
 set -euo pipefail
@@ -38,6 +40,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPI
   "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build/fuzz-build.log" 2>&1 ||
   { tail -n 40 "$build/fuzz-build.log" >&2; echo "fuzz.sh: the build failed ($build/fuzz-build.log)" >&2; exit 1; }
+[ "${HPCLAUNCH_FUZZ_BUILD_ONLY:-0}" = 0 ] || exit 0
 
 mkdir -p "$out"
 : >"$out/summary.txt"
@@ -48,7 +51,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/corpus"
   rc=0
   runs=()
-  [ -z "${HPCLAUNCH_FUZZ_RUNS:-}" ] || runs=(-runs="$HPCLAUNCH_FUZZ_RUNS")
+  # libFuzzer's -runs counts the committed inputs it reads first too: N new executions after them.
+  [ -z "${HPCLAUNCH_FUZZ_RUNS:-}" ] ||
+    runs=(-runs="$((HPCLAUNCH_FUZZ_RUNS + $(find "$root/fuzz/corpus/$t" -type f | wc -l)))")
   # -timeout: one input may take 10 s at most (a hang); -rss_limit_mb: libFuzzer's own default, said aloud.
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     "${runs[@]}" -artifact_prefix="$work/" "$work/corpus" "$root/fuzz/corpus/$t" >"$work/log" 2>&1 || rc=$?

@@ -1,21 +1,48 @@
 #!/usr/bin/env bash
 # README command 2: install what is needed, build, and run every test (unit and integration) with CTest.
+#
+# In phases, each printed with its time (docs/install.md, "Tests and their cost", has the figures of cold runs):
+#   1. packages (scripts/install-deps.sh);
+#   2. the main build, while the Debian 13 root (scripts/debian13-cuda-root.sh, once per machine: downloads and
+#      unpacking, little CPU) is made beside it;
+#   3. prepare: the tests' one-time builds in folders of their own (the sanitizer and fuzz builds, the static
+#      x86_64 and aarch64 launchers, the build in the Debian 13 root), one at a time, each with both cores. Each is
+#      the test's own build code (HPCLAUNCH_PREPARE=1: the test stops after it; tests/integration/lib.sh), so a
+#      test run alone still builds what it needs, and under CTest, later, it finds the build done;
+#   4. CTest runs every test, two at a time.
+# Big compiles never run beside each other or inside a test's time limit, where they would race the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+start=$SECONDS
+phase_start=$SECONDS
+phase() {  # NAME: ends the phase begun before it
+  echo "test.sh: $1: $((SECONDS - phase_start)) s (total $((SECONDS - start)) s)"
+  phase_start=$SECONDS
+}
 "$root/scripts/install-deps.sh"
-# Only the tests need the Debian 13 roots, made once per machine (docs/install.md, "Tests and their cost"):
-# t0515 builds hpclaunch and the trainer against LibTorch 2.6 (2.5 GiB, ~2 min); t0513 the trainer against the
-# CUDA LibTorch 2.6 with CUDA 12.4 and NCCL 2.22 (~2.9 GB downloaded, 8.3 GiB, 8.5 min or more: made while the build
-# below runs, and waited for before the tests).
+phase "packages"
+
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo "$root/scripts/debian13-root.sh" /opt/hpclaunch/debian13-root
-$sudo "$root/scripts/debian13-cuda-root.sh" /opt/hpclaunch/debian13-cuda-root &
-cuda_root=$!
+debian13_root=/opt/hpclaunch/debian13-cuda-root
+echo "test.sh: making the Debian 13 root in $debian13_root beside the main build (once per machine)"
+$sudo "$root/scripts/debian13-cuda-root.sh" "$debian13_root" &
+root_pid=$!
 trap 'wait' EXIT  # a failed build leaves no half-made root behind it still being written
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
-# ccache (install-deps.sh): rebuilds, and t0710's launcher-only build beside this one, reuse the objects.
+# ccache (install-deps.sh): the static launcher (t0720), the launcher-only build (t0710) and rebuilds reuse the
+# main build's objects.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_BUILD_TESTS=ON \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$build" -j "$(nproc)"
-wait "$cuda_root" || { echo "test.sh: the Debian 13 CUDA root could not be made (above)" >&2; exit 1; }
+phase "main build"
+wait "$root_pid" || { echo "test.sh: the Debian 13 root could not be made (above)" >&2; exit 1; }
+phase "Debian 13 root (the rest of it after the main build)"
+
+# The tests with one-time builds (tests/CMakeLists.txt, "Prepared tests"), one after another.
+echo "test.sh: prepare: the tests' own builds, one at a time"
+HPCLAUNCH_PREPARE=1 ctest --test-dir "$build" -L prepared -j 1 --output-on-failure
+phase "prepare"
+
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
+phase "tests"

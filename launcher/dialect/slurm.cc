@@ -14,12 +14,6 @@ namespace hpclaunch {
 
 namespace {
 
-std::optional<std::string> field(const Fields& f, const std::string& key) {
-  auto it = f.find(key);
-  if (it == f.end()) return std::nullopt;
-  return it->second;
-}
-
 bool unlimited(const std::string& v) { return v.empty() || v == "UNLIMITED" || v == "INFINITE" || v == "NONE"; }
 
 // "gpu:a100:4(S:0-1),gpu:v100:2" -> {gpu a100 4}, {gpu v100 2}; "(null)" -> none.

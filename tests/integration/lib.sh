@@ -68,6 +68,16 @@ assert_fails() {
   assert_contains "$out" "$want" "error from '$*'"
 }
 
+# The one-time work of a test (a build in a folder of its own) is done by scripts/test.sh's prepare phase, one
+# test at a time, before CTest runs them side by side: with HPCLAUNCH_PREPARE=1 a test stops here, right after
+# that work (tests/CMakeLists.txt says which tests have such work, and why they are prepared alone).
+prepared() {
+  if [ "${HPCLAUNCH_PREPARE:-0}" = 1 ]; then
+    note "prepared (the test itself runs under CTest)"
+    exit 0
+  fi
+}
+
 need_cmd() {  # CMD...: fail (not skip) if a tool install-deps.sh installs is missing
   local c
   for c in "$@"; do command -v "$c" >/dev/null || fail "'$c' not found; run scripts/install-deps.sh"; done

@@ -19,6 +19,7 @@ cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE
   "${launcher[@]}" >"$test_tmp/configure.log" 2>&1 || fail "configure failed: $(tail -n 20 "$test_tmp/configure.log")"
 cmake --build "$build" -j "$(nproc)" --target hpclaunch_unit_tests >"$test_tmp/build.log" 2>&1 ||
   fail "the sanitizer build failed: $(grep -m 5 -E 'error' "$test_tmp/build.log" || tail -n 20 "$test_tmp/build.log")"
+prepared
 
 # halt_on_error/abort_on_error: the first finding ends the run with a non-zero exit and its report.
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1

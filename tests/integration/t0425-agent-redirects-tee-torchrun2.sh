@@ -12,9 +12,9 @@ source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cmd chroot unshare mount
 [ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace, chroot), as CI runs it"
-root=${HPCLAUNCH_DEBIAN13_ROOT:-/opt/hpclaunch/debian13-root}
-[ -f "$root/.hpclaunch-packages" ] ||
-  fail "no Debian 13 root in $root; run scripts/debian13-root.sh $root (scripts/test.sh does)"
+source "$(dirname "$0")/lib-root.sh"
+need_debian13_root
+root=$debian13_root
 cd "$test_tmp"
 
 combos='--redirects 3 --tee 3

@@ -12,29 +12,19 @@
 # aside; t0507 with Python torch 2.6 too); --device cuda, --amp, --cuda-graphs and --backend nccl each give one line and exit 2 (t0511), as
 # does the probe's --backend nccl; and bench/trainer/gpu.sh --root configures and builds there (the same build
 # folder, so nothing is compiled twice) and stops with its "no GPU" line. Never run on a GPU.
-# Source read-only at /src, BUILD-cuda (kept: make rebuilds what changed) at /build, in a mount namespace of its own.
-# Cold: a build of the trainer's Torch units and unit tests (docs/install.md, "Tests and their cost"); the tests
-# ~2-3 min (134 s in all with the build kept).
+# Source read-only at /src, BUILD-debian13 (root_build in lib-root.sh, shared with t0515; made in scripts/test.sh's
+# prepare phase) at /build, in a mount namespace of its own. The tests ~2-3 min (docs/install.md, "Tests and their
+# cost").
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-root.sh"
-root=${HPCLAUNCH_DEBIAN13_CUDA_ROOT:-/opt/hpclaunch/debian13-cuda-root}
-[ -f "$root/.hpclaunch-packages" ] ||
-  fail "no Debian 13 CUDA root in $root; run scripts/debian13-cuda-root.sh $root (scripts/test.sh does)"
-build=$HPCLAUNCH_BUILD_DIR-cuda
+root_build
+root=$debian13_root
+build=$debian13_build
 
-# What runs in the root (its bash, its paths; `step`: lib-root.sh).
+# What runs in the root (its bash, its paths; `step`: lib-root.sh), after root_build.
 inside='
-# Release, as bench/trainer/gpu.sh builds: its run below then finds everything built.
-step configure cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_BUILD_TESTS=ON \
-  -DCMAKE_COMPILE_WARNING_AS_ERROR=ON
 grep -q "hpclaunch-train: CUDA LibTorch: NCCL backend enabled" configure.log ||
   { cat configure.log; echo "FAIL: torch_cuda not found: the CUDA side is not built"; exit 1; }
-if grep -E "^CMake (Deprecation )?Warning.* at " configure.log | grep -v " at /usr/"; then
-  echo "FAIL: configure warns in the Debian 13 CUDA root (configure.log)"
-  exit 1
-fi
-step build make -j"$(nproc)" hpclaunch-train hpclaunch-probe hpclaunch_trainer_tests
-echo "ok: built with warnings as errors: $(grep -c "Building CXX" build.log || true) unit(s) compiled this time"
 for exe in trainer/hpclaunch-train trainer/hpclaunch-probe; do
   # Each tool output is read whole before grep looks: `tool | grep -q` fails under pipefail when grep stops
   # early and the tool dies of SIGPIPE.
