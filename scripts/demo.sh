@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # README command 1: install what is needed, build, and run the main job on the embedded `local` site
 # (examples/local-autoencoder.yaml: hpclaunch-train's MNIST auto-encoder on Fashion-MNIST, 2 emulated nodes x
-# 2 workers under hpclaunch agent), then plot its curves.
+# 2 workers under hpclaunch agent), then plot its curves. Only what that job needs is installed
+# (`install-deps.sh demo`) and built (hpclaunch and hpclaunch-train, no tests); the time is printed at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+start=$SECONDS
+"$root/scripts/install-deps.sh" demo
+installed=$SECONDS
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
-# ccache (install-deps.sh): rebuilds, and t0710's launcher-only build beside this one, reuse the objects.
+# ccache: a rebuild, and scripts/test.sh's build of the same folder afterwards, reuse the objects.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_BUILD_TESTS=OFF \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$build" -j "$(nproc)" --target hpclaunch hpclaunch-train
+built=$SECONDS
 export PATH=$build/launcher:$build/trainer:$PATH
 
 run=${HPCLAUNCH_DEMO_DIR:-$root/demo-run/$(date +%Y%m%d-%H%M%S)}
@@ -19,3 +24,5 @@ hpclaunch submit --spec "$root/examples/local-autoencoder.yaml" --job-dir "$run/
 hpclaunch plot metrics/autoencoder.jsonl -o "$run/curves.png"
 hpclaunch plot metrics/autoencoder.jsonl -o "$run/curves.svg"
 echo "demo: job directory $run/job; metrics $run/metrics/autoencoder.jsonl; curves $run/curves.png"
+echo "demo: $((SECONDS - start)) s in all: packages $((installed - start)) s, build $((built - installed)) s," \
+  "job and plots $((SECONDS - built)) s"

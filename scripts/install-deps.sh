@@ -1,30 +1,41 @@
 #!/usr/bin/env bash
-# Installs everything hpclaunch needs to build, run its demo and run its tests on Debian 12.
-# Idempotent: packages already present are skipped by apt-get.
+# Installs what hpclaunch needs on Debian 12. Idempotent: packages already present are skipped.
+#
+#   scripts/install-deps.sh demo   what scripts/demo.sh needs: build hpclaunch and hpclaunch-train (LibTorch with
+#                                  gloo, OpenBLAS), the dataset, and PLplot for the curves (issue 33: a few minutes)
+#   scripts/install-deps.sh        all of that and what the tests need (scripts/test.sh)
 set -euo pipefail
-packages=(
+mode=${1:-test}
+case $mode in demo | test) ;; *) echo "install-deps.sh: unknown mode '$mode': give demo, or nothing for the tests" >&2; exit 2 ;; esac
+demo_packages=(
   build-essential cmake pkg-config git ca-certificates ccache
   libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
-  libkainjow-mustache-dev nlohmann-json3-dev doctest-dev
+  libkainjow-mustache-dev nlohmann-json3-dev
   libssl-dev                      # the agents' HMAC-SHA256 (OpenSSL libcrypto)
-  libtorch-dev libgloo-dev python3-torch
+  libhwloc-dev                    # --numa-binding's topology
+  libtorch-dev libgloo-dev zlib1g-dev
   libopenblas0-pthread            # LibTorch's BLAS (libblas.so.3 alternative): ~10x the reference BLAS's GEMM
-  openmpi-bin libopenmpi-dev libhwloc-dev
-  slurm-wlm
   dataset-fashion-mnist
-  libplplot-dev plplot-driver-cairo fonts-dejavu-core file
-  procps iproute2 psmisc
+  libplplot-dev plplot-driver-cairo fonts-dejavu-core
+)
+test_packages=(
+  doctest-dev python3-torch
+  openmpi-bin libopenmpi-dev
+  slurm-wlm
+  file procps iproute2 psmisc
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
   g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
-  debootstrap                     # t0515: a Debian 13 root with LibTorch 2.6 (scripts/debian13-root.sh)
+  debootstrap                     # t0513/t0515: a Debian 13 root with LibTorch 2.6 (scripts/debian13-cuda-root.sh)
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-cloudpickle python3-tqdm  # python/ (docs/python.md): its wheel, tests, Executor, wait's bar
 )
+packages=("${demo_packages[@]}")
+[ "$mode" = demo ] || packages+=("${test_packages[@]}")
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 # t0725's arm64 libraries are unpacked, not installed (scripts/aarch64-sysroot.sh says why); apt needs the arm64
 # package lists to download them.
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if [ "$mode" = test ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $sudo dpkg --add-architecture arm64
   $sudo apt-get update -qq
 fi
@@ -36,4 +47,4 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-$sudo "$(dirname "$0")/aarch64-sysroot.sh" /opt/hpclaunch/aarch64-sysroot
+[ "$mode" = demo ] || $sudo "$(dirname "$0")/aarch64-sysroot.sh" /opt/hpclaunch/aarch64-sysroot
