@@ -47,4 +47,4 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-[ "$mode" = demo ] || $sudo "$(dirname "$0")/aarch64-sysroot.sh" /opt/hpclaunch/aarch64-sysroot
+[ "$mode" = demo ] || $sudo "$(dirname "$0")/aarch64-sysroot.sh" "${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/aarch64-sysroot"

@@ -23,7 +23,10 @@ phase() {  # NAME: ends the phase begun before it
 phase "packages"
 
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-debian13_root=/opt/hpclaunch/debian13-cuda-root
+# HPCLAUNCH_ROOTS: where the roots are made (default /opt/hpclaunch; a fresh folder measures a cold run).
+roots=${HPCLAUNCH_ROOTS:-/opt/hpclaunch}
+debian13_root=$roots/debian13-cuda-root
+export HPCLAUNCH_DEBIAN13_ROOT=$debian13_root HPCLAUNCH_AARCH64_SYSROOT=$roots/aarch64-sysroot
 echo "test.sh: making the Debian 13 root in $debian13_root beside the main build (once per machine)"
 $sudo "$root/scripts/debian13-cuda-root.sh" "$debian13_root" &
 root_pid=$!
