@@ -5,7 +5,6 @@
 #SBATCH --ntasks-per-node=4
 #SBATCH --cpus-per-task=24
 #SBATCH --gpus-per-node=4
-#SBATCH --mem=0
 #SBATCH --account=def-someprof
 #SBATCH --time=01:00:00
 #SBATCH --chdir=/home/user/project

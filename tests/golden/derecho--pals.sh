@@ -12,8 +12,11 @@
 
 # A PBS job starts in $HOME, not where it was submitted.
 cd "$PBS_O_WORKDIR" || exit 1
-module load conda
-conda activate npl
+module load conda cuda
+# PyTorch: the conda environment pt220gpu_conda, made once on a login node with NCAR's
+# pytorch/setup_conda_pytorch.sh (github.com/NCAR/aiml_gpu_ncar_envs, choice 4: PyTorch 2.2.0);
+# CISL's npl environment has no GPU or machine-learning packages.
+conda activate pt220gpu_conda || { echo 'hpclaunch: no conda environment pt220gpu_conda: see the job script' >&2; exit 1; }
 export HPCLAUNCH_MASTER_ADDR_RULE=batch-host
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none

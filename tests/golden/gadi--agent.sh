@@ -1,21 +1,22 @@
 #!/bin/bash
-#PBS -l walltime=01:00:00,ncpus=96,ngpus=8,mem=764GB
+#PBS -l walltime=01:00:00,ncpus=96,ngpus=8,mem=760GB
 #PBS -P ab01
 #PBS -N train
 #PBS -q gpuvolta
 #PBS -j oe
 #PBS -o /home/user/project/hpclaunch-jobs/train/
-#PBS -l storage=scratch/ab01+gdata/ab01
+#PBS -l storage=scratch/ab01+gdata/ab01+gdata/dk92
 #
 # Rendered by hpclaunch 0.1.0 for site gadi (NCI Gadi (V100, PBS Pro)).
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 MPI rank(s), 1 per node.
-# '-l storage=scratch/ab01+gdata/ab01' is made from the account ab01: to change it, put your own '-l storage=...' in the `directives:` of a site file (--site-file) that extends gadi.
+# '-l storage=scratch/ab01+gdata/ab01+gdata/dk92' is made from the account ab01: to change it, put your own '-l storage=...' in the `directives:` of a site file (--site-file) that extends gadi.
 
 # A PBS job starts in $HOME, not where it was submitted.
 cd "$PBS_O_WORKDIR" || exit 1
 module load openmpi
-
+module use /g/data/dk92/apps/Modules/modulefiles
+module load NCI-ai-ml
 export HPCLAUNCH_MASTER_ADDR_RULE=batch-host
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
 export HPCLAUNCH_GPU_BIND=none

@@ -93,7 +93,7 @@ TEST_CASE("PBS: Gadi's totals ask a GPU share of the node's memory: a FAIL only 
   c.nodes = parse_pbsnodes("gadi-gpu-v100-0001\n     resources_available.mem = 420000000kb\n"
                            "     resources_available.ncpus = 48\n     resources_available.ngpus = 4\n");  // 400 GB
   SiteProfile gadi = builtin_sites().get("gadi");
-  CHECK_FALSE(has_fatal(check_profile(gadi, c)));  // a full node asks 382 GB of 400
+  CHECK_FALSE(has_fatal(check_profile(gadi, c)));  // a full node asks 380 GB of 400
   gadi.node.memory_gb = 512;                       // a full node would ask mem=512GB
   CHECK(row(check_profile(gadi, c), "node.memory_gb").fatal);
 }
