@@ -33,8 +33,11 @@ assert_contains "$out" "the command was not started"
 assert_contains "$("$HPCLAUNCH" status "$test_tmp/bad")" "excluded: n2 (preflight: 3 GPU(s), expected 4; run 0)"
 
 id=$(submit "$test_tmp/requeue" --requeue --env HPCLAUNCH_PROBE_TEST_GPUS=n2=3) || fail "submit failed"
+# Requeued, the job shows its exclusion while its first run is still COMPLETING (seen under load, issue 33):
+# wait until it is PENDING as well, which it stays, as the two nodes it asks for are not there without n2.
 for _ in $(seq 1 360); do
-  scontrol show job "$id" 2>/dev/null | grep -q 'ExcNodeList=n2' && break
+  job=$(scontrol show job "$id" 2>/dev/null || true)
+  [[ $job == *ExcNodeList=n2* && $job == *JobState=PENDING* ]] && break
   sleep 0.5
 done
 job=$(scontrol show job "$id")
