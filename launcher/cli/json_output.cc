@@ -196,7 +196,8 @@ nlohmann::json logs_json(const LogsJson& logs, std::optional<int> rank) {
 }
 
 nlohmann::json cancel_json(const JobRecord& job, const std::string& what) {
-  return with_schema("cancel", {{"job_id", job.job_id}, {"dir", job.dir}, {"scheduler", job.scheduler}, {"what", what}});
+  return with_schema("cancel",
+                     {{"job_id", job.job_id}, {"dir", job.dir}, {"scheduler", job.scheduler}, {"what", what}});
 }
 
 nlohmann::json version_json(const std::string& version, const std::string& commit) {

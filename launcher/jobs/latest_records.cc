@@ -40,7 +40,8 @@ LatestRecords latest_records(std::string_view tail) {
     const std::optional<metrics::Record> record = metrics::parse_line(*it);
     if (!record) continue;
     if (auto* s = std::get_if<metrics::Step>(&*record); s && !out.step) out.step = *s;
-    else if (auto* u = std::get_if<metrics::UserRecord>(&*record); u && !out.step) out.step = user_step(*u, &out.has_loss);
+    else if (auto* u = std::get_if<metrics::UserRecord>(&*record); u && !out.step)
+      out.step = user_step(*u, &out.has_loss);
     else if (auto* v = std::get_if<metrics::Validation>(&*record); v && !out.validation) out.validation = *v;
     else if (auto* e = std::get_if<metrics::RunEnd>(&*record); e && last) out.end = *e;
     last = false;

@@ -148,13 +148,14 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 
 std::string new_local_job_id() { return fmt::format("local-{}-{}", std::time(nullptr), ::getpid()); }
 
-int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id, const Started& started) {
+int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id,
+                  const Started& started) {
   Runner runner({});
   int pid = 0, code = 0;
   runner.run([&] {
     if (!pid) {
-      pid = start_script(runner.group(), 0, script, job_dir, {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}},
-                         !started);
+      pid = start_script(runner.group(), 0, script, job_dir,
+                         {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, !started);
       if (started) started();
     }
     for (const auto& e : runner.take_exits()) code = e.status();

@@ -335,7 +335,8 @@ class Executor:
         os.makedirs(self.folder, exist_ok=True)
         call_dir = os.path.abspath(tempfile.mkdtemp(prefix=f"{name}-py-", dir=self.folder))  # mode 0700
         try:
-            outer = {"sys_path": list(sys.path), "call": None if array else pickled, "calls": pickled if array else None}
+            outer = {"sys_path": list(sys.path), "call": None if array else pickled,
+                     "calls": pickled if array else None}
             _write_private(os.path.join(call_dir, "call.pkl"), pickle.dumps(outer))
             options = dict(self.options)
             options.update(extra or {})

@@ -42,7 +42,8 @@ TEST_CASE("the latest step and validation are read from a tail whose last line i
 }
 
 TEST_CASE("a user's own log counts: lines with a numeric step and no type are steps, named as plot names them") {
-  LatestRecords l = latest_records("{\"step\":1,\"loss\":0.9}\n{\"step\":2,\"train_loss\":0.5,\"learning_rate\":0.01}\n");
+  LatestRecords l =
+      latest_records("{\"step\":1,\"loss\":0.9}\n{\"step\":2,\"train_loss\":0.5,\"learning_rate\":0.01}\n");
   REQUIRE(l.step);
   CHECK(l.step->step == 2);
   CHECK(l.step->loss == doctest::Approx(0.5));
