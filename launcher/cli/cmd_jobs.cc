@@ -21,7 +21,8 @@ namespace {
 
 // "20261121-104500" -> "2026-11-21 10:45:00"; anything else unchanged.
 std::string readable_time(const std::string& stamp) {
-  if (stamp.size() != 15 || stamp[8] != '-') return stamp;
+  if (stamp.size() > 19 && stamp[10] == 'T') return stamp.substr(0, 10) + " " + stamp.substr(11, 8);  // RFC 3339
+  if (stamp.size() != 15 || stamp[8] != '-') return stamp;  // before submitted_at had a zone
   return fmt::format("{}-{}-{} {}:{}:{}", stamp.substr(0, 4), stamp.substr(4, 2), stamp.substr(6, 2), stamp.substr(9, 2),
                      stamp.substr(11, 2), stamp.substr(13, 2));
 }

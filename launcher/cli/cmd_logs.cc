@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "cli/json_output.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "jobs/log_filter.h"
@@ -41,19 +42,34 @@ void print_lines(LineSplitter& lines, std::string_view bytes, std::optional<int>
   std::fflush(stdout);
 }
 
-// Every task's output in turn under a "==> JOB_I (values) <==" line; a task with none yet says so.
-void print_array_outputs(const JobRecord& array, std::optional<int> rank) {
+// The lines of a whole output file that `rank` keeps, each ending in '\n'.
+std::string kept_lines(const std::string& path, std::optional<int> rank) {
+  std::string out;
+  LineSplitter lines;
+  auto keep = [&](std::string_view line) {
+    if (keep_line(line, rank)) out.append(line).push_back('\n');
+  };
+  lines.feed(FileFollower(path).read_new(), keep);
+  lines.finish(keep);
+  return out;
+}
+
+// Every task's output in turn under a "==> JOB_I (values) <==" line; a task with none yet says so. With `json`,
+// one document of them all instead.
+void print_array_outputs(const JobRecord& array, std::optional<int> rank, bool json) {
+  std::vector<LogsJson> tasks;
   for (int i = 0; i < array.array_tasks; ++i) {
     JobRecord task = task_record(array, i);
     std::string path = existing_output(task);
-    fmt::print("==> {} ({}) <==\n", task.job_id, task_label(task));
-    if (path.empty()) {
-      fmt::print("(no output yet)\n");
+    std::optional<std::string> text;
+    if (!path.empty()) text = kept_lines(path, rank);
+    if (json) {
+      tasks.push_back({task, path, text, {}});
       continue;
     }
-    LineSplitter lines;
-    print_lines(lines, FileFollower(path).read_new(), rank, true);
+    fmt::print("==> {} ({}) <==\n{}", task.job_id, task_label(task), text ? *text : "(no output yet)\n");
   }
+  if (json) fmt::print("{}\n", logs_json({array, "", std::nullopt, tasks}, rank).dump());
 }
 
 }  // namespace
@@ -65,6 +81,7 @@ int cmd_logs(const Args& args) {
   std::optional<int> rank;
   double interval = 0.5;
   std::optional<int> task;
+  bool json = false;
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array")->required();
   app.add_option("--task", task, "task I of an array job (as JOB_I); without it an array's tasks are printed in turn")
       ->check(CLI::Range(0, 1000000));
@@ -73,7 +90,11 @@ int cmd_logs(const Args& args) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("--interval", interval, "seconds between looks at the file when following")->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
+  app.add_flag("--json", json, "print the output as one JSON document (docs/json.md); not with --follow");
   if (!parse_or_throw(app, args)) return 0;
+  if (json && follow)
+    throw Error("--json", "prints the output there is as one document, and --follow keeps printing until the job ends",
+                "drop --follow, or --json");
   JobRecord job = resolve_job(ref, read_job_index());
   if (!job.dir_exists)
     throw failure(job.dir, "the job directory no longer exists", "its output went with it; `hpclaunch jobs` lists the others");
@@ -82,7 +103,7 @@ int cmd_logs(const Args& args) {
     if (follow)
       throw Error("--follow", "follows one output, and " + job.job_id + " is an array of " + std::to_string(job.array_tasks) + " tasks",
                   "add --task I (0-" + std::to_string(job.array_tasks - 1) + ")");
-    print_array_outputs(job, rank);
+    print_array_outputs(job, rank, json);
     return 0;
   }
 
@@ -94,7 +115,9 @@ int cmd_logs(const Args& args) {
       throw failure(job.dir, "no output yet (job " + job.job_id + " is " + state + ")",
                     "try again once it runs, or use `hpclaunch logs --follow`");
     }
-    print_lines(lines, FileFollower(path).read_new(), rank, true);
+    std::string text = kept_lines(path, rank);
+    if (json) fmt::print("{}\n", logs_json({job, path, text, {}}, rank).dump());
+    else fmt::print("{}", text);
     return 0;
   }
 

@@ -138,7 +138,10 @@ int print_submission(const Submission& s, JsonStdout& json) {
       fmt::print(stderr, "hpclaunch: local {} {} exited with {}\n", plan.array.active() ? "array" : "job", s.job_id, *s.exit_code);
     return *s.exit_code;
   }
-  if (plan.array.active())
+  if (s.detached)
+    fmt::print(stderr, "hpclaunch: started {} {} on this machine in the background; its output: {}/output.log\n",
+               plan.array.active() ? "array job" : "job", s.job_id, s.job_dir);
+  else if (plan.array.active())
     fmt::print(stderr, "hpclaunch: submitted array job {} ({}) to {}; job directory {}\n", s.job_id, array_summary(plan),
                s.site, s.job_dir);
   else
@@ -154,6 +157,8 @@ int run_submit(const Args& args, bool dry_run_only) {
   add_job_options(app, &o);
   if (!dry_run_only) {
     app.add_flag("--dry-run", o.dry_run, "print the script and plan; write and submit nothing");
+    app.add_flag("--detach", o.detach, "local site: run the job in the background and return at once, as a batch "
+                 "scheduler's submit does (its output only in JOBDIR/output.log); other sites: the same as without");
     add_switch(app, "check", &o.check,
                "ask the scheduler to validate the script first (sbatch --test-only); default: the profile's submit_check");
   }
@@ -169,7 +174,7 @@ int run_submit(const Args& args, bool dry_run_only) {
     fmt::print(stderr, "hpclaunch: submitted task {} as job {}; job directory {}\n", index, id, dir);
   };
   events.submitted = [](const Submission& s) {
-    if (s.scheduler != Scheduler::local) return;
+    if (s.scheduler != Scheduler::local || s.detached) return;
     if (s.plan.array.active())
       fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
                  s.job_id, array_summary(s.plan), s.plan.nodes, s.job_dir);

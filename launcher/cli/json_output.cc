@@ -172,6 +172,38 @@ nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_c
                               {"exit_code", exit_code}});
 }
 
+namespace {
+
+nlohmann::json logs_body(const LogsJson& logs) {
+  nlohmann::json j = {{"job_id", logs.job.job_id}, {"dir", logs.job.dir}, {"file", nullptr}, {"text", nullptr}};
+  if (!logs.file.empty()) j["file"] = logs.file;
+  if (logs.text) j["text"] = *logs.text;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json logs_json(const LogsJson& logs, std::optional<int> rank) {
+  nlohmann::json j = logs_body(logs);
+  j["rank"] = rank ? nlohmann::json(*rank) : nlohmann::json(nullptr);
+  j["tasks"] = nlohmann::json::array();
+  for (size_t i = 0; i < logs.tasks.size(); ++i) {
+    nlohmann::json t = logs_body(logs.tasks[i]);
+    t["task"] = i;
+    j["tasks"].push_back(t);
+  }
+  return with_schema("logs", j);
+}
+
+nlohmann::json cancel_json(const JobRecord& job, const std::string& what) {
+  return with_schema("cancel",
+                     {{"job_id", job.job_id}, {"dir", job.dir}, {"scheduler", job.scheduler}, {"what", what}});
+}
+
+nlohmann::json version_json(const std::string& version, const std::string& commit) {
+  return with_schema("version", {{"version", version}, {"commit", commit}});
+}
+
 nlohmann::json sites_json(const SiteRegistry& sites) {
   nlohmann::json list = nlohmann::json::array();
   for (const SiteProfile* p : sites.all())

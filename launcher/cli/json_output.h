@@ -58,6 +58,18 @@ nlohmann::json status_json(const JobRecord& job, const JobState& state, const st
 int print_status_json(const JobRecord& job, const SchedulerBackend& backend);
 // wait: the final state and wait's exit code.
 nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_code);
+// logs: one output file's kept lines (`text`, null when there is no output yet), or an array's tasks' in turn.
+struct LogsJson {
+  JobRecord job;
+  std::string file;                 // "" for an array, or when there is no output yet
+  std::optional<std::string> text;
+  std::vector<LogsJson> tasks;
+};
+nlohmann::json logs_json(const LogsJson& logs, std::optional<int> rank);
+// cancel: the job asked to cancel and what it is ("job", "array job", "array task").
+nlohmann::json cancel_json(const JobRecord& job, const std::string& what);
+// --version: the version and the commit built from.
+nlohmann::json version_json(const std::string& version, const std::string& commit);
 // sites: one object per profile; sites show NAME: the resolved profile; sites check NAME: the comparison.
 nlohmann::json sites_json(const SiteRegistry& sites);
 nlohmann::json site_json(const SiteProfile& profile);

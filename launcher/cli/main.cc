@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/json_output.h"
 #include "cli/version.h"
 #include "util/cli_error.h"
 #include "util/error.h"
@@ -33,7 +34,11 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    fmt::print("hpclaunch {} (commit {})\n", HPCLAUNCH_VERSION, build_commit());
+    const bool json = argc == 3 && std::string(argv[2]) == "--json";
+    if (argc > 2 && !json)
+      throw Error(argv[2], "--version takes no argument but --json", "run `hpclaunch --version [--json]`");
+    if (json) fmt::print("{}\n", version_json(HPCLAUNCH_VERSION, build_commit()).dump());
+    else fmt::print("hpclaunch {} (commit {})\n", HPCLAUNCH_VERSION, build_commit());
     return 0;
   }
   Args args(argv + 2, argv + argc);

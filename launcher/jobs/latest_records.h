@@ -12,8 +12,10 @@ namespace hpclaunch {
 
 // The last complete step and validation records in the tail of a file being written (a partial last line, or any
 // line that does not parse, is skipped: the trainer may be mid-write), and the run_end record when it is the last.
+// A user's own log ({"step": N, "loss": ...} without "type", as `plot` reads it) counts as a step record too.
 struct LatestRecords {
   std::optional<metrics::Step> step;
+  bool has_loss = true;  // false: `step` came from a user log without a loss
   std::optional<metrics::Validation> validation;
   std::optional<metrics::RunEnd> end;
 };

@@ -16,7 +16,8 @@ std::string progress_line(const Progress& p) {
   std::string line = fmt::format("{} {}", p.job_id, describe(p.state));
   if (p.elapsed_s >= 0) line += " " + format_duration(p.elapsed_s);
   if (const auto& s = p.latest.step) {
-    line += fmt::format(" step {} loss {:.4g}", s->step, s->loss);
+    line += fmt::format(" step {}", s->step);
+    if (p.latest.has_loss) line += fmt::format(" loss {:.4g}", s->loss);
     if (s->lr > 0) line += fmt::format(" lr {:.2e}", s->lr);
     if (s->samples_per_s > 0) line += fmt::format(" {:.0f} samples/s", s->samples_per_s);
   }

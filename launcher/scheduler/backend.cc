@@ -17,6 +17,8 @@ std::optional<int> SchedulerBackend::run_in_foreground(const std::string&, const
   return std::nullopt;
 }
 
+void SchedulerBackend::start_detached(const std::string&, const std::string&, const std::string&) const {}
+
 std::optional<TestVerdict> SchedulerBackend::test_only(const std::string&, const std::vector<std::string>&,
                                                        const CommandRunner&) const {
   return std::nullopt;

@@ -40,6 +40,9 @@ class SchedulerBackend {
   // Runs a submitted job here and returns its exit status (local site); nullopt for a batch scheduler.
   virtual std::optional<int> run_in_foreground(const std::string& script, const std::string& job_dir,
                                                const std::string& job_id) const;
+  // Starts a submitted job here in the background and returns once it runs (local site, `submit --detach`; its
+  // output only in the job directory); nothing for a batch scheduler, whose submit never waits for the job.
+  virtual void start_detached(const std::string& script, const std::string& job_dir, const std::string& job_id) const;
 
   // The job's state. A scheduler that cannot be asked throws Error naming the command; a job it has forgotten
   // is finished_unknown, with what the job directory shows in `reason`. An array job's is summarize_tasks of

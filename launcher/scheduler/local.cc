@@ -114,6 +114,16 @@ std::optional<int> LocalBackend::run_in_foreground(const std::string& script, co
   return run_local_job(script, job_dir, job_id);
 }
 
+void LocalBackend::start_detached(const std::string& script, const std::string& job_dir,
+                                  const std::string& job_id) const {
+  JobRecord job = read_job_record(job_dir);
+  run_detached(job_dir, [&](const Started& started) {
+    if (job.is_array())
+      return run_local_array(script, job_dir, job_id, job.array_tasks, job.array_max_concurrent, started);
+    return run_local_job(script, job_dir, job_id, started);
+  });
+}
+
 JobState LocalBackend::query(const JobRecord& job, const CommandRunner& run) const {
   if (job.is_array()) return summarize_tasks(query_tasks(job, run));
   require_submitted(job);

@@ -1,5 +1,5 @@
-// The local site's backend: no scheduler; the job runs here in the foreground (scheduler/local_job.cc) and its
-// state is JOBDIR/state.json.
+// The local site's backend: no scheduler; the job runs here, in the foreground or detached (scheduler/local_job.cc),
+// and its state is JOBDIR/state.json.
 #pragma once
 #include <string>
 #include <string_view>
@@ -15,6 +15,7 @@ class LocalBackend final : public SchedulerBackend {
                      const CommandRunner& run) const override;
   std::optional<int> run_in_foreground(const std::string& script, const std::string& job_dir,
                                        const std::string& job_id) const override;
+  void start_detached(const std::string& script, const std::string& job_dir, const std::string& job_id) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;

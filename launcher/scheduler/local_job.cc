@@ -1,6 +1,7 @@
 #include "scheduler/local_job.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,11 +148,16 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 
 std::string new_local_job_id() { return fmt::format("local-{}-{}", std::time(nullptr), ::getpid()); }
 
-int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id) {
+int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id,
+                  const Started& started) {
   Runner runner({});
   int pid = 0, code = 0;
   runner.run([&] {
-    if (!pid) pid = start_script(runner.group(), 0, script, job_dir, {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, true);
+    if (!pid) {
+      pid = start_script(runner.group(), 0, script, job_dir,
+                         {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, !started);
+      if (started) started();
+    }
     for (const auto& e : runner.take_exits()) code = e.status();
   });
   write_local_state(job_dir, pid, code);
@@ -159,9 +165,10 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
 }
 
 int run_local_array(const std::string& script, const std::string& job_dir, const std::string& job_id, int tasks,
-                    int max_concurrent) {
+                    int max_concurrent, const Started& started) {
   Runner runner({});
   write_local_state(job_dir, ::getpid(), -1);
+  if (started) started();
   const JobRecord array = read_job_record(job_dir);
   auto say = [&](int i, const std::string& what) {
     fmt::print(stderr, "hpclaunch: task {} ({}) {}\n", i, task_label(task_record(array, i)), what);
@@ -169,7 +176,7 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
   };
   // One at a time, its output streamed here too (and its end recorded once that output is drained), or up to
   // max_concurrent at once, each writing its log itself.
-  const bool attached = max_concurrent <= 1;
+  const bool attached = max_concurrent <= 1 && !started;
   const int slots = std::max(1, max_concurrent);
   int worst = 0, next = 0, running = 0;
   runner.run([&] {
@@ -195,6 +202,54 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
   if (runner.stopping()) worst = std::max(worst, 128 + SIGTERM);
   write_local_state(job_dir, ::getpid(), worst);
   return worst;
+}
+
+void run_detached(const std::string& job_dir, const std::function<int(const Started&)>& run) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw failure(job_dir, std::string("cannot start the job's runner: pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  const int log = open_log(job_dir);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::setsid();  // no terminal's signals, and the submitting process may end
+    int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, STDIN_FILENO);
+    ::dup2(log, STDOUT_FILENO);
+    ::dup2(log, STDERR_FILENO);
+    // Whoever reads the submit's output (a pipe) must see its end now, not when the job ends: nothing of the
+    // submitting process's stays open here but the pipe that says the job started.
+    if (fds[1] > 3) ::syscall(SYS_close_range, 3U, static_cast<unsigned>(fds[1] - 1), 0U);
+    ::syscall(SYS_close_range, static_cast<unsigned>(fds[1] + 1), ~0U, 0U);
+    int code = 1;
+    try {
+      code = run([&] {
+        const char ok = 1;
+        if (::write(fds[1], &ok, 1) != 1) {
+          // The submitting process is gone: the job runs all the same.
+        }
+        ::close(fds[1]);
+      });
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hpclaunch: error: {}\n", e.what());
+    }
+    std::fflush(nullptr);
+    ::_exit(code);  // the submitting process's exit handlers are not this one's
+  }
+  ::close(log);
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    throw failure(job_dir, std::string("cannot start the job's runner: fork: ") + std::strerror(errno));
+  }
+  char ok = 0;
+  ssize_t n;
+  do n = ::read(fds[0], &ok, 1);
+  while (n < 0 && errno == EINTR);
+  ::close(fds[0]);
+  if (n != 1)
+    throw failure(job_dir, "the job's runner ended before the job started", "its output.log says why");
 }
 
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,

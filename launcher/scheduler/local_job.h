@@ -1,6 +1,7 @@
 // The `local` site's scheduler: runs a rendered job script on this machine in the foreground (streaming its
 // output to the terminal and to JOB_DIR/output.log), and `local-srun`, which plays srun for emulated nodes.
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,17 +15,29 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 // "local-<unix time>-<pid>".
 std::string new_local_job_id();
 
+// Called once a detached job runs (its state.json written); empty for a job run in the foreground.
+using Started = std::function<void()>;
+
 // Runs `bash script` with HPCLAUNCH_JOB_ID set; returns its exit status (128 + signal if killed). Signals
 // reaching hpclaunch (process/signals.h) are passed on to the job's process group. The processes of this file are
-// started and watched by process/process_group.h, as the agent's workers are.
-int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id);
+// started and watched by process/process_group.h, as the agent's workers are. Its output goes to
+// JOB_DIR/output.log and, unless `started` is given (detached), to our stdout too.
+int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id,
+                  const Started& started = {});
 
 // Runs the tasks of an array job: `bash script` once per task with HPCLAUNCH_ARRAY_TASK=I, each task's output in
 // JOB_DIR/tasks/I/output.log and its state in tasks/I/state.json; one after another, streaming the output here too
 // (max_concurrent <= 1), or up to max_concurrent at once. The runner's own pid is JOB_DIR/state.json: SIGTERM to it
-// stops every running task and starts no more. Returns the highest exit status of the tasks.
+// stops every running task and starts no more. Returns the highest exit status of the tasks. Detached (`started`
+// given), nothing is streamed here.
 int run_local_array(const std::string& script, const std::string& job_dir, const std::string& job_id, int tasks,
-                    int max_concurrent);
+                    int max_concurrent, const Started& started = {});
+
+// `submit --detach`: runs `run` (run_local_job or run_local_array, given `started`) in a process of its own session
+// whose stdin is /dev/null and whose stdout and stderr go to JOB_DIR/output.log, and returns once `run` called
+// `started`: the job runs, and `status`/`cancel` find it. Throws Error naming the job directory when the runner
+// cannot start or ends before the job does.
+void run_detached(const std::string& job_dir, const std::function<int(const Started&)>& run);
 
 // Writes RUN_DIR/state.json (LocalStateFile): running (exit_code < 0) or exited with exit_code; by rename.
 void write_local_state(const std::string& run_dir, long long pid, int exit_code);

@@ -143,4 +143,16 @@ std::string timestamp_now() {
   return buf;
 }
 
+std::string rfc3339(std::time_t t) {
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  std::string out = buf;  // +0100: RFC 3339 writes +01:00
+  if (out.size() >= 5) out.insert(out.size() - 2, ":");
+  return out;
+}
+
+std::string submitted_now() { return rfc3339(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())); }
+
 }  // namespace hpclaunch

@@ -3,6 +3,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <ctime>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,5 +43,9 @@ void remove_job_dir(const std::string& dir);
 
 // "20261121-104500" for now (local time).
 std::string timestamp_now();
+// A moment as RFC 3339 in local time with its UTC offset ("2026-11-21T10:45:00+01:00"); job.json's submitted_at is
+// submitted_now(). (Records written before it hold "20261121-104500", local time without a zone.)
+std::string rfc3339(std::time_t t);
+std::string submitted_now();
 
 }  // namespace hpclaunch

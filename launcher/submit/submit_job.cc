@@ -64,7 +64,7 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
   sub.scheduler = backend.kind();
   sub.site = plan.site.name;
   sub.job_dir = dir;
-  sub.submitted_at = timestamp_now();
+  sub.submitted_at = submitted_now();
   sub.nodes = plan.nodes;
   record_submission(dir, nlohmann::json(sub));
   std::string err;
@@ -72,7 +72,8 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
     fmt::print(stderr, "hpclaunch: warning: job not listed in `hpclaunch jobs`: {}\n", err);
   SubmittedJob out{read_job_record(dir), std::nullopt};
   if (steps.on_submitted) steps.on_submitted(out.record);
-  out.exit_code = backend.run_in_foreground(script_path, dir, sub.job_id);
+  if (steps.detach) backend.start_detached(script_path, dir, sub.job_id);
+  else out.exit_code = backend.run_in_foreground(script_path, dir, sub.job_id);
   return out;
 }
 

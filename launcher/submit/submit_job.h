@@ -28,6 +28,8 @@ struct SubmitSteps {
   std::vector<Dependency> after;
   // The job directory's mode (--job-dir-mode): the owner's only by default.
   mode_t job_dir_mode = 0700;
+  // A job that runs here (local site) starts in the background, and submit_job returns once it runs (--detach).
+  bool detach = false;
   // List the job in the job index (`hpclaunch jobs`); a task submitted as a job of its own is listed by its array.
   bool list_in_index = true;
 };

@@ -105,6 +105,8 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   SubmitSteps steps;
   steps.job_dir_mode = mode;
   steps.after = s.after;
+  steps.detach = o.detach;
+  s.detached = o.detach && backend.kind() == Scheduler::local;
   steps.validate = o.check.value_or(plan.site.submit_check);
   if (steps.validate && !backend.has_test_only() && o.check && events.note)
     events.note(std::string(to_string(backend.kind())) + " has no test-only validation; --check is skipped");

@@ -22,6 +22,7 @@ struct SubmitRequest {
   bool dry_run = false;                 // --dry-run, or `render`: plan and render, write and submit nothing
   std::optional<bool> check;            // --check / --no-check; unset: the profile's submit_check
   std::vector<std::string> after;       // --after JOB[:ok|any|notok]
+  bool detach = false;                  // --detach: a local job runs in the background
 };
 
 // Everything about one submission that submit prints (or a --json writer writes).
@@ -37,6 +38,7 @@ struct Submission {
   std::string site;
   bool dry_run = false;
   std::optional<int> exit_code;                  // the job's exit status when it ran here (local site)
+  bool detached = false;                         // a local job started in the background (--detach)
   JobRecord record;                              // job.json as written (a submitted job's)
   // An array on a site that takes no job arrays (the profile's `arrays: false`, Gadi): one job per task, in
   // JOBDIR/tasks/I (submit/task_jobs.h); their ids in task order. `script` is every task's script for a dry run.

@@ -61,7 +61,7 @@ std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const st
     sub.scheduler = backend.kind();
     sub.site = array_plan.site.name;
     sub.job_dir = dir;
-    sub.submitted_at = timestamp_now();
+    sub.submitted_at = submitted_now();
     sub.nodes = array_plan.nodes;
     for (const auto& d : steps.after) sub.after.push_back(to_string(d));
     record_submission(dir, nlohmann::json(sub));

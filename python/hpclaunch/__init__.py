@@ -9,12 +9,15 @@
 Every keyword is the CLI option of the same name (docs/python.md); errors are HpclaunchError with the CLI's
 one-line message and exit code."""
 from ._cli import HpclaunchError, binary
-from ._executor import Executor, ExecutorJob, JobFailedError, RemoteError
+from ._executor import (Checkpointable, DelayedSubmission, Executor, ExecutorJob, JobEnvironment, JobFailedError,
+                        JobPaths, RemoteError, as_completed)
 from ._job import Job, jobs, render, site, sites, submit
+from . import helpers
 
 __version__ = "0.1.0"
-__all__ = ["HpclaunchError", "JobFailedError", "RemoteError", "Job", "ExecutorJob", "Executor", "submit", "render",
-           "jobs", "sites", "site", "binary", "main"]
+__all__ = ["HpclaunchError", "JobFailedError", "RemoteError", "Job", "ExecutorJob", "Executor", "JobEnvironment",
+           "JobPaths", "Checkpointable", "DelayedSubmission", "as_completed", "helpers", "submit", "render", "jobs",
+           "sites", "site", "binary", "main"]
 
 
 def main(argv=None):

@@ -1,20 +1,31 @@
-"""Executor: a Python function run on every rank of a job (submitit's shape): ex.submit(fn, *args) -> job,
-job.result() is rank 0's value; ex.map_array(fn, items) is one array job, one task per item."""
+"""Executor: a Python function run on every rank of a job, shaped like submitit's so that a submitit script moves
+over by changing its import and the executor's constructor: ex.submit(fn, *args) -> job, job.result() is rank 0's
+value; ex.map_array(fn, *iterables) and `with ex.batch():` are one array job, a task per call; as_completed,
+JobEnvironment, Checkpointable and DelayedSubmission as submitit has them."""
 import os
 import pickle
 import re
+import shutil
+import signal
 import sys
 import tempfile
+import time as _time
+from contextlib import contextmanager
 
 from . import _cli
 from ._cli import HpclaunchError
 from ._job import Job
 
-__all__ = ["Executor", "ExecutorJob", "RemoteError", "JobFailedError"]
+__all__ = ["Executor", "ExecutorJob", "RemoteError", "JobFailedError", "JobEnvironment", "Checkpointable",
+           "DelayedSubmission", "JobPaths", "as_completed"]
+
+# How many of a crashed rank's last lines its error shows (the worker keeps more: err.output_tail).
+_TAIL_SHOWN = 10
 
 
 class JobFailedError(HpclaunchError):
-    """The job ended without every rank returning (failed, cancelled, timed out)."""
+    """The job ended without every rank returning a value: a rank crashed (`.rank`, `.host`, `.returncode` or
+    `.signal`, `.output_tail`), called sys.exit, or the job failed, was cancelled or timed out."""
 
 
 class RemoteError(Exception):
@@ -49,18 +60,119 @@ def _package_parent():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _warnings_only(line):
+    # submit's own lines ("submitted job ...") are what the ExecutorJob says; its warnings and notes are news.
+    if line.startswith(("hpclaunch: warning:", "hpclaunch: note:")):
+        sys.stderr.write(line)
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class DelayedSubmission:
+    """A call to make later: what Checkpointable.checkpoint returns (submitit's)."""
+
+    def __init__(self, function, *args, **kwargs):
+        self.function = function
+        self.args = args
+        self.kwargs = kwargs
+
+    def result(self):
+        return self.function(*self.args, **self.kwargs)
+
+
+class Checkpointable:
+    """A callable whose job is requeued when preempted or near its time limit (submitit's): on the warning signal
+    rank 0 calls checkpoint(*args, **kwargs), and the requeued job calls what it returns (by default this object
+    again with the same arguments; save your state in its attributes, or return a DelayedSubmission of your own).
+    The Executor asks the site for --requeue (Slurm) for it."""
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def checkpoint(self, *args, **kwargs):
+        return DelayedSubmission(self, *args, **kwargs)
+
+
+class JobEnvironment:
+    """Where the calling function runs, inside an Executor job (submitit's JobEnvironment): global_rank,
+    local_rank, num_tasks, node, num_nodes, hostname, job_id, array_task_id."""
+
+    def __init__(self):
+        env = os.environ
+        if "RANK" not in env:
+            raise RuntimeError("JobEnvironment() is for the function an hpclaunch job runs (RANK is not set here)")
+        self.global_rank = int(env["RANK"])
+        self.local_rank = int(env.get("HPCLAUNCH_NODE_LOCAL_RANK", env.get("LOCAL_RANK", "0")))
+        self.num_tasks = int(env.get("WORLD_SIZE", "1"))
+        self.node = int(env.get("GROUP_RANK", env.get("HPCLAUNCH_NODE_RANK", "0")))
+        self.num_nodes = int(env.get("GROUP_WORLD_SIZE", env.get("HPCLAUNCH_NNODES", "1")))
+        import socket
+
+        self.hostname = env.get("SLURMD_NODENAME") or env.get("HPCLAUNCH_NODENAME") or socket.gethostname()
+        task = env.get("HPCLAUNCH_ARRAY_TASK")
+        self.array_task_id = int(task) if task is not None else None
+        job = env.get("SLURM_ARRAY_JOB_ID") or env.get("SLURM_JOB_ID") or env.get("PBS_JOBID") or \
+            env.get("HPCLAUNCH_JOB_ID", "")
+        self.array_job_id = job if task is not None else None
+        self.job_id = f"{job}_{task}" if task is not None and "[" not in job else job
+
+    def __repr__(self):
+        return (f"JobEnvironment(job_id={self.job_id!r}, hostname={self.hostname!r}, global_rank={self.global_rank}, "
+                f"local_rank={self.local_rank}, node={self.node}, num_nodes={self.num_nodes}, "
+                f"num_tasks={self.num_tasks})")
+
+
+class JobPaths:
+    """Where an Executor job's files are (submitit's job.paths): folder (the call's private directory),
+    submitted_pickle, result_pickle (rank 0's), stdout and stderr (rank 0's), submission_file (job.sh), job_dir."""
+
+    def __init__(self, call_dir, job_dir, out_dir, rank=0):
+        self.folder = call_dir
+        self.job_dir = job_dir
+        self.submission_file = os.path.join(job_dir, "job.sh") if job_dir else None
+        self.submitted_pickle = os.path.join(call_dir, "call.pkl")
+        self.result_pickle = os.path.join(out_dir, f"rank-{rank}.pkl")
+        self.stdout = os.path.join(out_dir, f"rank-{rank}.out")
+        self.stderr = os.path.join(out_dir, f"rank-{rank}.err")
+
+    def __repr__(self):
+        return f"JobPaths(folder={self.folder!r})"
+
+
 class ExecutorJob(Job):
     """A Job whose command is a Python call: result() is rank 0's return value, results() every rank's."""
 
     def __init__(self, record, call_dir, task=None, world_size=None):
+        self._submitted = None
         if record is not None:
             super().__init__(None, _record=record)
         self.call_dir = call_dir
         self.task = task
         self._world = world_size
 
+    def _ready(self):
+        if self.call_dir is None:
+            raise HpclaunchError("hpclaunch: error: this job is not submitted yet: it is submitted when its "
+                                 "`with executor.batch():` block ends; fix: use it after the block", 2)
+
     def _ref(self):
+        self._ready()
         return self.dir if self.task is None else f"{self.id}_{self.task}"
+
+    def __repr__(self):
+        if self.call_dir is None:
+            return "ExecutorJob(<in a batch, not submitted yet>)"
+        return f"ExecutorJob({self._ref()!r}, dir={self.dir!r})"
+
+    @property
+    def job_id(self):
+        self._ready()
+        return self.id if self.task is None else f"{self.id}_{self.task}"
 
     @classmethod
     def find(cls, ref, task=None):
@@ -75,8 +187,31 @@ class ExecutorJob(Job):
         found.id, found.dir = job.id, job.dir
         return found
 
+    def _out_dir(self):
+        self._ready()
+        return os.path.join(self.call_dir, "results" if self.task is None else f"task-{self.task}")
+
+    @property
+    def paths(self):
+        return JobPaths(self.call_dir, self.dir, self._out_dir())
+
+    def _read(self, path):
+        try:
+            with open(path, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def stdout(self, rank=0):
+        """What the function printed on stdout on `rank` (rank 0's by default); None before it ran."""
+        return self._read(os.path.join(self._out_dir(), f"rank-{rank}.out"))
+
+    def stderr(self, rank=0):
+        """What the function printed on stderr on `rank`; None before it ran."""
+        return self._read(os.path.join(self._out_dir(), f"rank-{rank}.err"))
+
     def _records(self):
-        out_dir = os.path.join(self.call_dir, "results" if self.task is None else f"task-{self.task}")
+        out_dir = self._out_dir()
         records = {}
         if os.path.isdir(out_dir):
             for name in os.listdir(out_dir):
@@ -86,24 +221,27 @@ class ExecutorJob(Job):
                         records[int(m.group(1))] = pickle.load(f)
         return records
 
-    def results(self, timeout=None):
-        """Every rank's return value, by rank, once the job has ended. An exception raised on any rank is raised
-        here (the first one raised), with the remote traceback, its `.rank` and `.host`."""
-        phase = self.wait(timeout)
+    def results(self, timeout=None, progress=False):
+        """Every rank's return value, by rank, once the job has ended (quietly; progress=True shows wait's line or
+        a tqdm bar). An exception raised on any rank is raised here (the first one raised), with the remote
+        traceback, its `.rank` and `.host`; a rank that crashed or called sys.exit raises JobFailedError naming it."""
+        phase = self.wait(timeout, progress=progress)
         records = self._records()
         failed = sorted((r for r in records.values() if not r["ok"]), key=lambda r: r["time"])
         if failed:
-            self._raise(failed[0], len(failed))
+            self._raise(failed[0], len(failed), phase)
         world = self._world or self.plan["world_size"]
         if phase != "completed" or len(records) < world:
+            missing = [r for r in range(world) if r not in records]
+            which = f"; no result from rank(s) {', '.join(map(str, missing[:8]))}" if missing else ""
             raise JobFailedError(f"hpclaunch: error: job {self._ref()} {phase}; {len(records)} of {world} ranks "
-                                 f"returned a value; see job.logs() or `hpclaunch logs {self._ref()}`", 1)
+                                 f"returned a value{which}; see job.stderr(rank) or `hpclaunch logs {self._ref()}`", 1)
         cloudpickle = _cloudpickle()
         return [cloudpickle.loads(records[r]["value"]) for r in sorted(records)]
 
-    def result(self, timeout=None):
+    def result(self, timeout=None, progress=False):
         """Rank 0's return value (see results())."""
-        return self.results(timeout)[0]
+        return self.results(timeout, progress)[0]
 
     def exception(self, timeout=None):
         """The exception the job raised, or None."""
@@ -113,70 +251,173 @@ class ExecutorJob(Job):
             return e
         return None
 
-    def _raise(self, record, count):
+    def _raise(self, record, count, phase):
         where = f"rank {record['rank']} on host {record['host']}"
         if record.get("node"):
             where += f" (node {record['node']})"
+        others = f" ({count - 1} other rank(s) failed after it)" if count > 1 else ""
+        if record.get("crashed"):
+            if record.get("signal"):
+                how = f"was killed by signal {record['signal']} ({_signal_name(record['signal'])})"
+            else:
+                how = f"exited with code {record['exit_code']}"
+            tail = record.get("output_tail") or []
+            shown = "".join(f"\n    {line}" for line in tail[-_TAIL_SHOWN:])
+            err = JobFailedError(f"hpclaunch: error: job {self._ref()} {phase}: {where} {how} before returning a "
+                                 f"value{others}; its last lines:{shown or ' (none)'}", 1)
+            err.returncode, err.signal, err.output_tail = record.get("exit_code"), record.get("signal"), tail
+            err.rank, err.host = record["rank"], record["host"]
+            raise err
         exc = None
         if record.get("exception"):
             try:
                 exc = _cloudpickle().loads(record["exception"])
             except Exception:  # noqa: BLE001  (its class does not import here)
                 exc = None
+        cause = _RemoteTraceback(f'\n"""\n{where}{others}:\n{record["traceback"]}"""')
+        if isinstance(exc, BaseException) and not isinstance(exc, Exception):
+            # SystemExit, KeyboardInterrupt: raised here they would end the caller, past any `except Exception`.
+            what = f"called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else f"raised {record['type']}"
+            err = JobFailedError(f"hpclaunch: error: job {self._ref()} {phase}: {where} {what} before returning a "
+                                 f"value{others}", 1)
+            err.rank, err.host, err.remote_traceback = record["rank"], record["host"], record["traceback"]
+            err.returncode = exc.code if isinstance(exc, SystemExit) else None
+            raise err from cause
         if not isinstance(exc, BaseException):
             exc = RemoteError(f"{record['type']}: {record['message']}")
-        others = f" ({count - 1} other rank(s) failed after it)" if count > 1 else ""
         exc.rank = record["rank"]
         exc.host = record["host"]
         exc.remote_traceback = record["traceback"]
-        raise exc from _RemoteTraceback(f'\n"""\n{where}{others}:\n{record["traceback"]}"""')
+        raise exc from cause
+
+
+# submitit's parameter names that mean one of ours (update_parameters / the constructor take both).
+_SUBMITIT_NAMES = {"timeout_min": "time", "slurm_partition": "partition", "slurm_account": "account",
+                   "slurm_qos": "qos", "slurm_constraint": "constraint", "slurm_array_parallelism": "max_concurrent",
+                   "array_parallelism": "max_concurrent", "slurm_job_name": "name", "job_name": "name"}
+
+
+def _our_names(options):
+    out = {}
+    for key, value in options.items():
+        out[_SUBMITIT_NAMES.get(key, key)] = value
+    return out
 
 
 class Executor:
     """Runs Python functions as jobs of a site: Executor(site="perlmutter", nodes=2, account="m1234_g").
-    Every keyword is a `hpclaunch submit` option (underscores for hyphens); `python` is the interpreter the job
-    runs (default: this one), `folder` where the jobs' directories go (default ./hpclaunch-jobs)."""
+    Every keyword is a `hpclaunch submit` option (underscores for hyphens), or submitit's name for one
+    (timeout_min, slurm_partition, slurm_array_parallelism, ...); `python` is the interpreter the job runs
+    (default: this one), `folder` where the jobs' directories go (default ./hpclaunch-jobs)."""
 
     def __init__(self, site, nodes=1, gpus_per_node=None, folder="hpclaunch-jobs", python=None, **options):
         self.folder = os.fspath(folder)
         self.python = python or sys.executable
-        self.options = dict(site=site, nodes=nodes, gpus_per_node=gpus_per_node, **options)
+        self.options = dict(site=site, nodes=nodes, gpus_per_node=gpus_per_node, **_our_names(options))
+        self._batch = None
 
     def update_parameters(self, **options):
-        self.options.update(options)
+        self.options.update(_our_names(options))
 
-    def _submit(self, fn, args, kwargs, items=None, extra=None):
+    def _submit(self, calls, array=False, extra=None):
+        """Submits one job of `calls` (a list of (fn, args, kwargs)): a task each when `array`. Nothing is left
+        behind when it fails: no call directory, and one error."""
         cloudpickle = _cloudpickle()
+        fn = calls[0][0]
+        name = re.sub(r"[^A-Za-z0-9_-]", "-", getattr(fn, "__name__", type(fn).__name__)).strip("-") or "call"
+        try:
+            pickled = cloudpickle.dumps(calls if array else calls[0])
+        except Exception as e:  # noqa: BLE001  (TypeError, PicklingError, AttributeError: whatever pickle raises)
+            raise HpclaunchError(f"hpclaunch: error: cannot pickle the call to {name}: {type(e).__name__}: {e}; "
+                                 "fix: pass what pickles (no locks, open files or sockets in the function, its "
+                                 "closure or its arguments; make them inside the function)", 2) from e
+        made_folder = not os.path.isdir(self.folder)
         os.makedirs(self.folder, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_-]", "-", getattr(fn, "__name__", "call")).strip("-") or "call"
-        call_dir = tempfile.mkdtemp(prefix=f"{name}-py-", dir=self.folder)  # mode 0700
-        call_dir = os.path.abspath(call_dir)
-        outer = {"sys_path": list(sys.path), "call": cloudpickle.dumps((fn, args, kwargs)),
-                 "items": cloudpickle.dumps(list(items)) if items is not None else None}
-        _write_private(os.path.join(call_dir, "call.pkl"), pickle.dumps(outer))
-        options = dict(self.options)
-        options.update(extra or {})
-        env = dict(options.pop("env", None) or {})
-        path = [_package_parent()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env.setdefault("PYTHONPATH", os.pathsep.join(path))
-        options.setdefault("name", name)
-        args_ = ["submit", "--json", "--job-dir", os.path.join(call_dir, "job")] + _cli.flags(dict(options, env=env))
-        args_ += ["--", self.python, "-m", "hpclaunch._worker", call_dir]
-        _, doc = _cli.run_json(args_, echo=True, ok_codes=range(1, 256))
+        call_dir = os.path.abspath(tempfile.mkdtemp(prefix=f"{name}-py-", dir=self.folder))  # mode 0700
+        try:
+            outer = {"sys_path": list(sys.path), "call": None if array else pickled,
+                     "calls": pickled if array else None}
+            _write_private(os.path.join(call_dir, "call.pkl"), pickle.dumps(outer))
+            options = dict(self.options)
+            options.update(extra or {})
+            checkpointable = any(callable(getattr(f, "checkpoint", None)) for f, _, _ in calls)
+            if checkpointable and options.get("requeue") is None:
+                options["requeue"] = True  # preempted or at its limit: checkpoint() and requeue, as submitit does
+            env = dict(options.pop("env", None) or {})
+            path = [_package_parent()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+            env.setdefault("PYTHONPATH", os.pathsep.join(path))
+            if options.get("signal"):
+                env.setdefault("HPCLAUNCH_CHECKPOINT_SIGNAL", str(options["signal"]).split("@")[0])
+            options.setdefault("name", name)
+            options.setdefault("detach", True)
+            args = ["submit", "--json", "--job-dir", os.path.join(call_dir, "job")] + _cli.flags(dict(options, env=env))
+            args += ["--", self.python, "-m", "hpclaunch._worker", call_dir]
+            _, doc = _cli.run_json(args, echo=_warnings_only, ok_codes=range(1, 256))
+        except BaseException:
+            shutil.rmtree(call_dir, ignore_errors=True)
+            if made_folder:
+                try:
+                    os.rmdir(self.folder)
+                except OSError:
+                    pass  # something else went there meanwhile
+            raise
         return doc, call_dir
 
     def submit(self, fn, *args, **kwargs):
-        """Runs fn(*args, **kwargs) on every rank of one job; returns its ExecutorJob."""
-        doc, call_dir = self._submit(fn, args, kwargs)
+        """Runs fn(*args, **kwargs) on every rank of one job; returns its ExecutorJob at once (on every site). In
+        a `with ex.batch():` block, the job is submitted when the block ends, as a task of one array job."""
+        if self._batch is not None:
+            job = ExecutorJob(None, None)
+            self._batch.append(((fn, args, kwargs), job))
+            return job
+        doc, call_dir = self._submit([(fn, args, kwargs)])
         return ExecutorJob(doc, call_dir, world_size=doc["plan"]["world_size"])
 
-    def map_array(self, fn, items, max_concurrent=None):
-        """One array job, task i running fn(items[i]) on every rank of its own allocation; returns one ExecutorJob
-        per item, in order (job.result() is that item's rank-0 value)."""
-        items = list(items)
-        if not items:
+    def map_array(self, fn, *iterables, max_concurrent=None):
+        """One array job, task i running fn(a[i], b[i], ...) for the iterables a, b, ... (as map() and submitit's
+        map_array); returns one ExecutorJob per task, in order (job.result() is that task's rank-0 value)."""
+        calls = [(fn, tuple(args), {}) for args in zip(*iterables)]
+        return self._submit_array(calls, max_concurrent)
+
+    def _submit_array(self, calls, max_concurrent=None):
+        if not calls:
             return []
-        doc, call_dir = self._submit(fn, (), {}, items=items,
-                                     extra={"array": len(items), "max_concurrent": max_concurrent})
+        extra = {"array": len(calls)}
+        if max_concurrent is not None:
+            extra["max_concurrent"] = max_concurrent
+        doc, call_dir = self._submit(calls, array=True, extra=extra)
         world = doc["plan"]["world_size"]
-        return [ExecutorJob(doc, call_dir, task=i, world_size=world) for i in range(len(items))]
+        return [ExecutorJob(doc, call_dir, task=i, world_size=world) for i in range(len(calls))]
+
+    @contextmanager
+    def batch(self):
+        """`with ex.batch(): jobs = [ex.submit(f, x) for x in xs]`: the calls submitted in the block go as one
+        array job when it ends (submitit's batch); the jobs are usable after the block."""
+        if self._batch is not None:
+            raise HpclaunchError("hpclaunch: error: executor.batch() blocks do not nest; fix: use one block", 2)
+        self._batch = pending = []
+        try:
+            yield
+        finally:
+            self._batch = None
+        submitted = self._submit_array([call for call, _ in pending])
+        for (_, placeholder), job in zip(pending, submitted):
+            placeholder.__dict__.update(job.__dict__)
+
+
+def as_completed(jobs, timeout=None, poll_interval=1.0):
+    """Yields the jobs as they end (submitit's helpers.as_completed): each job once, the first to end first.
+    Raises HpclaunchError (exit code 124) when `timeout` seconds pass first."""
+    left = list(jobs)
+    deadline = None if timeout is None else _time.monotonic() + timeout
+    while left:
+        for job in list(left):
+            if job.done():
+                left.remove(job)
+                yield job
+        if not left:
+            return
+        if deadline is not None and _time.monotonic() >= deadline:
+            raise HpclaunchError(f"hpclaunch: error: {len(left)} job(s) still running after {timeout} s; fix: wait "
+                                 "longer (timeout=)", 124)
+        _time.sleep(poll_interval)

@@ -23,12 +23,13 @@ def _submit_args(verb, command, options):
 
 
 def submit(command, site=None, nodes=None, gpus_per_node=None, time=None, account=None, launcher=None, env=None,
-           sweep=None, dry_run=False, **options):
+           sweep=None, dry_run=False, detach=True, **options):
     """Submits `command` (a string, split as a shell would, or a list) as `hpclaunch submit` does; every keyword is
-    that command's option of the same name (underscores for hyphens). Returns the Job; with dry_run=True, the
-    script it would submit. A job on the local site runs here before this returns."""
+    that command's option of the same name (underscores for hyphens). Returns the Job at once, on every site (a
+    local job runs here in the background: `submit --detach`; detach=False runs it in the foreground first); with
+    dry_run=True, the script it would submit."""
     named = dict(site=site, nodes=nodes, gpus_per_node=gpus_per_node, time=time, account=account,
-                 launcher=launcher, env=env, sweep=sweep, dry_run=dry_run)
+                 launcher=launcher, env=env, sweep=sweep, dry_run=dry_run, detach=detach and not dry_run)
     named.update(options)
     rc, doc = _cli.run_json(_submit_args("submit", command, named), echo=True, ok_codes=range(1, 256))
     if doc.get("schema", "").startswith("hpclaunch.render/"):
@@ -62,17 +63,24 @@ def site(name):
 
 class _ProgressBar:
     """wait's progress lines ("1234 RUNNING 0:42 step 120 loss 0.0312 ...") as a tqdm bar: n is the step, the
-    description the state, the rest its postfix. Other lines (notes) pass on to stderr."""
+    description the state, the rest its postfix. Other lines (notes) pass on to stderr. The bar is made at the
+    second line: a job that had ended already (one line, its final state) shows none."""
 
     _LINE = re.compile(r"^(\S+) (\S+)(?: [0-9:]+)?(?: step (\d+))?(.*)$")
 
     def __init__(self, tqdm):
-        self.bar = tqdm(total=None, unit="step", dynamic_ncols=True)
+        self.tqdm = tqdm
+        self.bar = None
+        self.first = None
 
     @classmethod
     def make(cls):
+        import warnings
+
         try:
-            from tqdm.auto import tqdm
+            with warnings.catch_warnings():  # Jupyter without ipywidgets: tqdm warns, and draws a text bar
+                warnings.simplefilter("ignore")
+                from tqdm.auto import tqdm
         except ImportError:
             return None
         return cls(tqdm)
@@ -80,8 +88,20 @@ class _ProgressBar:
     def line(self, line):
         m = self._LINE.match(line.rstrip("\n"))
         if line.startswith("hpclaunch:") or not m:
-            self.bar.write(line.rstrip("\n"), file=sys.stderr)
+            if self.bar is None:
+                sys.stderr.write(line)
+            else:
+                self.bar.write(line.rstrip("\n"), file=sys.stderr)
             return
+        if self.first is None:
+            self.first = line
+            return
+        if self.bar is None:
+            self.bar = self.tqdm(total=None, unit="step", dynamic_ncols=True)
+            self._show(self._LINE.match(self.first.rstrip("\n")))
+        self._show(m)
+
+    def _show(self, m):
         self.bar.set_description_str(m.group(2), refresh=False)
         if m.group(3):
             self.bar.update(int(m.group(3)) - self.bar.n)
@@ -90,7 +110,8 @@ class _ProgressBar:
         self.bar.refresh()
 
     def close(self):
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 class Job:
@@ -108,6 +129,11 @@ class Job:
 
     def __repr__(self):
         return f"Job({self.id!r}, dir={self.dir!r})"
+
+    @property
+    def job_id(self):
+        """The scheduler's job id (submitit's name for `id`)."""
+        return self.id
 
     @property
     def plan(self):
@@ -149,17 +175,33 @@ class Job:
         return doc["state"]["phase"]
 
     def logs(self, rank=None, task=None):
-        """The job's output (`hpclaunch logs`): one rank's lines with `rank`."""
-        args = ["logs", self._ref()]
+        """The job's output (`hpclaunch logs --json`): one rank's lines with `rank`; an array's tasks in turn."""
+        args = ["logs", "--json", self._ref()]
         if rank is not None:
             args += ["--rank", str(rank)]
         if task is not None:
             args += ["--task", str(task)]
-        return _cli.check(args)
+        _, doc = _cli.run_json(args)
+        if doc["tasks"]:
+            return "".join(f"==> {t['job_id']} <==\n" + (t["text"] if t["text"] is not None else "(no output yet)\n")
+                           for t in doc["tasks"])
+        return doc["text"]
+
+    def stdout(self):
+        """The job's output file (submitit's name; the scheduler writes both streams to it), or None before the
+        job wrote any."""
+        try:
+            return self.logs()
+        except HpclaunchError:
+            return None
+
+    def stderr(self):
+        """None: the job's stderr is in its one output file (stdout()). An Executor job has each rank's apart."""
+        return None
 
     def cancel(self):
-        """Cancels the job (`hpclaunch cancel`)."""
-        _cli.check(["cancel", self._ref()])
+        """Cancels the job (`hpclaunch cancel --json`)."""
+        _cli.run_json(["cancel", "--json", self._ref()])
 
     def metrics(self, as_frame=False):
         """The records of the job's metrics file (hpclaunch-train --metrics, or JSON lines of your own): a list of

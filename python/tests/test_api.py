@@ -17,8 +17,8 @@ def test_submit_runs_a_local_job_and_the_job_answers(workdir):
                            gpus_per_node=2)
     assert job.id.startswith("local-")
     assert os.path.isdir(job.dir) and job.dir.startswith(str(workdir))
+    assert job.wait() == "completed"  # submit returned at once (--detach): the job ran in the background
     assert job.state() == "completed"
-    assert job.wait() == "completed"
     assert job.plan["world_size"] == 4
     out = job.logs()
     for r in range(4):
@@ -35,15 +35,15 @@ def test_submit_runs_a_local_job_and_the_job_answers(workdir):
 
 def test_a_failed_local_job_is_a_job_not_an_error(workdir):
     job = hpclaunch.submit("sh -c 'exit 3'", site="local", nodes=1, gpus_per_node=1, launcher="srun")
-    assert job.state() == "failed"
     assert job.wait() == "failed"
+    assert job.state() == "failed"
     assert job.status()["state"]["exit_code"] == 3
 
 
 def test_metrics_and_plot(workdir):
     lines = "\n".join(json.dumps({"step": s, "loss": 1.0 / (s + 1)}) for s in range(5))
     job = hpclaunch.submit(["sh", "-c", f"printf '%s\\n' '{lines}' > \"$HPCLAUNCH_JOB_DIR/metrics.jsonl\""],
-                           site="local", nodes=1, gpus_per_node=1, launcher="srun")
+                           site="local", nodes=1, gpus_per_node=1, launcher="srun", detach=False)
     rows = job.metrics()
     assert [r["step"] for r in rows] == [0, 1, 2, 3, 4]
     assert rows[1]["loss"] == 0.5
@@ -210,3 +210,66 @@ def test_the_commands_docs_json_shows(workdir):
                            capture_output=True, text=True, env=env)
         assert p.returncode == 0, (line, p.stderr)
         assert json.loads(p.stdout)["schema"].startswith("hpclaunch.")
+
+
+def test_json_logs_cancel_version(workdir):
+    sub = cli_json("submit", "--json", "--site", "local", "--nodes", "1", "--gpus-per-node", "2", "--launcher", "agent",
+                   "--", "sh", "-c", 'echo "out of $RANK"')
+    jid = sub["job"]["job_id"]
+    logs = cli_json("logs", "--json", jid)
+    assert logs["schema"] == "hpclaunch.logs/1" and logs["job_id"] == jid and logs["rank"] is None
+    assert logs["file"].endswith("output.log") and "out of 0" in logs["text"] and "out of 1" in logs["text"]
+    one = cli_json("logs", "--json", "--rank", "1", jid)
+    assert one["rank"] == 1 and "out of 1" in one["text"] and "out of 0" not in one["text"]
+    assert cli("logs", "--rank", "1", jid).stdout == one["text"]  # the same lines as without --json
+    p = cli("logs", "--json", "--follow", jid, check=False)
+    assert p.returncode == 2 and "--follow" in p.stderr and p.stdout == ""
+    arr = cli_json("submit", "--json", "--site", "local", "--array", "2", "--", "echo", "task {task}")
+    logs = cli_json("logs", "--json", arr["job"]["job_id"])
+    assert [t["task"] for t in logs["tasks"]] == [0, 1] and "task 1" in logs["tasks"][1]["text"]
+    running = cli_json("submit", "--json", "--detach", "--site", "local", "--", "sleep", "300")
+    cancel = cli_json("cancel", "--json", running["job"]["job_id"])
+    assert cancel["schema"] == "hpclaunch.cancel/1" and cancel["job_id"] == running["job"]["job_id"]
+    assert cancel["what"] == "job" and cancel["scheduler"] == "local"
+    version = cli_json("--version", "--json")
+    assert version["schema"] == "hpclaunch.version/1" and version["version"] == hpclaunch.__version__
+    assert cli("--version").stdout == f"hpclaunch {version['version']} (commit {version['commit']})\n"
+
+
+def test_submitted_at_has_a_time_zone(workdir):
+    import datetime
+
+    sub = cli_json("submit", "--json", "--site", "local", "--", "true")
+    at = datetime.datetime.fromisoformat(sub["job"]["submitted_at"])
+    assert at.tzinfo is not None, sub["job"]["submitted_at"]
+    now = datetime.datetime.now(datetime.timezone.utc)
+    assert abs((now - at).total_seconds()) < 3600  # the same moment, whatever the zone
+
+
+def test_wait_counts_the_steps_of_a_users_own_log(workdir):
+    # {"step": N, "loss": ...} without "type", as most training scripts log: wait's line shows the step.
+    lines = "\n".join(json.dumps({"step": s, "loss": 0.5}) for s in (1, 2, 3))
+    job = hpclaunch.submit(["sh", "-c", f"printf '%s\\n' '{lines}' > \"$HPCLAUNCH_JOB_DIR/metrics.jsonl\""],
+                           site="local", launcher="srun")
+    job.wait()
+    p = cli("wait", job.id)
+    assert "step 3 loss 0.5" in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+def test_submit_detaches_on_the_local_site(workdir):
+    import time
+
+    # The CLI's --detach: submit returns while the job runs; its output goes to the job directory only.
+    p = cli("submit", "--detach", "--site", "local", "--", "sh", "-c", "echo the-jobs-own-line; sleep 300")
+    jid = p.stdout.strip()
+    job = hpclaunch.Job(jid)
+    assert job.state() == "running"
+    assert "the-jobs-own-line" not in p.stdout + p.stderr
+    for _ in range(600):  # its output reaches the job directory, not the submit's
+        if "the-jobs-own-line" in job.logs():
+            break
+        time.sleep(0.1)
+    assert "the-jobs-own-line" in job.logs()
+    job.cancel()
+    assert job.wait() == "cancelled"
+    assert "--detach" in cli("submit", "--help").stdout

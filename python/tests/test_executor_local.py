@@ -74,3 +74,144 @@ def test_an_executor_job_found_again_from_its_id(workdir):
     with pytest.raises(hpclaunch.HpclaunchError) as e:
         hpclaunch.ExecutorJob.find(plain.dir)
     assert e.value.exit_code == 2 and "not a job of hpclaunch.Executor" in e.value.message
+
+
+# Issue 36: what a submitit user tries first.
+
+def print_and_exit_on_rank_1(code):
+    print(f"rank {os.environ['RANK']} here", flush=True)
+    if os.environ["RANK"] == "1":
+        print("rank 1 is about to die", flush=True)
+        os._exit(code)
+    return int(os.environ["RANK"])
+
+
+def kill_rank_1():
+    import signal
+
+    if os.environ["RANK"] == "1":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 0
+
+
+def environment():
+    env = hpclaunch.JobEnvironment()
+    print(f"hello from rank {env.global_rank}")
+    import sys
+
+    print(f"a warning from rank {env.global_rank}", file=sys.stderr)
+    return (env.global_rank, env.local_rank, env.num_tasks, env.node, env.num_nodes, env.job_id, env.hostname)
+
+
+def test_submit_returns_at_once_and_the_job_can_be_cancelled(workdir):
+    import time
+
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
+    job = ex.submit(time.sleep, 300)
+    # Returned while the job runs (a blocking submit would return after it ended: completed).
+    assert job.state() in ("pending", "running")
+    job.cancel()
+    with pytest.raises(hpclaunch.JobFailedError) as e:
+        job.result()
+    assert "cancelled" in e.value.message
+    # A command's job too.
+    plain = hpclaunch.submit("sleep 300", site="local")
+    assert plain.state() == "running"
+    plain.cancel()
+    assert plain.wait() == "cancelled"
+
+
+def test_sys_exit_on_a_rank_is_a_job_error_not_the_callers_exit(workdir):
+    import sys
+
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
+    job = ex.submit(sys.exit, 3)
+    with pytest.raises(hpclaunch.JobFailedError) as e:  # not SystemExit: the caller goes on
+        job.result()
+    assert "rank 0" in e.value.message and "sys.exit(3)" in e.value.message, e.value.message
+    assert e.value.rank == 0 and e.value.returncode == 3
+    assert isinstance(job.exception(), hpclaunch.JobFailedError)
+
+
+def test_a_crashed_rank_is_named_with_its_host_exit_code_and_last_lines(workdir):
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=2, launcher="srun")
+    job = ex.submit(print_and_exit_on_rank_1, 7)
+    with pytest.raises(hpclaunch.JobFailedError) as e:
+        job.result()
+    msg = e.value.message
+    assert "rank 1 on host" in msg and "exited with code 7" in msg and "rank 1 is about to die" in msg, msg
+    assert e.value.rank == 1 and e.value.returncode == 7 and e.value.host
+    assert "rank 1 is about to die" in e.value.output_tail
+    job = ex.submit(kill_rank_1)
+    with pytest.raises(hpclaunch.JobFailedError) as e:
+        job.result()
+    assert "rank 1" in e.value.message and "signal 9 (SIGKILL)" in e.value.message, e.value.message
+    assert e.value.signal == 9
+
+
+def test_a_failed_submit_leaves_nothing_and_says_why_once(workdir):
+    import threading
+
+    ex = hpclaunch.Executor(site="nosuch", nodes=1)
+    with pytest.raises(hpclaunch.HpclaunchError) as e:
+        ex.submit(print, "hi")
+    assert e.value.exit_code == 2 and "nosuch" in e.value.message
+    assert not os.path.exists("hpclaunch-jobs"), os.listdir("hpclaunch-jobs")
+    lock = threading.Lock()
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1)
+    with pytest.raises(hpclaunch.HpclaunchError) as e:
+        ex.submit(lambda: lock.acquire())
+    assert e.value.exit_code == 2 and "cannot pickle" in e.value.message and "lock" in e.value.message
+    assert e.value.message.startswith("hpclaunch: error:") and "fix:" in e.value.message
+    assert not os.path.exists("hpclaunch-jobs"), os.listdir("hpclaunch-jobs")
+
+
+def test_map_array_takes_iterables_as_map_does(workdir):
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
+    jobs = ex.map_array(pow, [2, 3], [2, 2])
+    assert len({j.id for j in jobs}) == 1  # one array job
+    assert [j.result() for j in jobs] == [4, 9]
+    jobs = ex.map_array(pow, [2, 3, 4], [3, 3, 3], max_concurrent=2)
+    assert [j.result() for j in jobs] == [8, 27, 64]
+
+
+def test_submitit_api_job_id_stdout_paths_environment(workdir):
+    ex = hpclaunch.Executor(site="local", nodes=2, gpus_per_node=2, launcher="agent")
+    job = ex.submit(environment)
+    assert job.job_id == job.id
+    results = job.results()
+    assert [r[:5] for r in results] == [(0, 0, 4, 0, 2), (1, 1, 4, 0, 2), (2, 0, 4, 1, 2), (3, 1, 4, 1, 2)]
+    assert all(r[5] == job.job_id for r in results)
+    assert [r[6] for r in results] == ["node0", "node0", "node1", "node1"]
+    assert job.stdout() == "hello from rank 0\n" and job.stdout(rank=3) == "hello from rank 3\n"
+    assert job.stderr(rank=2) == "a warning from rank 2\n"
+    paths = job.paths
+    assert paths.folder == job.call_dir and os.path.isfile(paths.submitted_pickle)
+    assert os.path.isfile(paths.result_pickle) and open(paths.stdout).read() == job.stdout()
+    assert paths.submission_file == os.path.join(job.dir, "job.sh")
+    with pytest.raises(RuntimeError):
+        hpclaunch.JobEnvironment()  # not in a job
+
+
+def test_batch_and_as_completed(workdir):
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
+    with ex.batch():
+        jobs = [ex.submit(pow, b, 2) for b in (2, 3, 4)]
+        with pytest.raises(hpclaunch.HpclaunchError):
+            jobs[0].result()  # not submitted before the block ends
+    assert len({j.id for j in jobs}) == 1 and [j.job_id for j in jobs] == [f"{jobs[0].id}_{i}" for i in range(3)]
+    done = list(hpclaunch.helpers.as_completed(jobs, poll_interval=0.1))
+    assert sorted(j.result() for j in done) == [4, 9, 16]
+    assert sorted(j.task for j in done) == [0, 1, 2]
+
+
+def test_result_prints_nothing_for_a_finished_job(workdir, capsys):
+    pytest.importorskip("tqdm")
+    ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
+    job = ex.submit(pow, 2, 5)
+    capsys.readouterr()
+    assert job.result() == 32
+    assert job.result() == 32
+    assert job.wait() == "completed"  # wait's own bar: none for a job that had ended
+    err = capsys.readouterr().err
+    assert "step" not in err and "COMPLETED" not in err, err

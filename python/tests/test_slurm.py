@@ -98,3 +98,36 @@ def test_wait_shows_the_steps_as_a_tqdm_bar(workdir, capsys):
     err = capsys.readouterr().err
     assert re.search(r"COMPLETED: 3step", err), err
     assert "loss 0.5" in err, err
+
+
+class Counter(hpclaunch.helpers.Checkpointable):
+    """Counts its runs; the first one waits to be preempted (the marker file tells the test it runs)."""
+
+    def __init__(self):
+        self.runs = 0
+
+    def __call__(self, marker):
+        self.runs += 1
+        if self.runs == 1:
+            with open(marker, "w") as f:
+                f.write(os.environ["SLURM_JOB_ID"])
+            time.sleep(600)
+        return (self.runs, int(os.environ.get("SLURM_RESTART_COUNT", "0")))
+
+
+def test_a_preempted_checkpointable_job_is_requeued_and_resumes(workdir):
+    import subprocess
+
+    ex = hpclaunch.Executor(nodes=1, gpus_per_node=2, launcher="srun", time="5", **SITE)
+    marker = workdir / "running"
+    job = ex.submit(Counter(), str(marker))
+    with open(os.path.join(job.dir, "job.sh")) as f:
+        assert "#SBATCH --signal=B:USR1@" in f.read()  # asked for --requeue
+    for _ in range(1200):
+        if marker.exists():
+            break
+        time.sleep(0.2)
+    assert marker.exists(), "the job never started"
+    subprocess.run(["scancel", "--signal=USR1", "--batch", job.id], check=True)  # as a preemption's warning
+    assert job.result(timeout=300) == (2, 1)  # the second run, from the checkpoint, after one requeue
+    assert "checkpointed" in job.stderr()

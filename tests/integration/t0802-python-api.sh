@@ -6,5 +6,5 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-python.sh"
 need_hpclaunch
-run_pytest test_api.py test_executor_local.py
+run_pytest test_api.py test_executor_local.py test_notebook.py
 echo "ok"

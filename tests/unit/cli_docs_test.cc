@@ -119,7 +119,7 @@ TEST_CASE("the completion scripts offer commands, options and the values hpclaun
   CHECK(bash.find("compgen -W \"submit thing --help --version\"") != std::string::npos);
   CHECK(bash.find("--launcher) COMPREPLY=($(compgen -W \"agent srun\"") != std::string::npos);
   CHECK(bash.find("--site) COMPREPLY=($(compgen -W \"$(_hpclaunch_sites \"$self\")\"") != std::string::npos);
-  CHECK(bash.find("--dry-run --check --no-check --\"") != std::string::npos);  // submit takes a command after --
+  CHECK(bash.find("--dry-run --detach --check --no-check --\"") != std::string::npos);  // a command after --
   CHECK(bash.find("complete -o bashdefault -o default -F _hpclaunch hpclaunch") != std::string::npos);
   std::string zsh = zsh_completion(docs, launchers, "9.9");
   CHECK(zsh.rfind("#compdef hpclaunch\n", 0) == 0);

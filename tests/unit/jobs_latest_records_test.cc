@@ -41,4 +41,21 @@ TEST_CASE("the latest step and validation are read from a tail whose last line i
                              "{\"type\":\"step\",\"step\":8,\"loss\":1}\n").end.has_value());
 }
 
+TEST_CASE("a user's own log counts: lines with a numeric step and no type are steps, named as plot names them") {
+  LatestRecords l =
+      latest_records("{\"step\":1,\"loss\":0.9}\n{\"step\":2,\"train_loss\":0.5,\"learning_rate\":0.01}\n");
+  REQUIRE(l.step);
+  CHECK(l.step->step == 2);
+  CHECK(l.step->loss == doctest::Approx(0.5));
+  CHECK(l.step->lr == doctest::Approx(0.01));
+  CHECK(l.has_loss);
+  // No loss at all: the step counts, and the line says none.
+  LatestRecords no_loss = latest_records("{\"step\":7,\"accuracy\":0.5}\n");
+  REQUIRE(no_loss.step);
+  CHECK(no_loss.step->step == 7);
+  CHECK_FALSE(no_loss.has_loss);
+  // The trainer's records win over a user line before them, as the latest.
+  CHECK(latest_records("{\"step\":9,\"loss\":1}\n{\"type\":\"step\",\"step\":3,\"loss\":2}\n").step->step == 3);
+}
+
 TEST_SUITE_END();

@@ -38,6 +38,17 @@ TEST_CASE("running: step, loss, learning rate, throughput, last validation") {
   CHECK(progress_line(p) == "1234 RUNNING 1:02:05 step 120 loss 0.03123 lr 1.00e-03 410 samples/s val 0.0298");
 }
 
+TEST_CASE("a user's log without a loss shows its step alone") {
+  Progress p;
+  p.job_id = "1234";
+  p.state.phase = Phase::running;
+  p.state.raw = "RUNNING";
+  p.latest = latest_records("{\"step\":7,\"accuracy\":0.5}\n");
+  CHECK(progress_line(p) == "1234 RUNNING step 7");
+  p.latest = latest_records("{\"step\":8,\"loss\":0.25}\n");
+  CHECK(progress_line(p) == "1234 RUNNING step 8 loss 0.25");
+}
+
 TEST_CASE("a run stopped by a non-finite loss says so and where; skipped steps are counted") {
   Progress p;
   p.job_id = "7";

@@ -58,6 +58,35 @@ TEST_CASE("submit and render carry plan.json's record and job.json's fields unde
   CHECK(r["plan"]["launcher"] == "srun");
 }
 
+TEST_CASE("logs, cancel and --version under their schema") {
+  JobRecord job;
+  job.job_id = "1234";
+  job.dir = "/d";
+  job.scheduler = Scheduler::slurm;
+  nlohmann::json l = logs_json({job, "/d/slurm-1234.out", std::string("0: hi\n"), {}}, 0);
+  CHECK(l["schema"] == "hpclaunch.logs/1");
+  CHECK(l["file"] == "/d/slurm-1234.out");
+  CHECK(l["text"] == "0: hi\n");
+  CHECK(l["rank"] == 0);
+  CHECK(l["tasks"].empty());
+  JobRecord task = job;
+  task.job_id = "1234_0";
+  nlohmann::json a = logs_json({job, "", std::nullopt, {{task, "", std::nullopt, {}}}}, std::nullopt);
+  CHECK(a["file"].is_null());
+  CHECK(a["rank"].is_null());
+  CHECK(a["tasks"][0]["task"] == 0);
+  CHECK(a["tasks"][0]["job_id"] == "1234_0");
+  CHECK(a["tasks"][0]["text"].is_null());  // no output yet
+  nlohmann::json c = cancel_json(job, "job");
+  CHECK(c["schema"] == "hpclaunch.cancel/1");
+  CHECK(c["scheduler"] == "slurm");
+  CHECK(c["what"] == "job");
+  nlohmann::json v = version_json("0.1.0", "abc123");
+  CHECK(v["schema"] == "hpclaunch.version/1");
+  CHECK(v["version"] == "0.1.0");
+  CHECK(v["commit"] == "abc123");
+}
+
 TEST_CASE("a state: phase, description, exit code or null, finished") {
   JobState s;
   s.phase = Phase::failed;

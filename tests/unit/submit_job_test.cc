@@ -10,6 +10,7 @@
 #include "plan/local_shape.h"
 #include "record/job_record.h"
 #include "site/registry.h"
+#include "submit/job_dir.h"
 #include "submit/job_index.h"
 #include "submit/submit_job.h"
 #include "test_util.h"
@@ -37,6 +38,9 @@ class FakeBackend final : public SchedulerBackend {
   std::optional<int> run_in_foreground(const std::string&, const std::string&, const std::string& id) const override {
     seen.push_back("run " + id);
     return runs_here ? std::optional<int>(3) : std::nullopt;
+  }
+  void start_detached(const std::string&, const std::string&, const std::string& id) const override {
+    seen.push_back("start " + id);
   }
   std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>&,
                                       const CommandRunner&) const override {
@@ -96,6 +100,43 @@ TEST_CASE("a job the backend runs here reports its exit status") {
   SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\n", (t.base / "job").string(), backend, nullptr);
   CHECK(job.exit_code == 3);
   CHECK(job.record.scheduler == Scheduler::local);
+}
+
+TEST_CASE("--detach: the backend starts the job in the background; submit_job has no exit status to report") {
+  TempState t;
+  FakeBackend backend;
+  backend.runs_here = true;
+  SubmitSteps steps;
+  steps.detach = true;
+  std::string dir = (t.base / "job").string();
+  SubmittedJob job = submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr, steps);
+  CHECK_FALSE(job.exit_code.has_value());
+  CHECK(backend.seen == std::vector<std::string>{"submit " + dir + "/job.sh", "start 4242"});
+}
+
+TEST_CASE("submitted_at is RFC 3339 with the UTC offset, so a job's time reads the same in any zone") {
+  TempState t;
+  FakeBackend backend;
+  std::string dir = (t.base / "job").string();
+  submit_job(local_plan(), "#!/bin/bash\n", dir, backend, nullptr);
+  std::string at = nlohmann::json::parse(*read_file(dir + "/job.json"))["submitted_at"];
+  REQUIRE(at.size() == 25);
+  CHECK(at[4] == '-');
+  CHECK(at[10] == 'T');
+  CHECK((at[19] == '+' || at[19] == '-'));
+  CHECK(at[22] == ':');
+  // 1 s after the epoch, in UTC.
+  const char* saved = std::getenv("TZ");
+  std::string old = saved ? saved : "";
+  ::setenv("TZ", "UTC", 1);
+  ::tzset();
+  CHECK(rfc3339(1) == "1970-01-01T00:00:01+00:00");
+  ::setenv("TZ", "EET-2", 1);  // POSIX: two hours east of UTC, no tz database needed
+  ::tzset();
+  CHECK(rfc3339(1) == "1970-01-01T02:00:01+02:00");
+  if (saved) ::setenv("TZ", old.c_str(), 1);
+  else ::unsetenv("TZ");
+  ::tzset();
 }
 
 TEST_CASE("a refused job leaves no directory and no index entry") {
