@@ -2,6 +2,7 @@
 
 #include "test_util.h"
 
+#include "dialect/pbs.h"
 #include "runtime/ranks.h"
 #include "util/error.h"
 
