@@ -1,7 +1,7 @@
-// Fuzz target: Slurm hostlists and tasks-per-node lists (runtime/hostlist.cc), as SLURM_JOB_NODELIST and
+// Fuzz target: Slurm hostlists and tasks-per-node lists (dialect/hostlist.cc), as SLURM_JOB_NODELIST and
 // SLURM_TASKS_PER_NODE give them. Bad input may only throw hpclaunch::Error.
 #include "fuzz_check.h"
-#include "runtime/hostlist.h"
+#include "dialect/hostlist.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,8 +1,10 @@
-// Fuzz target: a task's environment as `exec`, `env` and `agent` read it (runtime/ranks.cc): whatever Slurm,
-// Open MPI, MPICH/PMI, PALS, PBS or local-srun set, and the PBS_NODEFILE it names. The input is NAME=VALUE lines,
-// then a NUL byte and the node file's contents. Reading may only throw hpclaunch::Error; ranks that read are
-// consistent (0 <= rank < world, 0 <= local rank < local world <= world) and a node list has no empty name.
+// Fuzz target: a task's environment as `exec`, `env` and `agent` read it (runtime/ranks.cc asking the faces in
+// dialect/*_in_job.cc): whatever Slurm, Open MPI, MPICH/PMI, PALS, PBS or local-srun set, and the PBS_NODEFILE it
+// names. The input is NAME=VALUE lines, then a NUL byte and the node file's contents. Reading may only throw
+// hpclaunch::Error; ranks that read are consistent (0 <= rank < world, 0 <= local rank < local world <= world) and a
+// node list has no empty name.
 #include "fuzz_check.h"
+#include "dialect/pbs.h"
 #include "runtime/ranks.h"
 #include "util/error.h"
 

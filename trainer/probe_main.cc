@@ -47,7 +47,8 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string node_name() {
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
-  return env_or("HPCLAUNCH_NODENAME", env_or("SLURMD_NODENAME", host)).substr(0, k_name_slots);
+  // `hpclaunch check` sets HPCLAUNCH_NODENAME from the job's face (dialect/in_job.h), which the probe cannot link.
+  return env_or("HPCLAUNCH_NODENAME", host).substr(0, k_name_slots);
 }
 
 int visible_gpus(const std::string& node) {

@@ -1,5 +1,6 @@
-// What the allocation tells the agent (Slurm, or hpclaunch's local emulation, docs/CONTRACTS.md), so that
-// `hpclaunch agent -- CMD` needs no flags inside a job. The node-list and port rules are the runtime's
+// What the allocation tells the agent, so that `hpclaunch agent -- CMD` needs no flags inside a job: the job's face
+// (dialect/in_job.h: Slurm, PBS, hpclaunch's local emulation) and, where the scheduler does not say which node this
+// is (PBS), the MPI launcher that started one agent per node. The node-list and port rules are the runtime's
 // (launcher/runtime/), passed in as RuntimeRules so this stays pure.
 #pragma once
 #include <functional>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "agent/worker_env.h"
+#include "dialect/in_job.h"
 
 namespace hpclaunch {
 
@@ -21,7 +23,7 @@ struct RuntimeRules {
 RuntimeRules runtime_rules();
 
 struct JobEnvironment {
-  std::string source;  // "slurm", "local" or "" (none)
+  std::string source;  // the face's name ("slurm", "pbs", "local") or "" (none)
   std::optional<int> nnodes;
   std::optional<int> node_rank;
   std::string job_id;
@@ -33,7 +35,5 @@ struct JobEnvironment {
 
 JobEnvironment read_job_environment(const EnvMap& env, const RuntimeRules& rules);
 
-// How many ids a CUDA_VISIBLE_DEVICES-like list names ("0,1,3" → 3, "" → 0, "NoDevFiles" → 0).
-int count_device_list(const std::string& list);
 
 }  // namespace hpclaunch

@@ -2,7 +2,7 @@
 // the CPUs this process may use), and the NUMA node of each GPU from sysfs, in CUDA_VISIBLE_DEVICES' order.
 #pragma once
 #include "agent/numa_binding.h"
-#include "runtime/environment.h"
+#include "util/environment.h"
 
 namespace hpclaunch {
 

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "agent/rendezvous_state.h"
-#include "runtime/environment.h"
+#include "util/environment.h"
 
 namespace hpclaunch {
 
-using EnvMap = Env;  // runtime/environment.h
+using EnvMap = Env;  // util/environment.h
 
 struct WorkerLayout {
   std::string run_id;

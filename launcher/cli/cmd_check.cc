@@ -1,5 +1,7 @@
 // `hpclaunch check [ARGS]`: the preflight, run as a job's command on every rank (`submit ... -- hpclaunch check`):
-// execs hpclaunch-probe (built with the trainer against LibTorch) from beside this binary.
+// execs hpclaunch-probe (built with the trainer against LibTorch) from beside this binary. The probe links no
+// scheduler's face (only hpclaunch_util and hpclaunch_metrics), so the node's name as the job's face gives it
+// (SLURMD_NODENAME: several emulated nodes share one host) is handed over as HPCLAUNCH_NODENAME.
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +9,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "dialect/in_job.h"
 #include "util/error.h"
 #include "util/command.h"
 
@@ -31,6 +34,9 @@ std::string find_probe() {
 
 int cmd_check(const Args& args) {
   std::string probe = find_probe();
+  Env env = capture_environment();
+  if (const InJobFace* face = job_face(env); face && !env_has(env, "HPCLAUNCH_NODENAME"))
+    if (std::string node = face->node_name(env); !node.empty()) ::setenv("HPCLAUNCH_NODENAME", node.c_str(), 1);
   std::vector<char*> argv;
   argv.push_back(probe.data());
   std::vector<std::string> copy(args.begin(), args.end());

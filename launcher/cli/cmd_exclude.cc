@@ -8,8 +8,8 @@
 
 #include "agent/failure.h"
 #include "cli/cli_util.h"
+#include "dialect/in_job.h"
 #include "record/job_record.h"
-#include "runtime/environment.h"
 #include "runtime/ranks.h"
 #include "scheduler/backend.h"
 #include "util/error.h"
@@ -38,7 +38,11 @@ int cmd_exclude(const Args& args) {
   Env env = capture_environment();
   if (job_dir.empty()) job_dir = env_get(env, "HPCLAUNCH_JOB_DIR").value_or("");
   if (job_dir.empty()) throw Error("--job-dir", "no job directory", "run it inside a job hpclaunch submitted, or give --job-dir");
-  int run = static_cast<int>(env_int(env, "SLURM_RESTART_COUNT", 0, 1000000).value_or(0));
+  const InJobFace* face = job_face(env);
+  int run = face ? face->restart_count(env) : 0;
+  if (requeue && face && !face->requeues_excluding_nodes())
+    throw Error("--requeue", std::string("a ") + face->name() + " job cannot be requeued without named nodes",
+                "drop --requeue: the nodes are recorded; resubmit the job to leave them out");
 
   std::vector<ExcludedNode> found;
   if (!preflight.empty()) {

@@ -1,7 +1,8 @@
 // What a scheduler says, apart from running it: its batch directives, array syntax and variable, how it names a
 // job and one task of an array, what its commands answer (parsed here, purely), its default-account query and
-// the launchers it can start. One SchedulerDialect per scheduler (dialect/slurm.cc, pbs.cc, local.cc), below
-// plan, render, record and survey; the backend that runs its commands (scheduler/NAME.cc) stands beside it.
+// the launchers it can start, and its face inside a job (in_job.h). One SchedulerDialect per scheduler
+// (dialect/slurm.cc, pbs.cc, local.h), below plan, render, record, survey and the runtime; the backend that runs
+// its commands (scheduler/NAME.cc) stands beside it.
 // Adding a scheduler: a dialect, a backend, a template and their tests (ARCHITECTURE.md, "A new scheduler").
 #pragma once
 #include <map>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "dialect/in_job.h"
 #include "dialect/job_state.h"
 #include "site/profile.h"
 #include "util/command.h"
@@ -92,8 +94,11 @@ class SchedulerDialect {
 
   // Whether this scheduler can start `mode` (srun needs Slurm, pals PBS).
   virtual bool offers(LaunchMode mode) const = 0;
-  // Whether it sends a warning signal before the limit and can requeue a job (Slurm).
-  virtual bool has_warning_signals() const { return false; }
+  // What a profile learned from it (`sites learn`) calls its queues, and how it asks for GPUs.
+  virtual QueueKind queue_kind() const { return QueueKind::partition; }
+  virtual GpuStyle gpu_style() const { return GpuStyle::gres; }
+  // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
+  virtual const InJobFace& in_job() const = 0;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks

@@ -9,6 +9,7 @@ class LocalDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::local; }
   bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }  // local-srun plays srun
+  const InJobFace& in_job() const override;  // local_in_job.cc
   std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
   std::vector<std::string> array_options(int, int) const override { return {}; }
   std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }

@@ -17,6 +17,9 @@ class PbsDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::pbs; }
   bool offers(LaunchMode mode) const override { return mode != LaunchMode::srun; }
+  QueueKind queue_kind() const override { return QueueKind::queue; }
+  GpuStyle gpu_style() const override { return GpuStyle::pbs_select; }
+  const InJobFace& in_job() const override;  // pbs_in_job.cc, with Cray PALS
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
@@ -41,6 +44,9 @@ bool pbs_no_history(const ProcessResult& r);
 bool pbs_unknown_job(const ProcessResult& r);
 // "123.server" -> "123": the number PBS names a job's output file after (NAME.o123).
 std::string pbs_numeric_prefix(const std::string& id);
+
+// Unique host names of a PBS_NODEFILE's contents, in order of first appearance.
+std::vector<std::string> parse_pbs_nodefile(std::string_view contents);
 
 // One `key = value` line of qstat -f, qstat -Qf or pbsnodes -av; nullopt for any other line.
 std::optional<std::pair<std::string, std::string>> pbs_field(std::string_view line);

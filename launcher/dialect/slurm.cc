@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "runtime/hostlist.h"
+#include "dialect/hostlist.h"
 #include "util/error.h"
 #include "util/strings.h"
 #include "util/time_limit.h"

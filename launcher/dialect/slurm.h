@@ -16,7 +16,7 @@ class SlurmDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::slurm; }
   bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
-  bool has_warning_signals() const override { return true; }
+  const InJobFace& in_job() const override;  // slurm_in_job.cc
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;

@@ -24,7 +24,7 @@ namespace asio = boost::asio;
 struct ProcessSpec {
   int id = 0;                     // the caller's name for it (a local rank, a task): ProcessExit::id
   std::vector<std::string> argv;  // argv[0]: a path, or a name looked up on PATH
-  std::map<std::string, std::string, std::less<>> env;  // the child's whole environment (runtime/environment.h's Env)
+  std::map<std::string, std::string, std::less<>> env;  // the child's whole environment (util/environment.h's Env)
   bool env_on_top = false;        // true: `env` is set on top of ours instead
   bool null_stdin = false;        // else stdin is ours
   enum class Output {

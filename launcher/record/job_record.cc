@@ -6,6 +6,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/json_numbers.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -13,9 +14,15 @@ namespace fs = std::filesystem;
 
 void to_json(nlohmann::json& j, Scheduler s) { j = to_string(s); }
 
+// A scheduler's name it does not know is refused, never guessed: read as Slurm, `cancel` would run scancel on it.
 void from_json(const nlohmann::json& j, Scheduler& s) {
-  std::optional<Scheduler> named = j.is_string() ? value_of(k_scheduler_names, j.get<std::string>()) : std::nullopt;
-  s = named.value_or(Scheduler::slurm);
+  std::string name = j.is_string() ? j.get<std::string>() : j.dump();
+  std::optional<Scheduler> named = value_of(k_scheduler_names, name);
+  if (!named)
+    throw Error("scheduler", "'" + name + "' is not a scheduler this hpclaunch knows (" +
+                                 join(names_of(k_scheduler_names), ", ") + ")",
+                "the job was written by another hpclaunch, or by hand: use that hpclaunch, or fix the file");
+  s = *named;
 }
 
 void to_json(nlohmann::json& j, LaunchMode m) { j = to_string(m); }
@@ -89,6 +96,8 @@ std::optional<T> read_json_file(const fs::path& path) {
     return j.get<T>();
   } catch (const nlohmann::json::exception& e) {
     throw failure(path.string(), std::string("has an unexpected field: ") + e.what(), fix);
+  } catch (const Error& e) {  // a field's value refused by its reader, which names the field
+    throw failure(path.string(), e.what());
   }
 }
 

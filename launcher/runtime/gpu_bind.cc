@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include "dialect/in_job.h"
 #include "util/enum_names.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -22,14 +23,14 @@ GpuBind gpu_bind_from_env(const Env& env) {
 }
 
 std::optional<std::string> node_gpu_list(const Env& env) {
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "HPCLAUNCH_GPUS"})
-    if (auto v = env_get(env, name); v && !v->empty()) return *v;
-  return std::nullopt;
+  if (auto v = env_get(env, "CUDA_VISIBLE_DEVICES"); v && !v->empty()) return *v;
+  const InJobFace* face = job_face(env);
+  return face ? face->gpu_list(env) : std::nullopt;
 }
 
 bool gpus_bound_per_task(const Env& env) {
-  return env_get(env, "SLURMD_TRES_BIND").value_or("").find("gpu:") != std::string::npos ||
-         env_get(env, "SLURM_GPUS_PER_TASK").value_or("") != "";
+  const InJobFace* face = job_face(env);
+  return face && face->gpus_bound_per_task(env);
 }
 
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank) {

@@ -5,27 +5,21 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/environment.h"
-#include "util/enum_names.h"
+#include "site/job_rules.h"
+#include "util/environment.h"
 
 namespace hpclaunch {
-
-enum class GpuBind { none, local_rank };
-// Its names, as profiles (launch.gpu_bind), plan.json and the script's HPCLAUNCH_GPU_BIND spell them.
-inline const EnumNames<GpuBind> k_gpu_bind_names = {{"none", GpuBind::none}, {"local-rank", GpuBind::local_rank}};
-inline const char* to_string(GpuBind b) { return name_of(k_gpu_bind_names, b); }
 
 GpuBind parse_gpu_bind(std::string_view s, std::string_view where);  // "none" | "local-rank"
 // HPCLAUNCH_GPU_BIND, default none.
 GpuBind gpu_bind_from_env(const Env& env);
 
-// The node's GPU list, in the order the scheduler gave it: CUDA_VISIBLE_DEVICES, else SLURM_STEP_GPUS, else
-// SLURM_JOB_GPUS, else HPCLAUNCH_GPUS. nullopt if none is set.
+// The node's GPU list, in the order the scheduler gave it: CUDA_VISIBLE_DEVICES, else the job's face's
+// (InJobFace::gpu_list: SLURM_STEP_GPUS, SLURM_JOB_GPUS, HPCLAUNCH_GPUS). nullopt if none is set.
 std::optional<std::string> node_gpu_list(const Env& env);
 
 // True when the scheduler already gave each task its own GPUs, so local-rank must not index into the task's
-// list: slurmd binds per task under srun --gpus-per-task or --gpu-bind and says so in SLURMD_TRES_BIND
-// ("gpu:per_task:1"); SLURM_GPUS_PER_TASK is set when the job itself asked --gpus-per-task.
+// list (InJobFace::gpus_bound_per_task: Slurm's --gpus-per-task or --gpu-bind).
 bool gpus_bound_per_task(const Env& env);
 
 // The CUDA_VISIBLE_DEVICES value for this task, or nullopt to leave it alone (bind == none, or

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "dialect/in_job.h"
 #include "runtime/ranks.h"
 #include "util/enum_names.h"
 #include "util/error.h"
@@ -43,11 +44,12 @@ MasterAddrPolicy master_addr_policy_from_env(const Env& env) {
     p.resolve = *resolve == "1";
   }
   p.fixed = env_get(env, "HPCLAUNCH_MASTER_ADDR_FIXED").value_or("");
-  // `hpclaunch local-srun` by hand, without the local profile's exports: its node names do not resolve and
-  // all its nodes are this machine.
-  if (is_local_job(env) && !env_has(env, "HPCLAUNCH_MASTER_ADDR_RULE")) {
+  // No rule exported, and the job's face knows the one address (`hpclaunch local-srun` by hand, without the local
+  // profile's exports: its node names do not resolve and all its nodes are this machine).
+  const InJobFace* face = job_face(env);
+  if (auto addr = face ? face->default_master_addr(env) : std::nullopt; addr && !env_has(env, "HPCLAUNCH_MASTER_ADDR_RULE")) {
     p.rule = MasterAddrRule::fixed;
-    if (p.fixed.empty()) p.fixed = "127.0.0.1";
+    if (p.fixed.empty()) p.fixed = *addr;
   }
   return p;
 }
@@ -134,7 +136,9 @@ int choose_master_port(const Env& env, std::optional<int> flag, std::string_view
     return task ? parse_port(std::to_string(port + *task), "HPCLAUNCH_MASTER_PORT + HPCLAUNCH_ARRAY_TASK") : port;
   }
   if (!task) return derive_master_port(job_id);
-  std::string array_id = env_get(env, "SLURM_ARRAY_JOB_ID").value_or(std::string(job_id));
+  const InJobFace* face = job_face(env);
+  std::optional<JobArrayTask> array = face ? face->array_task(env) : std::nullopt;
+  std::string array_id = array ? array->array_id : std::string(job_id);
   int base = derive_master_port(array_id) - k_master_port_base;
   return k_master_port_base + static_cast<int>((base + *task) % k_master_port_span);
 }

@@ -13,8 +13,8 @@
 //
 // A task of an array job (HPCLAUNCH_ARRAY_TASK=i, exported by the script) may share a node with its siblings: its
 // port is the array's plus i, so the tasks of one array (at most 10000, plan/sweep.h) never share one:
-//   derived:  20000 + ((n + i) mod 10000), n from the array's id (SLURM_ARRAY_JOB_ID, else the job id: PBS's
-//             "4242[7].server" and the local runner's id are the array's already)
+//   derived:  20000 + ((n + i) mod 10000), n from the array's id as the job's face says it (Slurm's
+//             SLURM_ARRAY_JOB_ID, PBS's PBS_ARRAY_ID), else the job id (the local runner's is the array's already)
 //   profile:  HPCLAUNCH_MASTER_PORT + i
 #pragma once
 #include <functional>
@@ -23,22 +23,15 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/environment.h"
+#include "util/environment.h"
 #include "runtime/ranks.h"
-#include "util/enum_names.h"
+#include "site/job_rules.h"
 
 namespace hpclaunch {
 
 inline constexpr int k_master_port_base = 20000;
 inline constexpr int k_master_port_span = 10000;
 inline constexpr int k_master_port_no_job = 29500;  // torch's default, for a plain shell with no job id
-
-enum class MasterAddrRule { first_node, batch_host, fixed };
-// Its names, as profiles (rendezvous.master_addr) and the script's HPCLAUNCH_MASTER_ADDR_RULE spell them.
-inline const EnumNames<MasterAddrRule> k_master_addr_rule_names = {
-    {"first-node", MasterAddrRule::first_node}, {"batch-host", MasterAddrRule::batch_host},
-    {"fixed", MasterAddrRule::fixed}};
-inline const char* to_string(MasterAddrRule r) { return name_of(k_master_addr_rule_names, r); }
 
 struct MasterAddrPolicy {
   MasterAddrRule rule = MasterAddrRule::first_node;
@@ -48,7 +41,7 @@ struct MasterAddrPolicy {
 };
 
 // The profile's rule from HPCLAUNCH_MASTER_ADDR_RULE/_SUFFIX/_RESOLVE/_FIXED (defaults: first-node, no
-// suffix, no resolve; in an hpclaunch local job with no rule: fixed, 127.0.0.1). Throws hpclaunch::Error naming the variable on a bad value.
+// suffix, no resolve; with no rule in a job whose face names one address (local-srun's 127.0.0.1): fixed, that). Throws hpclaunch::Error naming the variable on a bad value.
 MasterAddrPolicy master_addr_policy_from_env(const Env& env);
 MasterAddrRule parse_master_addr_rule(std::string_view s, std::string_view where);
 

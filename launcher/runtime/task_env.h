@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/environment.h"
+#include "util/environment.h"
 #include "runtime/gpu_bind.h"
 #include "runtime/ranks.h"
 #include "runtime/rendezvous.h"

@@ -7,8 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/gpu_bind.h"    // GpuBind: a profile picks what the runtime does
-#include "runtime/rendezvous.h"  // MasterAddrRule
+#include "site/job_rules.h"  // GpuBind, MasterAddrRule: a profile picks what the runtime does
 #include "util/enum_names.h"
 
 namespace hpclaunch {

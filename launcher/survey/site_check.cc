@@ -68,7 +68,7 @@ std::pair<long, std::string> least(const std::vector<const NodeInfo*>& nodes, lo
 void check_queues(const SiteProfile& profile, const ClusterInfo& cluster, std::vector<CheckRow>* rows) {
   std::vector<std::string> names;
   for (const auto& p : cluster.partitions) names.push_back(p.name);
-  const char* field_kind = cluster.scheduler == Scheduler::pbs ? "queue" : "partition";
+  const char* field_kind = to_string(dialect_for(cluster.scheduler).queue_kind());  // "partition", "queue"
   for (const auto& q : profile.queues) {
     if (q.kind == QueueKind::qos) {
       std::string item = "qos " + q.name;

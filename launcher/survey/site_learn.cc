@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "scheduler/backend.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -43,6 +44,8 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
   if (chosen.empty())
     throw failure("sites learn", "the scheduler lists no partition", "run it on the cluster's login node");
 
+  const SchedulerBackend& backend = backend_for(cluster.scheduler);
+  const SchedulerDialect& dialect = backend.dialect();
   SiteProfile p;
   p.name = name;
   p.title = name + " (learned from its scheduler on " + date + ")";
@@ -53,7 +56,7 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
   for (const auto* c : chosen) {
     Queue q;
     q.name = c->name;
-    q.kind = cluster.scheduler == Scheduler::pbs ? QueueKind::queue : QueueKind::partition;
+    q.kind = dialect.queue_kind();
     q.max_time_s = c->max_time_s;
     q.max_nodes = c->max_nodes;
     q.is_default = c == main;
@@ -78,25 +81,21 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
       if (g.name == "gpu") types.insert(g.type);
   if (!gpus) {
     p.gpu.style = GpuStyle::none;
-  } else if (cluster.scheduler == Scheduler::pbs) {
-    p.gpu.style = GpuStyle::pbs_select;
   } else {
-    p.gpu.style = GpuStyle::gres;
-    if (types.size() == 1) p.gpu.type = *types.begin();
-    else if (types.size() > 1) notes->push_back("several GPU types in " + main->name + ": " + join({types.begin(), types.end()}, ", ") + "; the profile asks for any (set gpu_request.type to pick one)");
+    p.gpu.style = dialect.gpu_style();
+    const bool typed = p.gpu.style == GpuStyle::gres;  // a GRES names its type; PBS's select asks ngpus alone
+    if (typed && types.size() == 1) p.gpu.type = *types.begin();
+    else if (typed && types.size() > 1) notes->push_back("several GPU types in " + main->name + ": " + join({types.begin(), types.end()}, ", ") + "; the profile asks for any (set gpu_request.type to pick one)");
   }
   if (cluster.accounts && !cluster.accounts->empty())
     notes->push_back("your accounts: " + join(*cluster.accounts, ", ") + " (pass one with --account)");
 
-  if (cluster.scheduler == Scheduler::pbs) {
-    p.launchers = {LaunchMode::agent, LaunchMode::mpirun};
-    p.default_launcher = LaunchMode::agent;
-  } else {
-    p.launchers = {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
-    p.default_launcher = LaunchMode::agent;
-  }
+  // The launchers any cluster of this scheduler has (not Cray PALS: a site's own, which no survey shows).
+  for (LaunchMode mode : {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun})
+    if (dialect.offers(mode)) p.launchers.push_back(mode);
+  p.default_launcher = LaunchMode::agent;
   p.rendezvous.master_addr = MasterAddrRule::first_node;
-  p.submit_check = cluster.scheduler == Scheduler::slurm;  // nothing here was read from the site's docs
+  p.submit_check = backend.has_test_only();  // nothing here was read from the site's docs
   p.learned = Learned{date, cluster.commands};
   return p;
 }

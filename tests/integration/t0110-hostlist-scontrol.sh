@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The native hostlist expansion (launcher/runtime/hostlist.cc) against the real `scontrol show hostnames` of
+# The native hostlist expansion (launcher/dialect/hostlist.cc) against the real `scontrol show hostnames` of
 # Slurm 22.05: fixed patterns from the sites, malformed lists, and 300 generated ones. scontrol needs only a
 # readable slurm.conf for this, not a running controller.
 source "$(dirname "$0")/lib.sh"

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "runtime/hostlist.h"
+#include "dialect/hostlist.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -11,19 +11,23 @@ TEST_CASE("local-rank picks this task's entry of the list Slurm gave, not its nu
   Env env = {{"CUDA_VISIBLE_DEVICES", "4,5,6,7"}};
   CHECK(bind_gpu(GpuBind::local_rank, env, 0) == "4");
   CHECK(bind_gpu(GpuBind::local_rank, env, 3) == "7");
-  CHECK(bind_gpu(GpuBind::local_rank, {{"SLURM_STEP_GPUS", "2,3"}}, 1) == "3");
-  CHECK(bind_gpu(GpuBind::local_rank, {{"HPCLAUNCH_GPUS", "0,1"}}, 1) == "1");
+  CHECK(bind_gpu(GpuBind::local_rank, {{"SLURM_JOB_ID", "9"}, {"SLURM_STEP_GPUS", "2,3"}}, 1) == "3");
+  CHECK(bind_gpu(GpuBind::local_rank, {{"HPCLAUNCH_LOCAL_JOB", "1"}, {"HPCLAUNCH_GPUS", "0,1"}}, 1) == "1");
+  // The list is the job's face's: outside the job whose variable it is, no list.
+  CHECK_THROWS_AS(bind_gpu(GpuBind::local_rank, {{"SLURM_STEP_GPUS", "2,3"}}, 1), Error);
 }
 
 TEST_CASE("with --gpus-per-task Slurm already bound each task: local-rank keeps its list") {
   // Task 1 of `srun --gpus-per-task=1` in a job of --ntasks-per-node=2 --gpus-per-node=4 on the test cluster.
   Env env = {{"CUDA_VISIBLE_DEVICES", "1"}, {"SLURM_STEP_GPUS", "1"}, {"SLURM_JOB_GPUS", "0,1,2,3"},
-             {"SLURMD_TRES_BIND", "gpu:per_task:1"}};
+             {"SLURMD_TRES_BIND", "gpu:per_task:1"}, {"SLURM_JOB_ID", "9"}};
   CHECK(gpus_bound_per_task(env));
   CHECK_FALSE(bind_gpu(GpuBind::local_rank, env, 1).has_value());
   // The job itself asked --gpus-per-task.
-  CHECK(gpus_bound_per_task({{"SLURM_GPUS_PER_TASK", "1"}}));
-  CHECK_FALSE(gpus_bound_per_task({{"SLURM_STEP_GPUS", "0,1,2,3"}}));
+  CHECK(gpus_bound_per_task({{"SLURM_JOB_ID", "9"}, {"SLURM_GPUS_PER_TASK", "1"}}));
+  CHECK_FALSE(gpus_bound_per_task({{"SLURM_JOB_ID", "9"}, {"SLURM_STEP_GPUS", "0,1,2,3"}}));
+  // PBS gives no per-task binding: its cgroup hook's CUDA_VISIBLE_DEVICES is the node's list.
+  CHECK_FALSE(gpus_bound_per_task({{"PBS_JOBID", "1.pbs"}, {"CUDA_VISIBLE_DEVICES", "0,1"}}));
 }
 
 TEST_CASE("none leaves CUDA_VISIBLE_DEVICES alone") {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "runtime/hostlist.h"
+#include "dialect/hostlist.h"
 #include "util/error.h"
 #include "test_util.h"
 

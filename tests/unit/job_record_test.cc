@@ -61,6 +61,12 @@ TEST_CASE("a JOB argument is a job directory or an id in the index; a vanished d
   // A number past an int field's range: nlohmann's cast was undefined behaviour (found by fuzz/job_files.cc).
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "nodes": 1e47})";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: has a number out of range"));
+  // A scheduler's name this hpclaunch does not know is refused, not read as Slurm (whose scancel cancel would run).
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": "flux"})";
+  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: 'flux' is not a scheduler this "
+                                                           "hpclaunch knows (slurm, pbs, local)"));
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": 3})";
+  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: '3' is not a scheduler"));
   fs::remove_all(base);
 }
 

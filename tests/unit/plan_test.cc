@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "test_util.h"
 
 #include <nlohmann/json.hpp>
@@ -328,6 +330,21 @@ TEST_CASE("a profile can turn requeueing on by default") {
   CHECK(p.max_requeues == 9);
   r.requeue = false;
   CHECK_FALSE(make_plan(r, reg.get("pm-preempt")).requeue);
+}
+
+TEST_CASE("a PBS profile's requeueing is one line of the plan's warnings, not a script part that does nothing") {
+  SiteRegistry reg = builtin_sites();
+  reg.add({{"pre.yaml", "name: gadi-requeue\nextends: gadi\nrequeue: {enabled: true}\n"}});
+  JobRequest r = request("gadi");
+  r.site = "gadi-requeue";
+  LaunchPlan p = make_plan(r, reg.get("gadi-requeue"));
+  CHECK_FALSE(p.requeue);
+  CHECK(p.warning_signal.empty());
+  const std::string line = "gadi-requeue's profile asks for requeueing, but pbs sends no warning signal and cannot "
+                           "requeue a job without its bad nodes: the script has no requeue";
+  CHECK(std::count(p.warnings.begin(), p.warnings.end(), line) == 1);
+  LaunchPlan plain = plan(request("gadi"));  // no requeue asked, no line
+  CHECK(std::count(plain.warnings.begin(), plain.warnings.end(), line) == 0);
 }
 
 TEST_SUITE_END();

@@ -2,6 +2,7 @@
 
 #include "test_util.h"
 
+#include "dialect/pbs.h"
 #include "runtime/ranks.h"
 #include "util/error.h"
 
@@ -239,7 +240,7 @@ TEST_CASE("PBS: the node file gives the hosts; the batch script of a many-slot j
   CHECK(r.source == RankSource::pbs_batch);
   CHECK(r.world_size == 1);
   CHECK(parse_pbs_nodefile(" a\n\nb\na\n") == std::vector<std::string>{"a", "b"});
-  CHECK(test::error_of_call([&] { job_nodes({{"PBS_NODEFILE", "/gone"}}, read); })
+  CHECK(test::error_of_call([&] { job_nodes({{"PBS_JOBID", "14.pbshost"}, {"PBS_NODEFILE", "/gone"}}, read); })
             .rfind("PBS_NODEFILE: /gone: no such file in the test; it exists only on", 0) == 0);
 }
 

@@ -89,10 +89,10 @@ TEST_CASE("an existing MASTER_ADDR wins over the flag, the flag over the rule") 
 
 TEST_CASE("master_addr_from_env reads the node lists only when it needs them") {
   FileReader no_files = [](const std::string& path) -> std::string { throw Error(path, "not readable here"); };
-  Env slurm = {{"SLURM_JOB_NODELIST", "jwb[0005,0001-0002]"}, {"SLURM_STEP_NODELIST", "jwb[0001-0002]"},
+  Env slurm = {{"SLURM_JOB_ID", "5"}, {"SLURM_JOB_NODELIST", "jwb[0005,0001-0002]"}, {"SLURM_STEP_NODELIST", "jwb[0001-0002]"},
                {"HPCLAUNCH_MASTER_ADDR_SUFFIX", "i"}, {"HPCLAUNCH_MASTER_ADDR_RESOLVE", "1"}};
   CHECK(master_addr_from_env(slurm, std::nullopt, no_files, k_jsc) == "10.2.0.1");
-  Env pbs = {{"PBS_NODEFILE", "/var/spool/pbs/aux/1.pbshost"}, {"MASTER_ADDR", "cn01"}};
+  Env pbs = {{"PBS_JOBID", "1.pbshost"}, {"PBS_NODEFILE", "/var/spool/pbs/aux/1.pbshost"}, {"MASTER_ADDR", "cn01"}};
   CHECK(master_addr_from_env(pbs, std::nullopt, no_files, k_jsc) == "cn01");
   pbs.erase("MASTER_ADDR");
   CHECK(master_addr_from_env(pbs, std::string("cn02"), no_files, k_jsc) == "cn02");
@@ -124,8 +124,10 @@ TEST_CASE("MASTER_PORT: existing, then flag, then profile default, then derived"
 
 TEST_CASE("array tasks get the array's port plus their index, so tasks sharing a node never collide") {
   // Slurm: every task has its own SLURM_JOB_ID; the array's id is the base.
-  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "0"}, {"SLURM_ARRAY_JOB_ID", "4242"}}, std::nullopt, "4242") == 24242);
-  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "3"}, {"SLURM_ARRAY_JOB_ID", "4242"}}, std::nullopt, "4250") == 24245);
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "0"}, {"SLURM_JOB_ID", "4242"}, {"SLURM_ARRAY_JOB_ID", "4242"},
+                           {"SLURM_ARRAY_TASK_ID", "0"}}, std::nullopt, "4242") == 24242);
+  CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "3"}, {"SLURM_JOB_ID", "4250"}, {"SLURM_ARRAY_JOB_ID", "4242"},
+                           {"SLURM_ARRAY_TASK_ID", "3"}}, std::nullopt, "4250") == 24245);
   // PBS: the subjob's id starts with the array's number; local: every task has the array's id.
   CHECK(choose_master_port({{"HPCLAUNCH_ARRAY_TASK", "2"}}, std::nullopt, "4242[2].pbshost") == 24244);
   std::set<int> ports;

@@ -98,6 +98,7 @@ TEST_CASE("mpirun on one host with no node list: every rank on loopback, one not
                        doctest::Contains("MASTER_ADDR: unset, and the first-node rule has no node list"), Error);
   // One host, but a node list the rule can use: the rule's host, as before.
   Env in_job = ompi(0, 2, 2);
+  in_job["SLURM_JOB_ID"] = "5";
   in_job["SLURM_JOB_NODELIST"] = "n1";
   CHECK(as_map(compute_task_env(in_job, {}, fake_effects()))["MASTER_ADDR"] == "n1");
   // PMI (Hydra) and PALS say the same with their own variables.

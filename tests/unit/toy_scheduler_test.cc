@@ -28,10 +28,46 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"), TOY_NODE (this node's index), TOY_TASK (an array
+// task's index) and TOY_GPUS; its launcher `toyrun` gives TOY_RANK and TOY_SIZE.
+class ToyJobFace final : public InJobFace {
+ public:
+  const char* name() const override { return "toy"; }
+  bool inside(const Env& env) const override { return env_has(env, "TOY_JOB"); }
+  std::string job_id(const Env& env) const override { return env_get(env, "TOY_JOB").value_or(""); }
+  std::optional<JobArrayTask> array_task(const Env& env) const override {
+    auto index = lenient_count(env, "TOY_TASK");
+    return index ? std::optional<JobArrayTask>(JobArrayTask{job_id(env), *index}) : std::nullopt;
+  }
+  std::vector<std::string> job_nodes(const Env& env, const FileReader&) const override {
+    return split(env_get(env, "TOY_HOSTS").value_or(""), ' ');
+  }
+  std::optional<int> node_count(const Env& env) const override {
+    return static_cast<int>(job_nodes(env, {}).size());
+  }
+  std::optional<int> node_rank(const Env& env) const override { return lenient_count(env, "TOY_NODE"); }
+  std::string node_name(const Env& env) const override {
+    auto nodes = job_nodes(env, {});
+    auto rank = node_rank(env);
+    return rank && *rank < static_cast<int>(nodes.size()) ? nodes[static_cast<size_t>(*rank)] : "";
+  }
+  std::optional<std::string> gpu_list(const Env& env) const override { return env_get(env, "TOY_GPUS"); }
+  std::optional<TaskRanks> launcher_ranks(const Env& env) const override {
+    if (!env_has(env, "TOY_RANK")) return std::nullopt;
+    TaskRanks r;
+    r.rank = require_rank_int(env, "TOY_RANK", 0, "a toy task");
+    r.world_size = require_rank_int(env, "TOY_SIZE", 1, "a toy task");
+    check_task_ranks(r, "a toy task", "TOY_RANK", "TOY_SIZE", "TOY_RANK", "TOY_SIZE");
+    return r;
+  }
+  TaskRanks batch_ranks(const Env&, const FileReader&) const override { return TaskRanks{}; }
+};
+
 // "Toy": `toysub [-w JOB]... SCRIPT` answers "Job <ID> is submitted"; `toystat ID` answers "ID STATE [EXIT]"
 // lines (PEND, RUN, DONE, EXIT; an array's tasks as ID[I]); `toykill ID`.
 class ToyDialect final : public SchedulerDialect {
  public:
+  const InJobFace& in_job() const override { return m_face; }
   Scheduler kind() const override { return Scheduler::local; }  // only job.json's word; see the file's comment
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
   std::optional<std::string> template_text() const override {
@@ -56,6 +92,9 @@ class ToyDialect final : public SchedulerDialect {
   std::string task_job_id(const std::string& array_id, int task) const override {
     return array_id + "[" + std::to_string(task) + "]";
   }
+
+ private:
+  ToyJobFace m_face;
 };
 
 std::string parse_toysub(const ProcessResult& r) {
@@ -209,6 +248,26 @@ TEST_CASE("the toy scheduler's arrays: its options, its task variable, its task 
   CHECK(tasks[2].phase == Phase::pending);
   CHECK(toy.ran.back() == std::vector<std::string>{"toystat", "50[2]"});
   CHECK(describe(backend.query(job.record, toy.runner())) == describe(summarize_tasks(tasks)));
+}
+
+TEST_CASE("the toy scheduler's in-job face reads a toy job's environment") {
+  ToyDialect toy;
+  const InJobFace& face = toy.in_job();
+  Env env = {{"TOY_JOB", "42"}, {"TOY_HOSTS", "a b"}, {"TOY_NODE", "1"}, {"TOY_TASK", "3"}, {"TOY_GPUS", "0,1"},
+             {"TOY_RANK", "5"}, {"TOY_SIZE", "8"}};
+  CHECK(face.inside(env));
+  CHECK_FALSE(face.inside({{"SLURM_JOB_ID", "1"}}));
+  CHECK(face.job_id(env) == "42");
+  CHECK(face.array_task(env)->index == 3);
+  CHECK(face.job_nodes(env, {}) == std::vector<std::string>{"a", "b"});
+  CHECK(face.node_count(env) == 2);
+  CHECK(face.node_name(env) == "b");
+  CHECK(face.gpu_count(env) == 2);
+  CHECK(face.launcher_ranks(env)->rank == 5);
+  CHECK_FALSE(face.requeues_excluding_nodes());
+  CHECK_FALSE(face.sends_warning_signal());
+  env["TOY_RANK"] = "9";
+  CHECK_THROWS_WITH_AS(face.launcher_ranks(env), doctest::Contains("TOY_RANK=9 is not below TOY_SIZE=8"), Error);
 }
 
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {

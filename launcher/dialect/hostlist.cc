@@ -2,7 +2,7 @@
 // lists come from Slurm: several bracket groups expand with the last group fastest and the others as an
 // odometer whose first group turns fastest (a[1-2]b[1-2]c[1-2] -> a1b1c1 a1b1c2 a2b1c1 ...), and text after
 // the last bracket group is refused. Where scontrol guesses on broken input (n[1-2 , n[1-]) we refuse too.
-#include "runtime/hostlist.h"
+#include "dialect/hostlist.h"
 
 #include <fmt/core.h>
 

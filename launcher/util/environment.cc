@@ -1,5 +1,5 @@
 // Environment snapshots: typed reads with errors that name the variable.
-#include "runtime/environment.h"
+#include "util/environment.h"
 
 #include <fmt/core.h>
 

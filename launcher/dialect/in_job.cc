@@ -1,0 +1,103 @@
+// The faces' shared parts: which face this job has, and the checks every rank reader makes.
+#include "dialect/in_job.h"
+
+#include <fmt/core.h>
+
+#include "dialect/dialect.h"
+#include "util/strings.h"
+
+namespace hpclaunch {
+
+namespace {
+
+constexpr long long k_max_tasks = 10'000'000;
+
+}  // namespace
+
+const char* rank_source_name(RankSource s) {
+  switch (s) {
+    case RankSource::local: return "hpclaunch-local";
+    case RankSource::open_mpi: return "open-mpi";
+    case RankSource::pmi: return "pmi";
+    case RankSource::pals: return "pals";
+    case RankSource::slurm_step: return "slurm";
+    case RankSource::slurm_batch: return "slurm-batch";
+    case RankSource::pbs_batch: return "pbs-batch";
+    case RankSource::shell: return "shell";
+  }
+  return "?";
+}
+
+std::vector<std::string> InJobFace::step_nodes(const Env& env, const FileReader& read_file) const {
+  return job_nodes(env, read_file);
+}
+
+std::optional<int> InJobFace::gpu_count(const Env& env) const {
+  if (auto list = gpu_list(env)) return count_device_list(*list);
+  if (auto list = env_get(env, "CUDA_VISIBLE_DEVICES"); list && !list->empty()) return count_device_list(*list);
+  return std::nullopt;
+}
+
+const InJobFace* job_face(const Env& env) {
+  const InJobFace& local = dialect_for(Scheduler::local).in_job();
+  if (local.inside(env)) return &local;
+  for (const SchedulerDialect* d : all_dialects())
+    if (d->in_job().inside(env)) return &d->in_job();
+  return nullptr;
+}
+
+std::optional<int> lenient_count(const Env& env, std::string_view name) {
+  long long v = 0;
+  auto s = env_get(env, name);
+  if (!s || !parse_int(trim(*s), &v)) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+int count_device_list(const std::string& list) {
+  int n = 0;
+  for (const auto& id : split(list, ',')) {
+    auto t = trim(id);
+    if (!t.empty() && t != "NoDevFiles") ++n;
+  }
+  return n;
+}
+
+Error inconsistent_ranks(std::string_view source, const std::string& what) {
+  source.remove_prefix(source.starts_with("an ") ? 3 : source.starts_with("a ") ? 2 : 0);
+  return Error(std::string(source), what, k_launcher_fix);
+}
+
+int require_rank_int(const Env& env, std::string_view name, long long min, std::string_view source) {
+  return static_cast<int>(env_require_int(env, name, min, k_max_tasks, source));
+}
+
+std::optional<int> optional_rank_int(const Env& env, std::string_view name, long long min) {
+  auto v = env_int(env, name, min, k_max_tasks);
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+void check_task_ranks(const TaskRanks& r, std::string_view source, std::string_view rank_var,
+                      std::string_view size_var, std::string_view local_var, std::string_view local_size_var) {
+  if (r.world_size < 1) throw inconsistent_ranks(source, fmt::format("{}={} is not a positive size", size_var, r.world_size));
+  if (r.rank >= r.world_size)
+    throw inconsistent_ranks(source, fmt::format("{}={} is not below {}={}", rank_var, r.rank, size_var, r.world_size));
+  if (r.local_world_size < 1 || r.local_world_size > r.world_size)
+    throw inconsistent_ranks(source, fmt::format("{}={} is not in [1, {}={}]", local_size_var, r.local_world_size,
+                                                 size_var, r.world_size));
+  if (r.local_rank >= r.local_world_size)
+    throw inconsistent_ranks(source, fmt::format("{}={} is not below {}={}", local_var, r.local_rank, local_size_var,
+                                                 r.local_world_size));
+}
+
+void derive_node_rank(TaskRanks* r, std::optional<int> num_nodes, Placement placement) {
+  int nodes = num_nodes.value_or(r->world_size % r->local_world_size == 0 ? r->world_size / r->local_world_size : -1);
+  r->num_nodes = nodes;
+  r->node_rank = -1;
+  if (nodes <= 0 || nodes * r->local_world_size != r->world_size) return;
+  if (placement == Placement::block && (r->rank - r->local_rank) % r->local_world_size == 0)
+    r->node_rank = (r->rank - r->local_rank) / r->local_world_size;
+  if (placement == Placement::round_robin && r->rank / nodes == r->local_rank) r->node_rank = r->rank % nodes;
+}
+
+}  // namespace hpclaunch
