@@ -9,10 +9,9 @@ start=$SECONDS
 "$root/scripts/install-deps.sh" demo
 installed=$SECONDS
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
-# ccache: a rebuild, and scripts/test.sh's build of the same folder afterwards, reuse the objects.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_BUILD_TESTS=OFF \
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+# A rebuild, and scripts/test.sh's build of the same folder afterwards, reuse the objects (ccache).
+source "$root/scripts/lib-build.sh"
+configure_build "$root" "$build" -DHPCLAUNCH_BUILD_TESTS=OFF
 cmake --build "$build" -j "$(nproc)" --target hpclaunch hpclaunch-train
 built=$SECONDS
 export PATH=$build/launcher:$build/trainer:$PATH

@@ -32,11 +32,9 @@ $sudo "$root/scripts/debian13-cuda-root.sh" "$debian13_root" &
 root_pid=$!
 trap 'wait' EXIT  # a failed build leaves no half-made root behind it still being written
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
-# ccache (install-deps.sh): the static launcher (t0720), the launcher-only build (t0710) and rebuilds reuse the
-# main build's objects.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_BUILD_TESTS=ON \
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+# The static launcher (t0720), the launcher-only build (t0710) and rebuilds reuse the main build's objects (ccache).
+source "$root/scripts/lib-build.sh"
+configure_build "$root" "$build" -DHPCLAUNCH_BUILD_TESTS=ON
 cmake --build "$build" -j "$(nproc)"
 phase "main build"
 wait "$root_pid" || { echo "test.sh: the Debian 13 root could not be made (above)" >&2; exit 1; }

@@ -3,21 +3,21 @@
 # an otherwise empty root directory.
 
 # static_build BUILD_DIR [CMAKE_ARG...]: configures and builds the static hpclaunch in BUILD_DIR (kept between
-# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh and t0710 do. The build type is
-# the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
+# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh and t0710 do. The build type and
+# its flags are the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
 # (cmake/StaticBuild.cmake) is compiled as the main build compiled it and comes from ccache: a fresh CI machine
 # links the static binary instead of compiling the launcher a second time (issue 33). -s: no symbols or debug
 # information in the binary that is shipped (the wheel carries it).
 static_build() {
   local build=$1
   shift
-  local launcher=() type
+  local launcher=() type=()
   if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
     export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$HPCLAUNCH_SOURCE_DIR} CCACHE_NOHASHDIR=1
   fi
-  type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$HPCLAUNCH_BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
-  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE="${type:-Release}" -DCMAKE_EXE_LINKER_FLAGS=-s \
+  mapfile -t type < <(main_build_type)
+  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" "${type[@]}" -DCMAKE_EXE_LINKER_FLAGS=-s \
     -DHPCLAUNCH_STATIC=ON -DHPCLAUNCH_BUILD_TESTS=OFF "${launcher[@]}" "$@" >"$test_tmp/configure.log" 2>&1 ||
     fail "configure of the static build failed: $(tail -20 "$test_tmp/configure.log")"
   local t0=$SECONDS

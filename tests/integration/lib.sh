@@ -78,6 +78,17 @@ prepared() {
   fi
 }
 
+# main_build_type: the -D arguments that configure another build folder as the main build (HPCLAUNCH_BUILD_DIR) is
+# configured, its build type and that type's flags (scripts/lib-build.sh sets them), so that its objects come
+# from ccache (t0710, t0720); Release when there is no main build.
+main_build_type() {
+  local cache=$HPCLAUNCH_BUILD_DIR/CMakeCache.txt type flags
+  type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$cache" 2>/dev/null || true)
+  echo "-DCMAKE_BUILD_TYPE=${type:-Release}"
+  flags=$(grep "^CMAKE_CXX_FLAGS_${type^^}:" "$cache" 2>/dev/null | head -n 1 || true)
+  [ -z "$type" ] || [ -z "$flags" ] || echo "-D${flags%%:*}=${flags#*=}"
+}
+
 need_cmd() {  # CMD...: fail (not skip) if a tool install-deps.sh installs is missing
   local c
   for c in "$@"; do command -v "$c" >/dev/null || fail "'$c' not found; run scripts/install-deps.sh"; done

@@ -19,7 +19,8 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$src} CCACHE_NOHASHDIR=1  # as scripts/test.sh
 fi
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCLAUNCH_BUILD_TESTS=OFF -DHPCLAUNCH_BUILD_TRAINER=ON \
+mapfile -t type < <(main_build_type)  # as the main build: its objects hit
+cmake -S "$src" -B "$build" "${type[@]}" -DHPCLAUNCH_BUILD_TESTS=OFF -DHPCLAUNCH_BUILD_TRAINER=ON \
   -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON "${launcher[@]}" >"$test_tmp/configure.log" 2>&1 ||
   fail "configure without Torch failed: $(tail -20 "$test_tmp/configure.log")"
 assert_contains "$(cat "$test_tmp/configure.log")" "hpclaunch-train: skipped, LibTorch not found"
