@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ddp.h"
+#include "gpu_policy.h"
 #include "options.h"
 #include "probe_report.h"
 #include "util/cli_error.h"
@@ -117,10 +118,9 @@ int run(const ProbeOptions& o) {
   at::set_num_threads(1);
   const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
   bool cuda = torch::cuda::is_available() && o.backend != "gloo";
-  std::string backend = o.backend == "auto" ? (cuda && compat::k_have_nccl ? "nccl" : "gloo") : o.backend;
-  if (backend == "nccl" && !cuda)  // before connecting: no rank waits for a peer that cannot start
-    throw hpclaunch::Error("--backend", "nccl needs a CUDA device and none is visible",
-                           "use --backend gloo or run on a GPU node");
+  // Refused before connecting (NCCL without a GPU, gloo not built): no rank waits for a peer that cannot start.
+  const std::string backend =
+      choose_backend(o.backend, cuda, env.world_size, BuiltBackends{compat::k_have_gloo, compat::k_have_nccl});
   torch::Device device = backend == "nccl" ? torch::Device(torch::kCUDA, env.local_rank) : torch::Device(torch::kCPU);
   auto comm = Communicator::connect(env, backend);
   comm->set_spin_wait(std::chrono::milliseconds(5));  // as hpclaunch-train: gloo wakes a blocked waiter late here

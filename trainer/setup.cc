@@ -23,14 +23,6 @@ torch::Device choose_device(const TrainOptions& o, const DistEnv& env) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % count));
 }
 
-std::string choose_backend(const TrainOptions& o, const torch::Device& device) {
-  const std::string backend = o.backend != "auto" ? o.backend : device.is_cuda() ? "nccl" : "gloo";
-  if (backend == "nccl" && !device.is_cuda())
-    throw Error("--backend", "nccl needs CUDA tensors but the device is the CPU", "use --backend gloo");
-  return backend;
-}
-
-
 // Threads, device and the checks of everything that can be wrong with the input, before connecting, so that no
 // rank waits for a peer that has already failed.
 void configure_rank(Run& run) {
@@ -39,7 +31,9 @@ void configure_rank(Run& run) {
   torch::set_num_threads(run.threads);
   run.openblas = set_blas_threads(run.threads);
   run.device = choose_device(o, run.env);
-  run.gpu = GpuRun{run.device.is_cuda(), choose_backend(o, run.device), run.env.world_size, o.amp,
+  const std::string backend = choose_backend(o.backend, run.device.is_cuda(), run.env.world_size,
+                                             BuiltBackends{compat::k_have_gloo, compat::k_have_nccl});
+  run.gpu = GpuRun{run.device.is_cuda(), backend, run.env.world_size, o.amp,
                    o.channels_last, o.cuda_graphs, o.optimizer_impl, o.on_nonfinite};
   check_gpu_flags(run.gpu);
   if (o.cuda_graphs) {
