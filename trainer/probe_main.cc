@@ -18,6 +18,7 @@
 
 #include "ddp.h"
 #include "gpu_policy.h"
+#include "loaded_nccl.h"
 #include "options.h"
 #include "probe_report.h"
 #include "util/cli_error.h"
@@ -198,11 +199,14 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
   app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.set_version_flag("--version", version_line("hpclaunch-probe", 0));
   return hpclaunch::run_main("hpclaunch-probe", [&] {
-    if (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe") !=
-        hpclaunch::Parsed::flags) {
-      std::fputs(app.help().c_str(), stdout);
-      return 0;
+    switch (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe")) {
+      case hpclaunch::Parsed::help: std::fputs(app.help().c_str(), stdout); return 0;
+      case hpclaunch::Parsed::version:
+        std::puts(version_line("hpclaunch-probe", loaded_nccl_version()).c_str());
+        return 0;
+      case hpclaunch::Parsed::flags: break;
     }
     if (o.min_bytes > o.max_bytes) throw hpclaunch::Error("--min-bytes", "is above --max-bytes", "swap them");
     return run(o);
