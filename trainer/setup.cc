@@ -167,6 +167,17 @@ void start_ddp(Run& run) {
                                                   std::min<int64_t>(cap, 1 << 20));
 }
 
+// The training batches from the position the run starts at (loader.h): run ahead by a thread into pinned
+// buffers on a GPU, gathered when asked on the CPU.
+void start_loader(Run& run) {
+  const TrainOptions& o = run.o;
+  DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
+  BatchSequence sequence{sampler, run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
+                         run.state.next_batch};
+  const bool gpu = run.device.is_cuda();
+  run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
+}
+
 void prepare_checkpoint_dir(const Run& run) {
   if (!run.rank0() || run.o.checkpoint_dir.empty()) return;
   std::filesystem::create_directories(run.o.checkpoint_dir);
@@ -209,6 +220,7 @@ void setup(Run& run) {
   restore(run, resume);
   plan_schedule(run);
   start_ddp(run);
+  start_loader(run);
   prepare_checkpoint_dir(run);
   print_header(run);
 }
