@@ -163,8 +163,13 @@ void start_ddp(Run& run) {
   }
   run.comm->broadcast(everything);
   const auto cap = static_cast<int64_t>(run.o.bucket_cap_mb * 1024 * 1024);
-  run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
-                                                  std::min<int64_t>(cap, 1 << 20));
+  const auto make_reducer = [&] {
+    run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
+                                                    std::min<int64_t>(cap, 1 << 20));
+  };
+  // Under --cuda-graphs its hooks must run on the capture's stream (cuda_graph.h), its buckets made before it.
+  if (run.graph) run.graph->on_side_stream(make_reducer);
+  else make_reducer();
 }
 
 // The training batches from the position the run starts at (loader.h): run ahead by a thread into pinned
