@@ -1,10 +1,14 @@
 // The one place that knows how c10d differs between LibTorch 1.13 (Debian, CPU) and 2.x (CUDA wheels):
 // in 2.x ProcessGroupGloo/NCCL derive from c10d::Backend, in 1.13 from c10d::ProcessGroup. Everything else
 // (TCPStore, PrefixStore, Work, the gloo device factories) is the same in both, but for TCPStore's libuv server
-// (below). Built and tested against Debian 13's LibTorch 2.6 by t0515.
+// (below). Built and tested against Debian 13's LibTorch 2.6 by t0515. gloo is compiled in where its headers were
+// found (HPCTRAIN_WITH_GLOO: trainer/CMakeLists.txt; the pip wheels ship none), NCCL with a CUDA LibTorch.
 #pragma once
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>  // Backend (2.x), Work: what the gloo header brought too
+#if defined(HPCTRAIN_WITH_GLOO)
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
 #if defined(HPCTRAIN_WITH_NCCL)
@@ -31,6 +35,12 @@ using StorePtr = c10::intrusive_ptr<c10d::Store>;
 
 inline constexpr bool k_have_nccl =
 #if defined(HPCTRAIN_WITH_NCCL)
+    true;
+#else
+    false;
+#endif
+inline constexpr bool k_have_gloo =
+#if defined(HPCTRAIN_WITH_GLOO)
     true;
 #else
     false;
@@ -83,13 +93,19 @@ inline StorePtr make_prefix_store(const std::string& prefix, StorePtr store) {
 }
 
 // `interface`: GLOO_SOCKET_IFNAME's value, or empty. Loopback masters bind gloo to 127.0.0.1 (tests, one host).
-inline BackendPtr make_gloo(StorePtr store, int rank, int size, const std::string& interface, bool loopback,
-                            std::chrono::milliseconds timeout) {
+// Without gloo it returns nothing: choose_backend (gpu_policy.h) has refused gloo before.
+inline BackendPtr make_gloo([[maybe_unused]] StorePtr store, [[maybe_unused]] int rank, [[maybe_unused]] int size,
+                            [[maybe_unused]] const std::string& interface, [[maybe_unused]] bool loopback,
+                            [[maybe_unused]] std::chrono::milliseconds timeout) {
+#if !defined(HPCTRAIN_WITH_GLOO)
+  return {};
+#else
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   if (!interface.empty()) options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
   else if (loopback) options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   else options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+#endif
 }
 
 inline BackendPtr make_nccl([[maybe_unused]] StorePtr store, [[maybe_unused]] int rank, [[maybe_unused]] int size,

@@ -19,33 +19,35 @@ struct StepGraph::Impl {
   c10::cuda::CUDAStream side;  // warm-up and capture run here (a capture cannot use the default stream)
   at::cuda::CUDAGraph graph;
   bool captured = false;
-
-  // `side` waits for the current stream's work, runs `body`, and the current stream waits for `side`.
-  void on_side_stream(const std::function<void()>& body) {
-    const c10::cuda::CUDAStream current = c10::cuda::getCurrentCUDAStream(side.device_index());
-    at::cuda::CUDAEvent before;
-    before.record(current);
-    before.block(side);
-    {
-      c10::cuda::CUDAStreamGuard guard(side);
-      body();
-    }
-    at::cuda::CUDAEvent after;
-    after.record(side);
-    after.block(current);
-  }
 };
 
 StepGraph::StepGraph(const torch::Device& device) : m_impl(std::make_unique<Impl>(device)) {}
 StepGraph::~StepGraph() = default;
 
-void StepGraph::warmup(const std::function<void()>& step) { m_impl->on_side_stream(step); }
+void StepGraph::on_side_stream(const std::function<void()>& body) {
+  const c10::cuda::CUDAStream current = c10::cuda::getCurrentCUDAStream(m_impl->side.device_index());
+  at::cuda::CUDAEvent before;
+  before.record(current);
+  before.block(m_impl->side);
+  {
+    c10::cuda::CUDAStreamGuard guard(m_impl->side);
+    body();
+  }
+  at::cuda::CUDAEvent after;
+  after.record(m_impl->side);
+  after.block(current);
+}
+
+void StepGraph::warmup(const std::function<void()>& step) { on_side_stream(step); }
 
 void StepGraph::capture(const std::function<void()>& step) {
   // As torch.cuda.graph: finish all queued work first, then record on the side stream into a private pool.
+  // Thread-local capture mode: the loader thread (loader.h) may wait on its copy events meanwhile, which the
+  // global mode forbids to every thread; the step's own work (autograd's device thread included) is recorded
+  // because it goes to the capturing stream, whichever thread queues it.
   torch::cuda::synchronize(m_impl->side.device_index());
-  m_impl->on_side_stream([&] {
-    m_impl->graph.capture_begin();
+  on_side_stream([&] {
+    m_impl->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
     step();
     m_impl->graph.capture_end();
   });

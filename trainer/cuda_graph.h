@@ -20,7 +20,13 @@ class StepGraph {
   StepGraph(const StepGraph&) = delete;
   StepGraph& operator=(const StepGraph&) = delete;
 
-  // An eager step on the side stream the capture will use; the current stream then waits for it.
+  // `body` on the side stream the capture will use: the side stream first waits for the current one's work, and
+  // the current stream then waits for the side one's. What must be made there: the gradient reducer, whose hooks
+  // autograd runs on the stream their AccumulateGrad nodes were made on (on the default stream, the captured
+  // backward would make the legacy stream wait on the capturing one, and the capture fails; torch.cuda.graphs'
+  // DDP recipe likewise builds DDP under the side stream).
+  void on_side_stream(const std::function<void()>& body);
+  // An eager step on that side stream (NCCL's communicators and the optimizer's state are made here).
   void warmup(const std::function<void()>& step);
   // Records `step` on the side stream (nothing runs: replay() then does the step).
   void capture(const std::function<void()>& step);

@@ -12,6 +12,7 @@ StepGraph::StepGraph(const torch::Device&) {
                          "build it against a CUDA PyTorch (docs/trainer.md) or drop --cuda-graphs");
 }
 StepGraph::~StepGraph() = default;
+void StepGraph::on_side_stream(const std::function<void()>& body) { body(); }
 void StepGraph::warmup(const std::function<void()>& step) { step(); }
 void StepGraph::capture(const std::function<void()>&) {}
 void StepGraph::replay() {}

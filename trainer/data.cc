@@ -11,14 +11,48 @@ namespace hpctrain {
 Dataset::Dataset(torch::Tensor inputs, torch::Tensor targets, int64_t size)
     : m_inputs(std::move(inputs)), m_targets(std::move(targets)), m_size(size), m_pool(m_inputs.size(0)) {}
 
+namespace {
+
+torch::Tensor row_index(const std::vector<int64_t>& indices, int64_t pool, std::vector<int64_t>& rows) {
+  rows.resize(indices.size());
+  std::transform(indices.begin(), indices.end(), rows.begin(), [&](int64_t i) { return i % pool; });
+  return torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size())}, torch::kInt64);
+}
+
+}  // namespace
+
 Batch Dataset::gather(const std::vector<int64_t>& indices) const {
-  std::vector<int64_t> rows(indices.size());
-  std::transform(indices.begin(), indices.end(), rows.begin(), [&](int64_t i) { return i % m_pool; });
-  const torch::Tensor index = torch::from_blob(rows.data(), {static_cast<int64_t>(rows.size())}, torch::kInt64);
+  std::vector<int64_t> rows;
+  const torch::Tensor index = row_index(indices, m_pool, rows);
   Batch batch;
   batch.input = m_inputs.index_select(0, index);
   batch.target = m_targets.defined() ? m_targets.index_select(0, index) : batch.input;
   return batch;
+}
+
+void Dataset::gather_into(const std::vector<int64_t>& indices, Batch& out) const {
+  std::vector<int64_t> rows;
+  const torch::Tensor index = row_index(indices, m_pool, rows);
+  torch::index_select_out(out.input, m_inputs, 0, index);
+  if (m_targets.defined()) torch::index_select_out(out.target, m_targets, 0, index);
+  else out.target = out.input;
+}
+
+Batch Dataset::empty_batch(int64_t rows, bool pinned) const {
+  const auto shape = [&](const torch::Tensor& t) {
+    std::vector<int64_t> sizes = t.sizes().vec();
+    sizes[0] = rows;
+    return sizes;
+  };
+  Batch batch;
+  batch.input = torch::empty(shape(m_inputs), m_inputs.options().pinned_memory(pinned));
+  batch.target = m_targets.defined() ? torch::empty(shape(m_targets), m_targets.options().pinned_memory(pinned))
+                                     : batch.input;
+  return batch;
+}
+
+torch::Tensor scale_images(const torch::Tensor& t) {
+  return t.scalar_type() == torch::kUInt8 ? t.to(torch::kFloat32).div_(255.0) : t;
 }
 
 namespace {
@@ -28,7 +62,7 @@ torch::Tensor read_images(const std::string& path) {
   if (idx.dims.size() != 3)
     throw hpclaunch::Error(path, "expected N x rows x cols images, got " + std::to_string(idx.dims.size()) + " dims",
                            "pass the *-images-idx3-ubyte.gz file");
-  return torch::from_blob(idx.data.data(), idx.dims, torch::kUInt8).to(torch::kFloat32).div_(255.0);
+  return torch::from_blob(idx.data.data(), idx.dims, torch::kUInt8).clone();  // scaled on the device (scale_images)
 }
 
 torch::Tensor read_labels(const std::string& path, int64_t count) {

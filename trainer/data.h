@@ -1,5 +1,6 @@
 // Training and validation data as in-memory tensors: Fashion-MNIST (IDX, gzip) from --data-dir, or synthetic
-// samples of the seeds' sizes for throughput runs. A batch is gathered from a list of sample indices.
+// samples of the seeds' sizes for throughput runs. A batch is gathered from a list of sample indices. Images stay
+// uint8 (4x fewer bytes to gather and copy) until scale_images, on the device.
 #pragma once
 #include <torch/torch.h>
 
@@ -20,9 +21,14 @@ struct Batch {
 class Dataset {
  public:
   // inputs/targets hold `pool` samples; sample i of `size` reads row i % pool (synthetic data repeats a pool).
+  // No targets: the target is the input (the auto-encoder); a batch's target is then its input tensor.
   Dataset(torch::Tensor inputs, torch::Tensor targets, int64_t size);
   int64_t size() const { return m_size; }
   Batch gather(const std::vector<int64_t>& indices) const;
+  // The same rows written into `out`, tensors of `empty_batch(indices.size())`'s shapes (reused buffers).
+  void gather_into(const std::vector<int64_t>& indices, Batch& out) const;
+  // Uninitialised tensors for a batch of `rows`, page-locked when `pinned` (for asynchronous copies to a GPU).
+  Batch empty_batch(int64_t rows, bool pinned) const;
 
  private:
   torch::Tensor m_inputs;
@@ -39,5 +45,9 @@ struct DataSplit {
 };
 
 DataSplit load_data(const TrainOptions& options);
+
+// uint8 images as the model reads them, floats in [0, 1] (x / 255, the same bits as converting the whole set once);
+// other tensors (float samples, int64 labels) as they are.
+torch::Tensor scale_images(const torch::Tensor& t);
 
 }  // namespace hpctrain

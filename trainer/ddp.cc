@@ -43,9 +43,7 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const st
           compat::make_tcp_store(env.master_addr, env.master_port, env.rank == 0, env.world_size, timeout);
     }
     comm->m_store = compat::make_prefix_store("hpclaunch-train/", comm->m_store);
-    if (backend == "nccl") {
-      if (!compat::k_have_nccl)
-        throw hpclaunch::Error("--backend", "nccl is not in this build (LibTorch without CUDA)", "use --backend gloo");
+    if (backend == "nccl") {  // what this build has: choose_backend (gpu_policy.h) decided
       comm->m_group = compat::make_nccl(comm->m_store, env.rank, env.world_size, timeout);
     } else {
       const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");

@@ -74,7 +74,8 @@ void apply_memory_format(torch::nn::Module& model, bool channels_last) {
 
 torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device, bool channels_last) {
   torch::Tensor out = t;
-  if (device.is_cuda() && !out.is_pinned()) out = out.pin_memory();  // an asynchronous copy needs pinned pages
+  // An asynchronous copy needs pinned pages (a batch already on the GPU, the loader's, needs no copy).
+  if (device.is_cuda() && out.is_cpu() && !out.is_pinned()) out = out.pin_memory();
   out = out.to(device, /*non_blocking=*/true);
   const MemoryFormat format = memory_format_for(out.dim(), channels_last);
   if (format != MemoryFormat::contiguous) out = out.contiguous(to_torch(format));

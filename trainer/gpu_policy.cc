@@ -7,6 +7,22 @@ namespace hpctrain {
 
 using hpclaunch::Error;
 
+std::string choose_backend(const std::string& requested, bool cuda, int world_size, BuiltBackends built) {
+  const std::string backend = requested != "auto" ? requested : cuda && built.nccl ? "nccl" : "gloo";
+  if (backend == "nccl") {
+    if (!cuda) throw Error("--backend", "nccl needs CUDA tensors but the device is the CPU", "use --backend gloo");
+    if (!built.nccl)
+      throw Error("--backend", "nccl is not in this build (LibTorch without CUDA)", "use --backend gloo");
+    return backend;
+  }
+  if (built.gloo) return backend;
+  if (requested == "auto" && world_size == 1) return "none";
+  throw Error("--backend", "gloo is not in this build (its LibTorch has no gloo headers, as the pip wheels)",
+              cuda ? "use --backend nccl, or rebuild with -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR (docs/trainer.md)"
+                   : "rebuild with -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR naming gloo's headers (docs/trainer.md), "
+                     "or run on GPUs");
+}
+
 void check_gpu_flags(const GpuRun& run) {
   const char* gpu_flag = run.amp ? "--amp" : run.channels_last ? "--channels-last" : run.cuda_graphs ? "--cuda-graphs" : nullptr;
   if (gpu_flag != nullptr && !run.cuda)

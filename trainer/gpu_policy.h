@@ -23,6 +23,19 @@ struct GpuRun {
   std::string on_nonfinite = "stop";
 };
 
+// The collectives compiled in: gloo where the LibTorch's headers (or HPCLAUNCH_GLOO_INCLUDE_DIR) had it, NCCL with
+// a CUDA LibTorch (c10d_compat.h's k_have_gloo, k_have_nccl).
+struct BuiltBackends {
+  bool gloo = true;
+  bool nccl = false;
+};
+
+// --backend auto|gloo|nccl for a run on a GPU (`cuda`) or the CPU with `world_size` ranks: auto is NCCL on a GPU,
+// gloo on the CPU. A world of one forms no process group, so a CPU run of one rank needs no gloo ("none"). Throws
+// hpclaunch::Error naming --backend for what cannot run: NCCL on the CPU or in a build without it; gloo asked
+// for, or needed across ranks on the CPU, in a build without it (a pip wheel's LibTorch: docs/trainer.md).
+std::string choose_backend(const std::string& requested, bool cuda, int world_size, BuiltBackends built);
+
 // Throws hpclaunch::Error naming the flag (one line: what is wrong, the fix) for a combination that cannot run:
 // --amp/--channels-last/--cuda-graphs on the CPU; --cuda-graphs with gloo across ranks (gloo's collectives run
 // on CPU threads and cannot be captured), with --on-nonfinite skip-step (a captured step always takes the

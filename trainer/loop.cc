@@ -35,15 +35,16 @@ double validate(Run& run) {
   for (size_t begin = 0; begin < shard.size(); begin += static_cast<size_t>(run.batch.local_batch)) {
     if (run.o.val_batches > 0 && batches++ >= run.o.val_batches) break;
     const size_t end = std::min(shard.size(), begin + static_cast<size_t>(run.batch.local_batch));
-    const Batch b = run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
-                                          shard.begin() + static_cast<std::ptrdiff_t>(end)});
+    const Batch b = model_batch(run.data.val->gather({shard.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                      shard.begin() + static_cast<std::ptrdiff_t>(end)}),
+                                run);
     torch::Tensor out;
     {
       AutocastScope autocast(run.o.amp, run.device.type());
-      out = run.model->forward(to_device(b.input, run));
+      out = run.model->forward(b.input);
     }
     const double n = static_cast<double>(end - begin);
-    sum += run.model->loss(out.to(torch::kFloat32), to_device(b.target, run)).item<double>() * n;
+    sum += run.model->loss(out.to(torch::kFloat32), b.target).item<double>() * n;
     count += n;
   }
   run.model->train();
@@ -110,12 +111,10 @@ class Loop {
 
   int run() {
     const TrainOptions& o = m_run.o;
-    DistributedSampler sampler(m_run.data.train->size(), m_run.env.world_size, m_run.env.rank, o.shuffle, o.seed);
     while (m_run.state.epoch < o.epochs && !m_done) {
-      const std::vector<int64_t> shard = sampler.shard(m_run.state.epoch);
       while (m_run.state.next_batch < m_run.steps_per_epoch && !m_done) {
         if (o.max_steps > 0 && m_run.state.global_step >= o.max_steps) m_done = true;
-        else step(shard);
+        else step();
       }
       if (m_done) break;
       end_epoch();
@@ -127,7 +126,7 @@ class Loop {
   }
 
  private:
-  void step(const std::vector<int64_t>& shard) {
+  void step() {
     const TrainOptions& o = m_run.o;
     const auto step_start = Clock::now();
     const double cpu_start = process_cpu_seconds();
@@ -135,8 +134,7 @@ class Loop {
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
     m_run.optimizer->set_lr(lr);
-    const Batch b =
-        m_run.data.train->gather(DistributedSampler::batch(shard, batch_index, m_run.batch.local_batch));
+    const Batch b = model_batch(m_run.loader->next(), m_run);  // batch `batch_index` of the epoch (setup.cc)
     bool stepped = false;
     const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checkpoint.h"
+#include "loaded_nccl.h"
 #include "options.h"
 #include "signals.h"
 #include "trainer.h"
@@ -16,8 +17,10 @@ int main(int argc, char** argv) {
   return hpclaunch::run_main("hpclaunch-train", [&] {
     const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (inv.command) {
-      case Command::help:
-      case Command::version: std::fputs(inv.help_text.c_str(), stdout); return k_exit_ok;
+      case Command::help: std::fputs(inv.help_text.c_str(), stdout); return k_exit_ok;
+      case Command::version:
+        std::puts(version_line("hpclaunch-train", loaded_nccl_version()).c_str());
+        return k_exit_ok;
       case Command::inspect: return inspect_checkpoint(inv.files[0]);
       case Command::compare: return compare_checkpoints(inv.files[0], inv.files[1], inv.tolerance);
       case Command::train: break;

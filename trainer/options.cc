@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "gpu_policy.h"
 #include "util/cli_error.h"
 #include "util/error.h"
 
@@ -108,9 +109,12 @@ Invocation parse_tool(Command command, const std::vector<std::string>& args) {
 
 }  // namespace
 
-// `--version`: the trainer's version and what it was built against: the LibTorch, and with a CUDA LibTorch the CUDA
-// toolkit and NCCL ("LibTorch 2.6.0, CUDA 12.4, NCCL 2.22.3").
-constexpr const char* k_version = "hpclaunch-train " HPCLAUNCH_VERSION " (" HPCTRAIN_BUILT_WITH ")";
+std::string version_line(const std::string& program, int64_t loaded_nccl) {
+  std::string line = program + " " HPCLAUNCH_VERSION " (" HPCTRAIN_BUILT_WITH;
+  if (loaded_nccl > 0) line += (line.find(" NCCL ") == std::string::npos ? ", NCCL " : ", ") +
+                               nccl_version_text(loaded_nccl) + " loaded";
+  return line + ")";
+}
 
 Invocation parse_command_line(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "inspect") return parse_tool(Command::inspect, args);
@@ -120,7 +124,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{"hpclaunch-train: a LibTorch DDP trainer (autoencoder, resnet, unet3d)\n"
                "  also: hpclaunch-train inspect FILE | compare A.pt B.pt [--tolerance X]",
                "hpclaunch-train"};
-  app.set_version_flag("--version", k_version);
+  app.set_version_flag("--version", version_line("hpclaunch-train", 0));
   add_train_flags(app, inv.options);
   switch (hpclaunch::parse_cli(app, args, "hpclaunch-train")) {
     case hpclaunch::Parsed::help:
@@ -129,7 +133,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
       return inv;
     case hpclaunch::Parsed::version:
       inv.command = Command::version;
-      inv.help_text = std::string(k_version) + "\n";
+      inv.help_text = version_line("hpclaunch-train", 0) + "\n";  // main.cc adds the loaded NCCL
       return inv;
     case hpclaunch::Parsed::flags: break;
   }

@@ -116,6 +116,12 @@ struct Invocation {
 // Parses argv (without argv[0]). Throws hpclaunch::Error naming the flag on bad input.
 Invocation parse_command_line(const std::vector<std::string>& args);
 
+// `--version` of hpclaunch-train and hpclaunch-probe: the version and what they were built against (the LibTorch;
+// with a CUDA LibTorch the CUDA toolkit and NCCL's header), and the NCCL loaded at run time where one is
+// (`loaded_nccl`: ncclGetVersion's code, 0 for none), which may differ from the header:
+// "hpclaunch-train 0.1.0 (LibTorch 2.11.0, CUDA 13.0, NCCL 2.28.3 header, 2.28.9 loaded)".
+std::string version_line(const std::string& program, int64_t loaded_nccl);
+
 // Reads the distributed variables through `getenv` (injectable for tests). Missing ones mean a world of one;
 // a partial or inconsistent set throws hpclaunch::Error naming the variable.
 DistEnv read_dist_env(const std::function<const char*(const char*)>& getenv);

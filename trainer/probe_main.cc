@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "ddp.h"
+#include "gpu_policy.h"
+#include "loaded_nccl.h"
 #include "options.h"
 #include "probe_report.h"
 #include "util/cli_error.h"
@@ -118,10 +120,9 @@ int run(const ProbeOptions& o) {
   at::set_num_threads(1);
   const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
   bool cuda = torch::cuda::is_available() && o.backend != "gloo";
-  std::string backend = o.backend == "auto" ? (cuda && compat::k_have_nccl ? "nccl" : "gloo") : o.backend;
-  if (backend == "nccl" && !cuda)  // before connecting: no rank waits for a peer that cannot start
-    throw hpclaunch::Error("--backend", "nccl needs a CUDA device and none is visible",
-                           "use --backend gloo or run on a GPU node");
+  // Refused before connecting (NCCL without a GPU, gloo not built): no rank waits for a peer that cannot start.
+  const std::string backend =
+      choose_backend(o.backend, cuda, env.world_size, BuiltBackends{compat::k_have_gloo, compat::k_have_nccl});
   torch::Device device = backend == "nccl" ? torch::Device(torch::kCUDA, env.local_rank) : torch::Device(torch::kCPU);
   auto comm = Communicator::connect(env, backend);
   comm->set_spin_wait(std::chrono::milliseconds(5));  // as hpclaunch-train: gloo wakes a blocked waiter late here
@@ -199,11 +200,14 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
   app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.set_version_flag("--version", version_line("hpclaunch-probe", 0));
   return hpclaunch::run_main("hpclaunch-probe", [&] {
-    if (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe") !=
-        hpclaunch::Parsed::flags) {
-      std::fputs(app.help().c_str(), stdout);
-      return 0;
+    switch (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe")) {
+      case hpclaunch::Parsed::help: std::fputs(app.help().c_str(), stdout); return 0;
+      case hpclaunch::Parsed::version:
+        std::puts(version_line("hpclaunch-probe", loaded_nccl_version()).c_str());
+        return 0;
+      case hpclaunch::Parsed::flags: break;
     }
     if (o.min_bytes > o.max_bytes) throw hpclaunch::Error("--min-bytes", "is above --max-bytes", "swap them");
     return run(o);

@@ -16,6 +16,7 @@
 #include "ddp.h"
 #include "device.h"
 #include "gpu_policy.h"
+#include "loader.h"
 #include "models.h"
 #include "optimizer.h"
 #include "options.h"
@@ -55,6 +56,7 @@ struct Run {
   } step;
   int threads = 1;        // intra-op and BLAS threads of this rank
   bool openblas = false;  // the BLAS is OpenBLAS and got the same count
+  std::unique_ptr<BatchLoader> loader;  // the training batches (reads data.train: declared after it)
   bool rank0() const { return env.rank == 0; }
   std::string latest_path() const { return o.checkpoint_dir + "/latest.pt"; }
 };
@@ -62,6 +64,15 @@ struct Run {
 // A batch tensor on the run's device, in its memory format (device.h).
 inline torch::Tensor to_device(const torch::Tensor& t, const Run& run) {
   return to_device(t, run.device, run.o.channels_last);
+}
+
+// A batch as the model reads it: on the run's device (the loader's are there already), uint8 images scaled
+// (scale_images), in the --channels-last format. The auto-encoder's target stays its input.
+inline Batch model_batch(const Batch& b, const Run& run) {
+  Batch out;
+  out.input = scale_images(to_device(b.input, run));
+  out.target = b.target.is_same(b.input) ? out.input : scale_images(to_device(b.target, run));
+  return out;
 }
 
 // setup.cc: the rank's resources and the input checks, then connect, resume, model, optimizer, schedule and DDP,

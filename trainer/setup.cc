@@ -23,14 +23,6 @@ torch::Device choose_device(const TrainOptions& o, const DistEnv& env) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % count));
 }
 
-std::string choose_backend(const TrainOptions& o, const torch::Device& device) {
-  const std::string backend = o.backend != "auto" ? o.backend : device.is_cuda() ? "nccl" : "gloo";
-  if (backend == "nccl" && !device.is_cuda())
-    throw Error("--backend", "nccl needs CUDA tensors but the device is the CPU", "use --backend gloo");
-  return backend;
-}
-
-
 // Threads, device and the checks of everything that can be wrong with the input, before connecting, so that no
 // rank waits for a peer that has already failed.
 void configure_rank(Run& run) {
@@ -39,7 +31,9 @@ void configure_rank(Run& run) {
   torch::set_num_threads(run.threads);
   run.openblas = set_blas_threads(run.threads);
   run.device = choose_device(o, run.env);
-  run.gpu = GpuRun{run.device.is_cuda(), choose_backend(o, run.device), run.env.world_size, o.amp,
+  const std::string backend = choose_backend(o.backend, run.device.is_cuda(), run.env.world_size,
+                                             BuiltBackends{compat::k_have_gloo, compat::k_have_nccl});
+  run.gpu = GpuRun{run.device.is_cuda(), backend, run.env.world_size, o.amp,
                    o.channels_last, o.cuda_graphs, o.optimizer_impl, o.on_nonfinite};
   check_gpu_flags(run.gpu);
   if (o.cuda_graphs) {
@@ -169,8 +163,24 @@ void start_ddp(Run& run) {
   }
   run.comm->broadcast(everything);
   const auto cap = static_cast<int64_t>(run.o.bucket_cap_mb * 1024 * 1024);
-  run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
-                                                  std::min<int64_t>(cap, 1 << 20));
+  const auto make_reducer = [&] {
+    run.reducer = std::make_unique<GradientReducer>(run.model->parameters(), run.comm.get(), cap,
+                                                    std::min<int64_t>(cap, 1 << 20));
+  };
+  // Under --cuda-graphs its hooks must run on the capture's stream (cuda_graph.h), its buckets made before it.
+  if (run.graph) run.graph->on_side_stream(make_reducer);
+  else make_reducer();
+}
+
+// The training batches from the position the run starts at (loader.h): run ahead by a thread into pinned
+// buffers on a GPU, gathered when asked on the CPU.
+void start_loader(Run& run) {
+  const TrainOptions& o = run.o;
+  DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
+  BatchSequence sequence{sampler, run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
+                         run.state.next_batch};
+  const bool gpu = run.device.is_cuda();
+  run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
 }
 
 void prepare_checkpoint_dir(const Run& run) {
@@ -215,6 +225,7 @@ void setup(Run& run) {
   restore(run, resume);
   plan_schedule(run);
   start_ddp(run);
+  start_loader(run);
   prepare_checkpoint_dir(run);
   print_header(run);
 }

@@ -10,26 +10,27 @@
 namespace hpctrain {
 namespace {
 
-// The step's inputs on the device: the batch, and the flags (stop and save requests, the loss factor). Eager
-// steps take fresh tensors; under --cuda-graphs they are copied into the static ones the graph reads.
+// The step's inputs on the device: the batch (model_batch's), and the flags (stop and save requests, the loss
+// factor). Eager steps read the batch as it is; under --cuda-graphs it is copied into the static tensors the graph
+// reads.
 void stage_step(Run& run, const Batch& b, bool poison) {
   auto& s = run.step;
   const float factor = poison ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
   const float host[3] = {stop_requested() ? 1.0f : 0.0f, take_save_request() ? 1.0f : 0.0f, factor};
   if (!run.graph) {
-    s.input = to_device(b.input, run);
-    s.target = to_device(b.target, run);
+    s.input = b.input;
+    s.target = b.target;
     s.flags = torch::tensor({host[0], host[1], host[2]}, torch::kFloat32).to(run.device);
     return;
   }
   if (!s.input.defined()) {  // the first step: the static tensors take its shapes (every batch has them)
-    s.input = to_device(b.input, run);
-    s.target = to_device(b.target, run);
+    s.input = b.input.clone();
+    s.target = b.target.is_same(b.input) ? s.input : b.target.clone();
     s.host_flags = torch::zeros({3}, torch::kFloat32).pin_memory();
     s.flags = torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat32).device(run.device));
-  } else {
-    s.input.copy_(b.input.pin_memory(), /*non_blocking=*/true);
-    s.target.copy_(b.target.pin_memory(), /*non_blocking=*/true);
+  } else {  // on the device, in stream order after the loader's copy (BatchLoader::next)
+    s.input.copy_(b.input, /*non_blocking=*/true);
+    if (!s.target.is_same(s.input)) s.target.copy_(b.target, /*non_blocking=*/true);
   }
   std::copy(host, host + 3, s.host_flags.data_ptr<float>());  // the previous step's copy is done (read_step)
   s.flags.copy_(s.host_flags, /*non_blocking=*/true);

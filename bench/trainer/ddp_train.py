@@ -6,7 +6,9 @@ and backend, written the way the seeds' train.py files do it (DistributedDataPar
 Run under torchrun or with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set (bench/trainer/run.sh does the latter).
 On a GPU (bench/trainer/gpu.sh): --device cuda --backend nccl, --amp (bfloat16 autocast), --channels-last,
 the 3D U-Net (--model unet3d), eager DDP (no torch.compile); batches are copied from pinned host memory with
-non_blocking, as hpclaunch-train does, and the clock is read after torch.cuda.synchronize().
+non_blocking, and the clock is read after torch.cuda.synchronize(). --loader workers is what users write on a GPU
+(DataLoader worker processes, pin_memory=True); --loader resident steps on one batch already on the GPU every step
+(no input cost at all: the ceiling for any input path).
 Prints one JSON line on rank 0: {"samples_per_s": ..., "steps": ..., ...}, measured over the steps after
 --warmup-steps, as the sum of global batch sizes over the sum of step times (what hpclaunch-train's --metrics
 gives), and samples per CPU-second (rank 0's process CPU time x ranks), which other load on the machine
@@ -206,8 +208,12 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--loader", choices=["dataloader", "index"], default="dataloader",
-                   help="dataloader: DataLoader+DistributedSampler as the seeds; index: gather batches by indexing")
+    p.add_argument("--loader", choices=["dataloader", "index", "workers", "resident"], default="dataloader",
+                   help="dataloader: DataLoader+DistributedSampler as the seeds; index: gather batches by indexing; "
+                        "workers: DataLoader(num_workers=--num-workers, pin_memory=True), what users write on a GPU; "
+                        "resident: one batch already on the device, stepped on every step (no input cost: the "
+                        "ceiling)")
+    p.add_argument("--num-workers", type=int, default=8, help="--loader workers: DataLoader worker processes")
     args = p.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -236,11 +242,24 @@ def main():
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=args.seed)
 
+    resident = None
+
     def batches(epoch):
+        nonlocal resident
         sampler.set_epoch(epoch)
         if args.loader == "dataloader":
             yield from DataLoader(dataset, batch_size=args.batch_size, sampler=sampler, drop_last=True,
                                   num_workers=0)
+        elif args.loader == "workers":
+            yield from DataLoader(dataset, batch_size=args.batch_size, sampler=sampler, drop_last=True,
+                                  num_workers=args.num_workers, pin_memory=cuda, persistent_workers=False)
+        elif args.loader == "resident":
+            if resident is None:
+                x, y = next(iter(DataLoader(dataset, batch_size=args.batch_size, sampler=sampler, drop_last=True)))
+                x = x.to(device)
+                resident = (x.contiguous(memory_format=fmt) if fmt is not None else x, y.to(device))
+            for _ in range(len(sampler) // args.batch_size):
+                yield resident
         else:
             order = torch.tensor(list(iter(sampler)))
             tensors = dataset.tensors if isinstance(dataset, TensorDataset) else None
@@ -264,7 +283,10 @@ def main():
             except StopIteration:
                 break
             if cuda:
-                x, y = x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
+                if args.loader == "workers":  # pinned by the DataLoader's pin-memory thread
+                    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+                elif args.loader != "resident":
+                    x, y = x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
                 if fmt is not None:
                     x = x.contiguous(memory_format=fmt)
             optimizer.zero_grad()

@@ -9,12 +9,14 @@ source "$(dirname "$0")/lib-trainer.sh"
 src=$HPCLAUNCH_SOURCE_DIR
 fail() { echo "FAIL: $*"; exit 1; }
 check() {  # NAME INCLUDE_ROOT ABI FILE...
-  local name=$1 inc=$2 abi=$3 f dirs=()
+  local name=$1 inc=$2 abi=$3 f dirs=() gloo=()
   shift 3
   [ "$inc" = /usr/include ] || dirs=(-isystem "$inc")  # the system's is searched anyway (and must stay last)
+  # As trainer/CMakeLists.txt decides: gloo where this LibTorch's headers have it (the pip wheels do not).
+  [ -f "$inc/gloo/algorithm.h" ] && gloo=(-DHPCTRAIN_WITH_GLOO)
   # USE_C10D_GLOO and USE_DISTRIBUTED: what the torch target's interface defines (ProcessGroupGloo.hpp needs them).
   for f in "$@"; do
-    g++ -std=c++17 -fsyntax-only -D_GLIBCXX_USE_CXX11_ABI="$abi" -DUSE_C10D_GLOO -DUSE_DISTRIBUTED -DHPCLAUNCH_VERSION='"check"' \
+    g++ -std=c++17 -fsyntax-only -D_GLIBCXX_USE_CXX11_ABI="$abi" -DUSE_C10D_GLOO -DUSE_DISTRIBUTED -DHPCLAUNCH_VERSION='"check"' "${gloo[@]}" \
       -I"$src/trainer" -I"$src/launcher" "${dirs[@]}" -isystem "$inc/torch/csrc/api/include" "$f" \
       2>"$work/err" || fail "$(basename "$f") does not compile against $name: $(head -20 "$work/err")"
     echo "ok: $(basename "$f") against $name"

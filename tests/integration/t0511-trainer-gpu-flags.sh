@@ -3,7 +3,8 @@
 # --device cuda and --backend nccl are refused with one line naming the flag (exit 2, before anything connects or
 # trains; t0513 runs this with the CUDA LibTorch's build too, issue 25); --cuda-graphs with
 # skip-step or --optimizer-impl loop is refused for its own reason only where a GPU is (gpu_policy_test.cc);
-# --optimizer-impl takes auto|loop|foreach. A CPU run prints the same header as before (no gpu line). Seconds.
+# --optimizer-impl takes auto|loop|foreach. A CPU run prints the same header as before (no gpu line). --version of
+# the trainer and the probe (issue 35). Seconds.
 set -euo pipefail
 source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)
@@ -29,6 +30,18 @@ refused "hpclaunch-train: error: --backend: nccl needs CUDA tensors but the devi
 rc=0
 "$HPCLAUNCH_TRAIN" "${tiny[@]}" --optimizer-impl fused >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] && grep -q -- '--optimizer-impl' "$work/err" || fail "--optimizer-impl fused: exit $rc, $(cat "$work/err")"
+
+# --version: hpclaunch-probe names the same build as the trainer; a CUDA build names the NCCL loaded at run time
+# (LibTorch's: ncclGetVersion) beside its header's; a CPU build loads none and names none.
+version=$("$HPCLAUNCH_TRAIN" --version)
+probe=$("$(dirname "$HPCLAUNCH_TRAIN")/hpclaunch-probe" --version) || fail "hpclaunch-probe --version: $probe"
+[ "${probe#hpclaunch-probe }" = "${version#hpclaunch-train }" ] || fail "probe '$probe', trainer '$version'"
+case $version in
+  *", CUDA "*", NCCL "*" header, "*" loaded)") ;;
+  *", CUDA "*) fail "a CUDA build names no loaded NCCL: $version" ;;
+  *" loaded)") fail "a CPU build names a loaded NCCL: $version" ;;
+esac
+echo "ok: --version: $version; $probe"
 
 # A CPU run: loop by default, foreach on request; the header has no gpu line.
 "$HPCLAUNCH_TRAIN" "${tiny[@]}" --steps 2 >"$work/loop" 2>&1 || fail "loop run: $(cat "$work/loop")"

@@ -33,6 +33,42 @@ GpuRun gpu_graphs() {
 
 TEST_SUITE_BEGIN("GpuPolicy");
 
+// choose_backend's answer, or its refusal's line.
+std::string backend_for(const std::string& requested, bool cuda, int world, BuiltBackends built) {
+  try {
+    return choose_backend(requested, cuda, world, built);
+  } catch (const hpclaunch::Error& e) {
+    return e.what();
+  }
+}
+
+TEST_CASE("backend: auto is NCCL on a GPU and gloo on the CPU; NCCL is refused on the CPU and where not built") {
+  const BuiltBackends both{true, true}, cpu_build{true, false};
+  CHECK(backend_for("auto", true, 2, both) == "nccl");
+  CHECK(backend_for("auto", false, 2, both) == "gloo");
+  CHECK(backend_for("gloo", true, 2, both) == "gloo");
+  CHECK(backend_for("auto", false, 4, cpu_build) == "gloo");
+  CHECK(backend_for("nccl", false, 2, both) ==
+        "--backend: nccl needs CUDA tensors but the device is the CPU; use --backend gloo");
+  CHECK(backend_for("nccl", true, 2, cpu_build) ==
+        "--backend: nccl is not in this build (LibTorch without CUDA); use --backend gloo");
+}
+
+TEST_CASE("backend: a build without gloo (a pip wheel's LibTorch) runs NCCL and one CPU rank, and refuses gloo") {
+  const BuiltBackends wheel{false, true}, cpu_wheel{false, false};
+  CHECK(backend_for("auto", true, 8, wheel) == "nccl");
+  CHECK(backend_for("nccl", true, 1, wheel) == "nccl");
+  CHECK(backend_for("auto", false, 1, wheel) == "none");  // a world of one forms no process group
+  CHECK(backend_for("auto", false, 1, cpu_wheel) == "none");
+  CHECK(backend_for("auto", false, 2, wheel) ==
+        "--backend: gloo is not in this build (its LibTorch has no gloo headers, as the pip wheels); rebuild with "
+        "-DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR naming gloo's headers (docs/trainer.md), or run on GPUs");
+  CHECK(backend_for("gloo", false, 1, wheel).rfind("--backend: gloo is not in this build", 0) == 0);
+  CHECK(backend_for("gloo", true, 2, wheel) ==
+        "--backend: gloo is not in this build (its LibTorch has no gloo headers, as the pip wheels); use --backend "
+        "nccl, or rebuild with -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR (docs/trainer.md)");
+}
+
 TEST_CASE("GPU flags on the CPU are refused, naming the flag") {
   GpuRun cpu;
   CHECK(refusal(cpu).empty());

@@ -83,6 +83,18 @@ TEST_CASE("--help and --version are commands, not errors") {
                      ".") != std::string::npos);
 }
 
+TEST_CASE("--version names the NCCL loaded at run time beside the header's, where one is loaded") {
+  const std::string built = version_line("hpclaunch-train", 0);
+  CHECK(built.rfind("hpclaunch-train ", 0) == 0);
+  CHECK(built.find(" loaded") == std::string::npos);
+  CHECK(built.back() == ')');
+  // ncclGetVersion's code for 2.28.9; a CPU LibTorch's build names no header, so the loaded NCCL comes alone.
+  const std::string loaded = version_line("hpclaunch-probe", 22809);
+  CHECK(loaded.rfind("hpclaunch-probe ", 0) == 0);
+  CHECK(loaded == "hpclaunch-probe" + built.substr(built.find(' '), built.size() - built.find(' ') - 1) +
+                      (built.find(" NCCL ") == std::string::npos ? ", NCCL " : ", ") + "2.28.9 loaded)");
+}
+
 TEST_CASE("inspect and compare take checkpoint files and a tolerance") {
   Invocation inv = parse_command_line({"compare", "a.pt", "b.pt", "--tolerance", "1e-4"});
   CHECK(inv.command == Command::compare);

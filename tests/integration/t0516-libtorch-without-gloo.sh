@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# t0516: the trainer against a LibTorch laid out as the pip wheels are, with no gloo headers (issue 35 §1). In a
+# mount namespace of its own an empty folder hides Debian's /usr/include/gloo (libgloo-dev), which Debian's
+# LibTorch finds through its include path /usr/include, as a wheel's torch/include has no gloo/. There:
+# configure says so in one line and names HPCLAUNCH_GLOO_INCLUDE_DIR, and the trainer's DDP unit (ddp.cc, where
+# c10d_compat.h makes the process groups) compiles without gloo; with HPCLAUNCH_GLOO_INCLUDE_DIR naming a copy of
+# the hidden headers, configure is quiet about gloo and the same unit compiles with ProcessGroupGloo; a folder
+# without gloo/ is refused at configure in one line. What a no-gloo trainer refuses at run time (--backend gloo,
+# CPU ranks) is gpu_policy_test.cc's. Only ddp.cc is compiled (no optimisation, no precompiled header), in build
+# folders kept beside the build (BUILD-wheel/*: configured again each run, make recompiles what changed; ccache where
+# it is installed): about 2 CPU-minutes cold (three configures, two compiles), under a minute after.
+source "$(dirname "$0")/lib.sh"
+[ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "built without LibTorch: no trainer to configure"
+need_cmd unshare mount
+[ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace), as CI runs it"
+[ -f /usr/include/gloo/algorithm.h ] || skip "no /usr/include/gloo (libgloo-dev) to hide"
+base=$HPCLAUNCH_BUILD_DIR-wheel
+mkdir -p "$base/empty" "$base/gloo-include"
+cp -a /usr/include/gloo "$base/gloo-include/"  # before it is hidden; -a keeps the times, so make keeps the objects
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+# compile NAME: ddp.cc's object only.
+# shellcheck disable=SC2016  # expanded by the inner bash
+inner='
+set -euo pipefail
+base=$1 src=$2
+shift 2
+mount --bind "$base/empty" /usr/include/gloo
+[ ! -e /usr/include/gloo/algorithm.h ] || { echo "FAIL: /usr/include/gloo is not hidden"; exit 1; }
+configure() {  # DIR LOG FLAGS...: gloo is looked for at every configure (nothing of it is cached)
+  local dir=$1 log=$2
+  shift 2
+  cmake -S "$src" -B "$base/$dir" -DCMAKE_BUILD_TYPE= -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DHPCLAUNCH_PLOT=OFF \
+    -DHPCLAUNCH_BUILD_TESTS=OFF "$@" >"$base/$log.log" 2>&1
+}
+compile() {
+  make -C "$base/$1/trainer" ddp.o >"$base/$1-make.log" 2>&1 || { tail -20 "$base/$1-make.log"; return 1; }
+}
+configure nogloo nogloo "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR= ||
+  { tail -20 "$base/nogloo.log"; echo "FAIL: configure without gloo"; exit 1; }
+compile nogloo || { echo "FAIL: ddp.cc does not compile without gloo headers"; exit 1; }
+configure gloo gloo "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR="$base/gloo-include" ||
+  { tail -20 "$base/gloo.log"; echo "FAIL: configure with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
+compile gloo || { echo "FAIL: ddp.cc does not compile with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
+rc=0
+configure gloo bad "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR="$base/empty" || rc=$?  # the next run sets it right again
+[ "$rc" != 0 ] || { echo "FAIL: configure took a HPCLAUNCH_GLOO_INCLUDE_DIR without gloo/"; exit 1; }
+echo "inner: ok"
+'
+out=$(unshare --mount --propagation private bash -c "$inner" _ "$base" "$HPCLAUNCH_SOURCE_DIR" "${launcher[@]}" 2>&1) ||
+  fail "$out"
+assert_contains "$out" "inner: ok"
+
+# Without gloo: one line says so, names the way out, and nothing else of hpclaunch-train's mentions gloo.
+said=$(grep "gloo" "$base/nogloo.log" | grep "hpclaunch-train" || true)
+assert_eq 1 "$(grep -c . <<<"$said")" "lines of configure about gloo: $said"
+assert_contains "$said" "-- hpclaunch-train: no gloo headers in this LibTorch (a pip wheel?): built without gloo, \
+NCCL only; -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR"
+symbols=$(nm -C "$base/nogloo/trainer/CMakeFiles/hpclaunch_train_torch.dir/ddp.cc.o")
+assert_not_contains "$symbols" "ProcessGroupGloo" "the no-gloo object"
+note "ok: without gloo headers: '$said'; ddp.cc compiled without ProcessGroupGloo"
+
+# With HPCLAUNCH_GLOO_INCLUDE_DIR: quiet, and the object makes a ProcessGroupGloo.
+assert_not_contains "$(cat "$base/gloo.log")" "no gloo headers"
+symbols=$(nm -C "$base/gloo/trainer/CMakeFiles/hpclaunch_train_torch.dir/ddp.cc.o")
+assert_contains "$symbols" "c10d::ProcessGroupGloo::ProcessGroupGloo" "the object built with HPCLAUNCH_GLOO_INCLUDE_DIR"
+note "ok: HPCLAUNCH_GLOO_INCLUDE_DIR=$base/gloo-include: ddp.cc compiled with ProcessGroupGloo"
+
+# A folder without gloo/: refused in one line naming the variable.
+err=$(grep -A3 "CMake Error" "$base/bad.log" | grep -v "^CMake Error" | tr -s " " | tr -d "\n")
+assert_contains "$err" "HPCLAUNCH_GLOO_INCLUDE_DIR=$base/empty holds no gloo/algorithm.h"
+note "ok: a folder without gloo/ refused: $err"
+echo PASS

@@ -1,0 +1,109 @@
+// The training input path (loader.h) on the CPU: the same batches in the same order as the loop gathered them
+// before the loader (whole float data set, Dataset::gather of the sampler's batch per epoch), bit for bit, from
+// any resume position, with the loader thread running ahead into reused buffers and without it. What only a GPU
+// runs (pinned buffers, the copy stream and its events) is not tested here.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "data.h"
+#include "loader.h"
+#include "sampler.h"
+
+using namespace hpctrain;
+
+namespace {
+
+// Fashion-MNIST-shaped uint8 images as data.cc reads them, and labels.
+struct Images {
+  torch::Tensor bytes, labels;
+};
+Images make_images(int64_t n) {
+  torch::Generator gen = at::detail::createCPUGenerator(11);
+  return {torch::randint(0, 256, {n, 28, 28}, gen, torch::kUInt8), torch::randint(0, 10, {n}, gen, torch::kInt64)};
+}
+
+// The batches before the loader: the whole set converted to float once, each step's batch gathered from the
+// epoch's shard (loop.cc and data.cc at 8f93545).
+std::vector<Batch> old_path(const Dataset& floats, const BatchSequence& seq, int64_t count) {
+  std::vector<Batch> out;
+  for (int64_t epoch = seq.epoch, batch = seq.batch; static_cast<int64_t>(out.size()) < count; ++epoch, batch = 0) {
+    const auto shard = seq.sampler.shard(epoch);
+    for (; batch < seq.batches_per_epoch && static_cast<int64_t>(out.size()) < count; ++batch)
+      out.push_back(floats.gather(DistributedSampler::batch(shard, batch, seq.local_batch)));
+  }
+  return out;
+}
+
+// Every batch of `loader` (scaled as the device does), compared with the old path's; `carried`: the dtype the
+// batch travels in (uint8 images, float synthetic samples).
+void check_same_batches(BatchLoader& loader, const std::vector<Batch>& expected, bool target_is_input,
+                        torch::ScalarType carried = torch::kUInt8) {
+  for (size_t k = 0; k < expected.size(); ++k) {
+    CAPTURE(k);
+    const Batch b = loader.next();
+    CHECK((b.input.scalar_type() == carried));
+    CHECK(b.target.is_same(b.input) == target_is_input);
+    const torch::Tensor input = scale_images(b.input), target = target_is_input ? input : scale_images(b.target);
+    REQUIRE((input.scalar_type() == torch::kFloat32));
+    CHECK(torch::equal(input, expected[k].input));
+    CHECK(torch::equal(target, expected[k].target));
+  }
+  CHECK_THROWS_AS(loader.next(), std::logic_error);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("BatchLoader");
+
+TEST_CASE("the auto-encoder's batches are the old path's bit for bit, every epoch, ahead or not, from any position") {
+  const Images images = make_images(103);
+  const torch::Tensor flat = images.bytes.reshape({103, -1});
+  const Dataset bytes(flat, torch::Tensor(), 103);
+  const Dataset floats(flat.to(torch::kFloat32).div_(255.0), torch::Tensor(), 103);
+  for (const auto& start : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {1, 3}, {0, 6}}) {
+    for (const auto& mode : std::vector<std::pair<int, bool>>{{1, false}, {2, true}, {3, true}}) {
+      const int64_t epoch = start.first, batch = start.second;
+      const int slots = mode.first;
+      const bool ahead = mode.second;
+      CAPTURE(epoch);
+      CAPTURE(batch);
+      CAPTURE(slots);
+      const BatchSequence seq{DistributedSampler(103, 2, 1, true, 5), 8, 6, 3, epoch, batch};
+      BatchLoader loader(bytes, seq, torch::kCPU, slots, ahead);
+      // A start at the epoch's end is the next epoch's first batch, as the loop takes it.
+      const BatchSequence from = batch < 6 ? seq : BatchSequence{seq.sampler, 8, 6, 3, epoch + 1, 0};
+      const int64_t count = (3 - from.epoch) * 6 - from.batch;
+      check_same_batches(loader, old_path(floats, from, count), true);
+    }
+  }
+}
+
+TEST_CASE("classifier batches: images and labels in the old order, through the loader thread") {
+  const Images images = make_images(64);
+  const Dataset bytes(images.bytes.unsqueeze(1), images.labels, 64);
+  const Dataset floats(images.bytes.to(torch::kFloat32).div_(255.0).unsqueeze(1), images.labels, 64);
+  const BatchSequence seq{DistributedSampler(64, 1, 0, true, 9), 16, 4, 2, 0, 1};
+  BatchLoader loader(bytes, seq, torch::kCPU, 3, true);
+  check_same_batches(loader, old_path(floats, seq, 7), false);
+}
+
+TEST_CASE("synthetic float samples pass through unchanged, a pool repeated to the data set's size") {
+  torch::Generator gen = at::detail::createCPUGenerator(3);
+  const Dataset data(torch::rand({10, 784}, gen), torch::Tensor(), 40);
+  const BatchSequence seq{DistributedSampler(40, 1, 0, true, 1), 8, 5, 2, 0, 0};
+  BatchLoader loader(data, seq, torch::kCPU, 3, true);
+  check_same_batches(loader, old_path(data, seq, 10), true, torch::kFloat32);
+}
+
+TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its thread") {
+  const Images images = make_images(64);
+  const Dataset bytes(images.bytes.reshape({64, -1}), torch::Tensor(), 64);
+  for (int taken : {0, 1, 5}) {
+    BatchLoader loader(bytes, BatchSequence{DistributedSampler(64, 1, 0, false, 0), 4, 16, 10, 0, 0}, torch::kCPU, 3,
+                       true);
+    for (int k = 0; k < taken; ++k) loader.next();
+  }
+}
+
+TEST_SUITE_END();
