@@ -262,16 +262,19 @@ class Soak:
 
     def maybe_fault(self, faults, kinds, ready, agents, jobdir, **where):
         """The driver's step: once training got past the last fault, waits a random gap, then injects the next
-        (when ready() is true: workers are running). `where` goes into the fault's record."""
-        if self.pending and self.peak >= self.pending[1] + 2 and time.time() > self.pending[0]["time"] + 0.5 and \
+        (when ready() is true: workers are running). `where` goes into the fault's record. The waits are counted in
+        training steps, not seconds, so that the same faults fit into the same steps on a fast machine and a
+        loaded one (issue 33: on a quiet machine the old 0.5 s + 0.1-1 s waits used up the run's steps after 8 of
+        14 faults)."""
+        if self.pending and self.peak >= self.pending[1] + self.a.settle_steps and \
                 self.settled(self.pending[0], jobdir):
             self.pending = None  # trained past the fault: arm the next one
         if self.pending is not None or len(self.log) >= faults or \
                 self.peak >= self.a.steps - 3 * self.a.checkpoint_every:
             return
         if self.next_at is None:
-            self.next_at = time.time() + self.rng.uniform(self.a.min_gap, self.a.max_gap)
-        elif time.time() >= self.next_at and ready():
+            self.next_at = self.peak + self.rng.randint(self.a.min_gap, self.a.max_gap)
+        elif self.peak >= self.next_at and ready():
             kind = self.rng.choice(kinds)
             record = {"n": len(self.log) + 1, "kind": kind, "time": time.time(), "step": self.peak, **where}
             record.update(self.inject(kind, agents, jobdir))
@@ -557,8 +560,10 @@ def main():
     p.add_argument("--faults", type=int, default=12)
     p.add_argument("--steps", type=int, default=600)
     p.add_argument("--checkpoint-every", type=int, default=5)
-    p.add_argument("--min-gap", type=float, default=0.1, help="seconds after recovery before the next fault, least")
-    p.add_argument("--max-gap", type=float, default=1.0)
+    p.add_argument("--settle-steps", type=int, default=3,
+                   help="steps training must get past a fault before the next one is armed")
+    p.add_argument("--min-gap", type=int, default=2, help="steps after that before the next fault, least")
+    p.add_argument("--max-gap", type=int, default=10, help="and most")
     p.add_argument("--kinds", help="comma-separated fault kinds (default: all; with --slurm: " + ",".join(SLURM_KINDS) + ")")
     p.add_argument("--tmpfs-mb", type=int, default=16, help="the faulted job directory's tmpfs (0: none)")
     p.add_argument("--timeout", type=float, default=900)
