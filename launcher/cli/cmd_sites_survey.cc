@@ -10,6 +10,7 @@
 
 #include "cli/json_output.h"
 #include "cli/sites_survey.h"
+#include "dialect/dialect.h"
 #include "site/profile_yaml.h"
 #include "survey/site_check.h"
 #include "survey/site_learn.h"
@@ -28,13 +29,17 @@ std::string current_user() {
   return "root";
 }
 
-// The scheduler on this machine, for `learn`: the one whose commands are here (sbatch before qsub).
+// The scheduler on this machine, for `learn`: the first whose commands are here (Slurm's before PBS's).
 Scheduler local_scheduler() {
-  ProcessResult r = run_capture({"scontrol", "--version"});
-  if (r.exit_code == 0) return Scheduler::slurm;
-  ProcessResult q = run_capture({"qstat", "--version"});
-  if (q.exit_code == 0) return Scheduler::pbs;
-  throw failure("sites learn", "neither Slurm's scontrol nor PBS's qstat runs here",
+  std::vector<std::string> tried;
+  for (int i = 0; i < scheduler_count(); ++i) {
+    auto id = static_cast<Scheduler>(i);
+    std::vector<std::string> probe = dialect_for(id).presence_command();
+    if (probe.empty()) continue;
+    if (run_capture(probe).exit_code == 0) return id;
+    tried.push_back(join(probe, " "));
+  }
+  throw failure("sites learn", "no scheduler's commands run here (tried: " + join(tried, "; ") + ")",
                 "run it on the cluster's login node, where the scheduler's commands are");
 }
 

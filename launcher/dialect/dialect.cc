@@ -6,9 +6,6 @@
 #include <cctype>
 #include <regex>
 
-#include "dialect/local.h"
-#include "dialect/pbs.h"
-#include "dialect/slurm.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -61,20 +58,33 @@ std::vector<std::string> SchedulerDialect::default_account_command(const std::st
 
 std::string SchedulerDialect::parse_default_account(std::string_view) const { return {}; }
 
-const SchedulerDialect& dialect_for(Scheduler scheduler) {
-  static const SlurmDialect slurm;
-  static const PbsDialect pbs;
-  static const LocalDialect local;
-  switch (scheduler) {
-    case Scheduler::slurm: return slurm;
-    case Scheduler::pbs: return pbs;
-    case Scheduler::local: return local;
-  }
-  return slurm;
+namespace {
+
+// Every scheduler's dialect, by id: site/schedulers.def's, then the registered ones (register_dialect).
+std::vector<const SchedulerDialect*>& dialects() {
+  static std::vector<const SchedulerDialect*> known = {
+#define HPCLAUNCH_SCHEDULER(name, dialect, backend) &dialect(),
+#include "site/schedulers.def"
+#undef HPCLAUNCH_SCHEDULER
+  };
+  return known;
 }
 
-std::vector<const SchedulerDialect*> all_dialects() {
-  return {&dialect_for(Scheduler::slurm), &dialect_for(Scheduler::pbs), &dialect_for(Scheduler::local)};
+}  // namespace
+
+const SchedulerDialect& dialect_for(Scheduler scheduler) {
+  auto i = static_cast<size_t>(scheduler);
+  if (i >= dialects().size())  // an id is only made by the registry, which gives each a dialect
+    throw Error("scheduler", "id " + std::to_string(i) + " has no dialect", "register it with register_scheduler");
+  return *dialects()[i];
+}
+
+std::vector<const SchedulerDialect*> all_dialects() { return dialects(); }
+
+Scheduler register_dialect(const std::string& name, const SchedulerDialect& dialect) {
+  Scheduler id = add_scheduler_name(name);
+  dialects().push_back(&dialect);
+  return id;
 }
 
 std::string launcher_needs(LaunchMode mode) {

@@ -121,16 +121,25 @@ class SchedulerDialect {
   // nullopt when `ref` is not such a name.
   virtual std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const;
 
+  // A command that succeeds only where this scheduler's commands are (`sites learn` finds its login node's scheduler
+  // by it, in id order); empty: none (the local site).
+  virtual std::vector<std::string> presence_command() const { return {}; }
   // The command asking the user's default account (empty: the scheduler has none), and its answer read;
   // "" when the answer names none.
   virtual std::vector<std::string> default_account_command(const std::string& user) const;
   virtual std::string parse_default_account(std::string_view out) const;
 };
 
-// The dialect of `scheduler`.
+// The dialect of `scheduler`, from the registry (site/schedulers.h).
 const SchedulerDialect& dialect_for(Scheduler scheduler);
-// Every built-in dialect, Slurm first (the order a task reference is tried in).
+// Every known dialect, in id order, Slurm first (the order a task reference is tried in).
 std::vector<const SchedulerDialect*> all_dialects();
+// register_scheduler's step in this layer (scheduler/backend.h): `name`'s new id, with `dialect`.
+Scheduler register_dialect(const std::string& name, const SchedulerDialect& dialect);
+// The built-in dialects, as site/schedulers.def names them (each defined beside its class).
+#define HPCLAUNCH_SCHEDULER(name, dialect, backend) const SchedulerDialect& dialect();
+#include "site/schedulers.def"
+#undef HPCLAUNCH_SCHEDULER
 
 // "srun needs Slurm", "pals (Cray PALS mpiexec) needs PBS": why a launcher a dialect does not offer is refused.
 std::string launcher_needs(LaunchMode mode);

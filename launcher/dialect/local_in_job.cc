@@ -90,4 +90,9 @@ const InJobFace& LocalDialect::in_job() const {
   return face;
 }
 
+const SchedulerDialect& local_dialect() {
+  static const LocalDialect dialect;
+  return dialect;
+}
+
 }  // namespace hpclaunch

@@ -252,4 +252,9 @@ std::vector<PartitionInfo> parse_qstat_queues(std::string_view out) {
   return queues;
 }
 
+const SchedulerDialect& pbs_dialect() {
+  static const PbsDialect dialect;
+  return dialect;
+}
+
 }  // namespace hpclaunch

@@ -20,6 +20,7 @@ class PbsDialect final : public SchedulerDialect {
   QueueKind queue_kind() const override { return QueueKind::queue; }
   GpuStyle gpu_style() const override { return GpuStyle::pbs_select; }
   const InJobFace& in_job() const override;  // pbs_in_job.cc, with Cray PALS
+  std::vector<std::string> presence_command() const override { return {"qstat", "--version"}; }
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;

@@ -267,4 +267,9 @@ void parse_sacctmgr_assoc(std::string_view out, std::vector<std::string>* accoun
   *qos = sorted_unique(*qos);
 }
 
+const SchedulerDialect& slurm_dialect() {
+  static const SlurmDialect dialect;
+  return dialect;
+}
+
 }  // namespace hpclaunch

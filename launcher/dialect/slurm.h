@@ -17,6 +17,7 @@ class SlurmDialect final : public SchedulerDialect {
   Scheduler kind() const override { return Scheduler::slurm; }
   bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
   const InJobFace& in_job() const override;  // slurm_in_job.cc
+  std::vector<std::string> presence_command() const override { return {"scontrol", "--version"}; }
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;

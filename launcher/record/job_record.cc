@@ -17,10 +17,10 @@ void to_json(nlohmann::json& j, Scheduler s) { j = to_string(s); }
 // A scheduler's name it does not know is refused, never guessed: read as Slurm, `cancel` would run scancel on it.
 void from_json(const nlohmann::json& j, Scheduler& s) {
   std::string name = j.is_string() ? j.get<std::string>() : j.dump();
-  std::optional<Scheduler> named = value_of(k_scheduler_names, name);
+  std::optional<Scheduler> named = scheduler_named(name);
   if (!named)
     throw Error("scheduler", "'" + name + "' is not a scheduler this hpclaunch knows (" +
-                                 join(names_of(k_scheduler_names), ", ") + ")",
+                                 join(names_of(scheduler_names()), ", ") + ")",
                 "the job was written by another hpclaunch, or by hand: use that hpclaunch, or fix the file");
   s = *named;
 }

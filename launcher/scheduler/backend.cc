@@ -2,9 +2,6 @@
 
 #include <filesystem>
 
-#include "scheduler/local.h"
-#include "scheduler/pbs.h"
-#include "scheduler/slurm.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -59,16 +56,34 @@ std::vector<JobAnswer> SchedulerBackend::query_many(const std::vector<JobRecord>
   return out;
 }
 
+namespace {
+
+// Every scheduler's backend, by id: site/schedulers.def's, then the registered ones (register_scheduler).
+std::vector<const SchedulerBackend*>& backends() {
+  static std::vector<const SchedulerBackend*> known = {
+#define HPCLAUNCH_SCHEDULER(name, dialect, backend) &backend(),
+#include "site/schedulers.def"
+#undef HPCLAUNCH_SCHEDULER
+  };
+  return known;
+}
+
+}  // namespace
+
 const SchedulerBackend& backend_for(Scheduler scheduler) {
-  static const SlurmBackend slurm;
-  static const PbsBackend pbs;
-  static const LocalBackend local;
-  switch (scheduler) {
-    case Scheduler::slurm: return slurm;
-    case Scheduler::pbs: return pbs;
-    case Scheduler::local: return local;
-  }
-  return slurm;
+  auto i = static_cast<size_t>(scheduler);
+  if (i >= backends().size() || !backends()[i])  // a dialect registered alone, below this layer
+    throw Error("scheduler", std::string(to_string(scheduler)) + " has no backend",
+                "register it with register_scheduler");
+  return *backends()[i];
+}
+
+Scheduler register_scheduler(const std::string& name, const SchedulerDialect& dialect,
+                             const SchedulerBackend& backend) {
+  Scheduler id = register_dialect(name, dialect);
+  backends().resize(static_cast<size_t>(id));  // none for a dialect registered alone before it
+  backends().push_back(&backend);
+  return id;
 }
 
 void require_submitted(const JobRecord& job) {

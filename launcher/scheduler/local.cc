@@ -163,4 +163,9 @@ std::vector<std::string> LocalBackend::output_files(const JobRecord& job) const 
   return {(fs::path(job.dir) / "output.log").string()};
 }
 
+const SchedulerBackend& local_backend() {
+  static const LocalBackend backend;
+  return backend;
+}
+
 }  // namespace hpclaunch

@@ -137,4 +137,9 @@ ClusterInfo PbsBackend::survey(const std::string&, const CommandRunner& run) con
   return info;
 }
 
+const SchedulerBackend& pbs_backend() {
+  static const PbsBackend backend;
+  return backend;
+}
+
 }  // namespace hpclaunch

@@ -180,4 +180,9 @@ ClusterInfo SlurmBackend::survey(const std::string& user, const CommandRunner& r
   return info;
 }
 
+const SchedulerBackend& slurm_backend() {
+  static const SlurmBackend backend;
+  return backend;
+}
+
 }  // namespace hpclaunch

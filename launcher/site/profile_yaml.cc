@@ -158,7 +158,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
   if (root["status"]) p->status = r.choice(root["status"], "status", k_statuses);
   if (root["retired_on"]) p->retired_on = r.scalar(root["retired_on"], "retired_on");
   if (root["successors"]) p->successors = r.strings(root["successors"], "successors");
-  if (root["scheduler"]) p->scheduler = r.choice(root["scheduler"], "scheduler", k_scheduler_names);
+  if (root["scheduler"]) p->scheduler = r.choice(root["scheduler"], "scheduler", scheduler_names());
   if (root["node"]) apply_node(r, root["node"], &p->node);
   if (root["queues"]) p->queues = read_queues(r, root["queues"]);
   if (root["gpu_request"]) apply_gpu(r, root["gpu_request"], &p->gpu);

@@ -144,6 +144,15 @@ index_dirs() { sed -E 's/^\{"dir":"(.*)"\}$/\1/' "$1"; }
 lines_with() { untag <"$1" | grep "^$2" | sed "s/^$2//" | sort || true; }
 # untag: stdin without mpirun --tag-output's "[JOB,RANK]<stdout>:" prefixes.
 untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>://'; }
+# assert_workers OUTPUT RANKS MASTER WHAT: the job output OUTPUT has, after any mpirun tag or srun label, one line
+# `worker R RANKS MASTER` for each rank R below RANKS and no other (the every-site tests' workers print them).
+assert_workers() {
+  local expected="" r
+  for ((r = 0; r < $2; r++)); do expected+="$r $2 $3"$'\n'; done
+  local got
+  got=$(untag <"$1" | grep -oE 'worker [0-9]+ [0-9]+ [^ ]*$' | sed 's/^worker //' | sort -n)
+  assert_eq "${expected%$'\n'}" "$got" "$4"
+}
 
 # wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
 wait_job() {

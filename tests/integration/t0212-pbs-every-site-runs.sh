@@ -74,9 +74,6 @@ for case in "${cases[@]}"; do
     timeout 180 bash "$job.sh" >"$job.out" 2>"$job.err" \
       || fail "$site --launcher $launcher: the rendered script failed: $(tail -n 5 "$job.out" "$job.err")"
   )
-  expected=""
-  for ((r = 0; r < ranks; r++)); do expected+="$r $ranks $host"$'\n'; done
-  got=$(untag <"$job.out" | grep -oE 'worker [0-9]+ [0-9]+ .*$' | sed 's/^worker //' | sort -n)
-  assert_eq "${expected%$'\n'}" "$got" "$site --launcher $launcher: the workers' RANK WORLD_SIZE MASTER_ADDR"
+  assert_workers "$job.out" "$ranks" "$host" "$site --launcher $launcher: the workers' RANK WORLD_SIZE MASTER_ADDR"
 done
 echo ok

@@ -64,7 +64,7 @@ TEST_CASE("a JOB argument is a job directory or an id in the index; a vanished d
   // A scheduler's name this hpclaunch does not know is refused, not read as Slurm (whose scancel cancel would run).
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": "flux"})";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: 'flux' is not a scheduler this "
-                                                           "hpclaunch knows (slurm, pbs, local)"));
+                                                           "hpclaunch knows (slurm, pbs, local"));  // + registered
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": 3})";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: '3' is not a scheduler"));
   fs::remove_all(base);

@@ -98,8 +98,10 @@ TEST_CASE("schema errors name file:line:column and the field") {
         "t.yaml:3:14: node.gpus: expected a whole number, got 'four'; write e.g. `gpus: 4`");
   CHECK(error_of("name: x\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
         "t.yaml:1:1: missing required field 'scheduler'; add e.g. `scheduler: slurm`");
-  CHECK(error_of("name: x\nscheduler: slurmm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
-        "t.yaml:2:12: scheduler: 'slurmm' is not allowed (did you mean 'slurm'?); use one of: slurm, pbs, local");
+  // The known names begin with the built-in ones (toy_scheduler_test.cc may have registered its own after them).
+  CHECK(error_of("name: x\nscheduler: slurmm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n")
+            .rfind("t.yaml:2:12: scheduler: 'slurmm' is not allowed (did you mean 'slurm'?); "
+                   "use one of: slurm, pbs, local", 0) == 0);
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1}\nlaunch: {default: srun, allowed: [srun]}\n") ==
         "t.yaml:3:7: node: missing required field 'node.cores'; add it");
   CHECK(error_of("scheduler: slurm\n") == "t.yaml:1:1: missing required field 'name'; add `name: mysite`");

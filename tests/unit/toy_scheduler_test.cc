@@ -1,9 +1,9 @@
-// The scheduler seam, proved with a scheduler that exists only in this file (issue 28 §1): its dialect (what it
-// says: directives, array syntax, task ids, its answers parsed), its backend (which runs its commands, here
-// through a fake command runner) and its template. It renders a plan, submits it through the one submit path
-// (submit_job), asks the job's state and its tasks' and cancels it, and nothing outside this file knows it.
-// A real scheduler adds, besides these, its name to site/profile.h's Scheduler and a line to dialect_for and
-// backend_for (ARCHITECTURE.md, "A new scheduler").
+// The scheduler seam, proved with a scheduler that exists only in this file (issue 34): its dialect (what it says:
+// directives, array syntax, task ids), its in-job face, its backend (which runs its commands, here through a fake
+// command runner) and its template. Its one registry line (`toy()`, as a line of site/schedulers.def is for a
+// built-in one) is all it adds outside itself: a site profile then names `scheduler: toy`, `submit` plans,
+// renders and submits through the toy's backend, job.json names it, status and cancel find its backend by that
+// name, and a toy job's environment is read by its face. Nothing else in hpclaunch knows it.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -14,10 +14,12 @@
 #include "dialect/dialect.h"
 #include "record/job_record.h"
 #include "render/render.h"
+#include "runtime/ranks.h"
 #include "scheduler/backend.h"
 #include "site/registry.h"
 #include "submit/job_index.h"
 #include "submit/submit_job.h"
+#include "submit/submit_request.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -27,6 +29,8 @@ using namespace hpclaunch;
 namespace fs = std::filesystem;
 
 namespace {
+
+Scheduler toy();
 
 // The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"), TOY_NODE (this node's index), TOY_TASK (an array
 // task's index) and TOY_GPUS; its launcher `toyrun` gives TOY_RANK and TOY_SIZE.
@@ -68,7 +72,7 @@ class ToyJobFace final : public InJobFace {
 class ToyDialect final : public SchedulerDialect {
  public:
   const InJobFace& in_job() const override { return m_face; }
-  Scheduler kind() const override { return Scheduler::local; }  // only job.json's word; see the file's comment
+  Scheduler kind() const override { return toy(); }
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
   std::optional<std::string> template_text() const override {
     return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
@@ -127,8 +131,7 @@ std::map<std::string, JobState> parse_toystat(std::string_view out) {
 
 class ToyBackend final : public SchedulerBackend {
  public:
-  Scheduler kind() const override { return m_dialect.kind(); }
-  const SchedulerDialect& dialect() const override { return m_dialect; }
+  Scheduler kind() const override { return toy(); }
   std::string submit(const std::string& script, const std::vector<std::string>& options,
                      const CommandRunner& run) const override {
     std::vector<std::string> argv = {"toysub"};
@@ -154,10 +157,15 @@ class ToyBackend final : public SchedulerBackend {
     if (r.exit_code != 0) command_failed({"toykill", job.job_id}, r, "start the toy scheduler");
   }
   std::vector<std::string> output_files(const JobRecord& job) const override { return {job.dir + "/toy.out"}; }
-
- private:
-  ToyDialect m_dialect;
 };
+
+// The toy's registry line: what a line of site/schedulers.def is for a built-in scheduler.
+Scheduler toy() {
+  static const ToyDialect dialect;
+  static const ToyBackend backend;
+  static const Scheduler id = register_scheduler("toy", dialect, backend);
+  return id;
+}
 
 // The toy scheduler's commands: what was run, and the answers.
 struct FakeToy {
@@ -172,109 +180,157 @@ struct FakeToy {
   }
 };
 
+// A cluster run by the toy scheduler, as a user's --site-file.
+constexpr const char* k_toy_site = R"(name: toybox
+title: A cluster the toy scheduler runs (tests/unit/toy_scheduler_test.cc)
+scheduler: toy
+node: {gpus: 4, cores: 16, memory_gb: 64}
+launch: {default: agent, allowed: [agent, mpirun]}
+)";
+
 struct TempState : test::TempState {
-  TempState() : test::TempState("toy-scheduler-test") {}
+  std::string site_file;
+  TempState() : test::TempState("toy-scheduler-test"), site_file((base / "toybox.yaml").string()) {
+    toy();
+    write_file_atomic(site_file, k_toy_site);
+  }
 };
 
-LaunchPlan toy_plan(int array = 0) {
-  JobRequest r;
-  r.site = "local";
-  r.nodes = 2;
-  r.command = {"python", "train.py"};
-  r.name = "toyjob";
-  if (array) r.array.count = array, r.array.count_origin = "--array";
-  return make_plan(r, builtin_sites().get("local"));
+SubmitRequest toy_request(const TempState& t, const std::string& dir, int array = 0) {
+  SubmitRequest o;
+  o.site_files = {t.site_file};
+  o.job_dir = dir;
+  o.request.site = "toybox";
+  o.request.nodes = 2;
+  o.request.command = {"python", "train.py"};
+  o.request.name = "toyjob";
+  if (array) o.request.array.count = array, o.request.array.count_origin = "--array";
+  return o;
 }
 
 }  // namespace
 
 TEST_SUITE_BEGIN("toy_scheduler");
 
-TEST_CASE("a scheduler of a test's own renders, submits through its backend and reads its answers") {
+TEST_CASE("the toy's registry line: profiles and job.json may name it, the registry gives its dialect and backend") {
   TempState t;
-  ToyBackend backend;
-  const std::string dir = (t.base / "job").string();
-  LaunchPlan plan = toy_plan();
-  std::string script = render_script(plan, {"/bin/hpclaunch", "/work", dir, {}}, backend.dialect());
-  CHECK(script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n", 0) == 0);
-  CHECK(script.find("python train.py") != std::string::npos);
+  REQUIRE(scheduler_named("toy") == toy());
+  CHECK(std::string(to_string(toy())) == "toy");
+  CHECK(dialect_for(toy()).kind() == toy());
+  CHECK(backend_for(toy()).kind() == toy());
+  CHECK(&backend_for(toy()).dialect() == &dialect_for(toy()));
+  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
+  CHECK(sites.get("toybox").scheduler == toy());
+  CHECK(profile_to_yaml(sites.get("toybox")).find("scheduler: toy\n") != std::string::npos);
+  CHECK_THROWS_WITH_AS(register_scheduler("slurm", dialect_for(toy()), backend_for(toy())),
+                       doctest::Contains("'slurm' is taken"), Error);
 
-  FakeToy toy;
-  toy.answers["toysub"] = {0, "Job <42> is submitted to queue <normal>.\n", ""};
-  SubmitSteps steps;
-  steps.after = {parse_dependency("7")};
-  SubmittedJob job = submit_job(plan, script, dir, backend, toy.runner(), steps);
-  CHECK(job.record.job_id == "42");
-  REQUIRE(toy.ran.size() == 1);
-  CHECK(toy.ran[0] == std::vector<std::string>{"toysub", "-w", "7", dir + "/job.sh"});
-  CHECK(read_file(dir + "/job.sh") == script);
+  // A launcher the toy cannot start, in the profile: refused with the line that names the toy.
+  write_file_atomic(t.site_file, std::string(k_toy_site).replace(std::string(k_toy_site).find("mpirun]"), 7, "srun]"));
+  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, launcher_refusal),
+                       doctest::Contains("launch.allowed: srun needs Slurm but the scheduler is toy"), Error);
+}
+
+TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's backend; status and cancel find it") {
+  TempState t;
+  const std::string dir = (t.base / "job").string();
+  FakeToy toy_cluster;
+  toy_cluster.answers["toysub"] = {0, "Job <42> is submitted to queue <normal>.\n", ""};
+  SubmitRequest o = toy_request(t, dir);
+  o.after = {"7"};
+  Submission s = submit_request(o, toy_cluster.runner());
+  CHECK(s.scheduler == toy());
+  CHECK(s.job_id == "42");
+  CHECK(s.plan.launcher == LaunchMode::agent);
+  CHECK(s.script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n", 0) == 0);
+  CHECK(s.script.find("python train.py") != std::string::npos);
+  REQUIRE(toy_cluster.ran.size() == 1);
+  CHECK(toy_cluster.ran[0] == std::vector<std::string>{"toysub", "-w", "7", dir + "/job.sh"});
+  CHECK(read_file(dir + "/job.sh") == s.script);
   CHECK(read_job_index() == std::vector<std::string>{dir});
 
-  toy.answers["toystat"] = {0, "42 RUN\n", ""};
-  CHECK(describe(backend.query(job.record, toy.runner())) == "RUN");
-  toy.answers["toystat"] = {0, "42 EXIT 3\n", ""};
-  JobState ended = backend.query(job.record, toy.runner());
+  // Read back as `status` and `cancel` read it: job.json names the toy, and the registry gives its backend.
+  JobRecord job = read_job_record(dir);
+  REQUIRE(job.scheduler == toy());
+  const SchedulerBackend& backend = backend_for(job.scheduler);
+  toy_cluster.answers["toystat"] = {0, "42 RUN\n", ""};
+  CHECK(describe(backend.query(job, toy_cluster.runner())) == "RUN");
+  toy_cluster.answers["toystat"] = {0, "42 EXIT 3\n", ""};
+  JobState ended = backend.query(job, toy_cluster.runner());
   CHECK(ended.phase == Phase::failed);
   CHECK(ended.exit_code == 3);
-  toy.answers["toystat"] = {0, "", ""};  // forgotten, and no output
-  CHECK(backend.query(job.record, toy.runner()).phase == Phase::finished_unknown);
+  toy_cluster.answers["toystat"] = {0, "", ""};  // forgotten, and no output
+  CHECK(backend.query(job, toy_cluster.runner()).phase == Phase::finished_unknown);
 
-  toy.answers["toykill"] = {0, "", ""};
-  backend.cancel(job.record, toy.runner());
-  CHECK(toy.ran.back() == std::vector<std::string>{"toykill", "42"});
+  toy_cluster.answers["toykill"] = {0, "", ""};
+  backend.cancel(job, toy_cluster.runner());
+  CHECK(toy_cluster.ran.back() == std::vector<std::string>{"toykill", "42"});
+
+  // Refused by the toy's own submit command: its words, and nothing left behind.
+  toy_cluster.answers["toysub"] = {1, "", "toysub: queue closed\n"};
+  CHECK_THROWS_WITH_AS(submit_request(toy_request(t, (t.base / "refused").string()), toy_cluster.runner()),
+                       doctest::Contains("toysub: refused the job (exit 1): toysub: queue closed"), Error);
+  CHECK_FALSE(fs::exists(t.base / "refused"));
 }
 
 TEST_CASE("the toy scheduler's arrays: its options, its task variable, its task ids, each task's state") {
   TempState t;
-  ToyBackend backend;
   const std::string dir = (t.base / "array").string();
-  LaunchPlan plan = toy_plan(3);
-  RenderContext ctx{"/bin/hpclaunch", "/work", dir, backend.array_options(3, 0)};
-  std::string script = render_script(plan, ctx, backend.dialect());
-  CHECK(script.find("#TOY -array 3\n") != std::string::npos);
-  CHECK(script.find("export HPCLAUNCH_ARRAY_TASK=\"$TOY_TASK\"") != std::string::npos);
+  FakeToy toy_cluster;
+  toy_cluster.answers["toysub"] = {0, "Job <50> is submitted\n", ""};
+  Submission s = submit_request(toy_request(t, dir, 3), toy_cluster.runner());
+  CHECK(s.script.find("#TOY -array 3\n") != std::string::npos);
+  CHECK(s.script.find("export HPCLAUNCH_ARRAY_TASK=\"$TOY_TASK\"") != std::string::npos);
+  JobRecord job = read_job_record(dir);
+  REQUIRE(job.is_array());
+  const SchedulerBackend& backend = backend_for(job.scheduler);
+  CHECK(backend.dialect().task_job_id(job.job_id, 1) == "50[1]");
 
-  FakeToy toy;
-  toy.answers["toysub"] = {0, "Job <50> is submitted\n", ""};
-  SubmittedJob job = submit_job(plan, script, dir, backend, toy.runner());
-  REQUIRE(job.record.is_array());
-  CHECK(backend.dialect().task_job_id(job.record.job_id, 1) == "50[1]");
-
-  toy.answers["toystat"] = {0, "50[0] DONE 0\n50[1] RUN\n50[2] PEND\n", ""};
-  std::vector<JobState> tasks = backend.query_tasks(job.record, toy.runner());
+  toy_cluster.answers["toystat"] = {0, "50[0] DONE 0\n50[1] RUN\n50[2] PEND\n", ""};
+  std::vector<JobState> tasks = backend.query_tasks(job, toy_cluster.runner());
   REQUIRE(tasks.size() == 3);
   CHECK(tasks[0].phase == Phase::completed);
   CHECK(tasks[1].phase == Phase::running);
   CHECK(tasks[2].phase == Phase::pending);
-  CHECK(toy.ran.back() == std::vector<std::string>{"toystat", "50[2]"});
-  CHECK(describe(backend.query(job.record, toy.runner())) == describe(summarize_tasks(tasks)));
+  CHECK(toy_cluster.ran.back() == std::vector<std::string>{"toystat", "50[2]"});
+  CHECK(describe(backend.query(job, toy_cluster.runner())) == describe(summarize_tasks(tasks)));
 }
 
-TEST_CASE("the toy scheduler's in-job face reads a toy job's environment") {
-  ToyDialect toy;
-  const InJobFace& face = toy.in_job();
+TEST_CASE("a toy job's environment is read by the toy's face, which the registry offers") {
+  toy();
   Env env = {{"TOY_JOB", "42"}, {"TOY_HOSTS", "a b"}, {"TOY_NODE", "1"}, {"TOY_TASK", "3"}, {"TOY_GPUS", "0,1"},
              {"TOY_RANK", "5"}, {"TOY_SIZE", "8"}};
-  CHECK(face.inside(env));
-  CHECK_FALSE(face.inside({{"SLURM_JOB_ID", "1"}}));
-  CHECK(face.job_id(env) == "42");
-  CHECK(face.array_task(env)->index == 3);
-  CHECK(face.job_nodes(env, {}) == std::vector<std::string>{"a", "b"});
-  CHECK(face.node_count(env) == 2);
-  CHECK(face.node_name(env) == "b");
-  CHECK(face.gpu_count(env) == 2);
-  CHECK(face.launcher_ranks(env)->rank == 5);
-  CHECK_FALSE(face.requeues_excluding_nodes());
-  CHECK_FALSE(face.sends_warning_signal());
+  const InJobFace* face = job_face(env);
+  REQUIRE(face == &dialect_for(toy()).in_job());
+  CHECK(face->inside(env));
+  CHECK_FALSE(face->inside({{"SLURM_JOB_ID", "1"}}));
+  CHECK(face->job_id(env) == "42");
+  CHECK(face->array_task(env)->index == 3);
+  CHECK(face->job_nodes(env, {}) == std::vector<std::string>{"a", "b"});
+  CHECK(face->node_count(env) == 2);
+  CHECK(face->node_name(env) == "b");
+  CHECK(face->gpu_count(env) == 2);
+  CHECK(face->launcher_ranks(env)->rank == 5);
+  CHECK_FALSE(face->requeues_excluding_nodes());
+  CHECK_FALSE(face->sends_warning_signal());
+  TaskRanks ranks = detect_task_ranks(env, {});
+  CHECK(ranks.rank == 5);
+  CHECK(ranks.world_size == 8);
   env["TOY_RANK"] = "9";
-  CHECK_THROWS_WITH_AS(face.launcher_ranks(env), doctest::Contains("TOY_RANK=9 is not below TOY_SIZE=8"), Error);
+  CHECK_THROWS_WITH_AS(face->launcher_ranks(env), doctest::Contains("TOY_RANK=9 is not below TOY_SIZE=8"), Error);
 }
 
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
-  ToyDialect toy;
-  CHECK(toy.offers(LaunchMode::agent));
-  CHECK_FALSE(toy.offers(LaunchMode::srun));
-  CHECK(launcher_needs(LaunchMode::srun) == "srun needs Slurm");
+  TempState t;
+  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
+  JobRequest r;
+  r.site = "toybox";
+  r.command = {"python", "train.py"};
+  r.launcher = "srun";
+  CHECK(test::error_of_call([&] { make_plan(r, sites.get("toybox")); }) ==
+        "--launcher: srun needs Slurm, but toybox runs toy; use --launcher agent");
+  r.launcher = "mpirun";
+  CHECK(make_plan(r, sites.get("toybox")).launcher == LaunchMode::mpirun);
 }
 
 TEST_SUITE_END();
