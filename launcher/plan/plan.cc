@@ -239,20 +239,28 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
   p->time_s = *t;
 }
 
+// What the scheduler's face says it cannot do of what requeueing needs (a warning signal before the time limit, and a
+// requeue that leaves out the bad nodes), in words: "sends no warning signal and ..."; "" when it can do both.
+std::string requeue_missing(const InJobFace& face) {
+  std::vector<std::string> cannot;
+  if (!face.sends_warning_signal()) cannot.push_back("sends no warning signal");
+  if (!face.requeues_excluding_nodes()) cannot.push_back("cannot requeue a job without its bad nodes");
+  return join(cannot, " and ");
+}
+
 void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const RequeuePolicy& policy = site.requeue;
   const SchedulerDialect& dialect = dialect_for(site.scheduler);
-  bool slurm = dialect.in_job().sends_warning_signal();
+  const std::string missing = requeue_missing(dialect.in_job());
   bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
-  if (asked && !slurm && r.requeue.value_or(true))
+  if (asked && !missing.empty() && r.requeue.value_or(true))
     throw Error(r.signal.empty() ? "--requeue" : "--signal",
-                std::string("warning signals and requeueing need Slurm, but ") + site.name + " runs " + to_string(site.scheduler),
+                fmt::format("{} runs {}, which {}", site.name, to_string(site.scheduler), missing),
                 "drop the flag; resume by hand with the trainer's --resume");
-  if (!slurm && policy.enabled && !asked)  // a profile's requeue: a line, not a script part that does nothing
-    p->warnings.push_back(fmt::format("{}'s profile asks for requeueing, but {} sends no warning signal and cannot "
-                                      "requeue a job without its bad nodes: the script has no requeue",
-                                      site.name, to_string(site.scheduler)));
-  p->requeue = slurm && r.requeue.value_or(policy.enabled);
+  if (!missing.empty() && policy.enabled && !asked)  // a profile's requeue: a line, not a script part that does nothing
+    p->warnings.push_back(fmt::format("{}'s profile asks for requeueing, but {} {}: the script has no requeue",
+                                      site.name, to_string(site.scheduler), missing));
+  p->requeue = missing.empty() && r.requeue.value_or(policy.enabled);
   p->max_requeues = r.max_requeues.value_or(policy.max_requeues);
   if (p->max_requeues < 0) throw Error("--max-requeues", "is below 0", "use 0 or more");
   if (!p->requeue && r.signal.empty()) return;

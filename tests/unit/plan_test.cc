@@ -312,7 +312,13 @@ TEST_CASE("bad requeue input names the flag") {
   CHECK(error_of(r) == "--signal: 'KILL' is not a signal a job can catch; write e.g. --signal USR1@120");
   r = request("sockeye-pbs");
   r.requeue = true;
-  CHECK(error_of(r) == "--requeue: warning signals and requeueing need Slurm, but sockeye-pbs runs pbs; drop the flag; resume by hand with the trainer's --resume");
+  // What PBS cannot do, as its face answers (requeues_excluding_nodes, sends_warning_signal).
+  CHECK(error_of(r) == "--requeue: sockeye-pbs runs pbs, which sends no warning signal and cannot requeue a job "
+                       "without its bad nodes; drop the flag; resume by hand with the trainer's --resume");
+  r = request("gadi");
+  r.signal = "USR1@60";
+  CHECK(error_of(r) == "--signal: gadi runs pbs, which sends no warning signal and cannot requeue a job without "
+                       "its bad nodes; drop the flag; resume by hand with the trainer's --resume");
   r = request("perlmutter");
   r.max_requeues = -1;
   CHECK(error_of(r) == "--max-requeues: is below 0; use 0 or more");
