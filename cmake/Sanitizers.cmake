@@ -30,7 +30,7 @@ set(HPCLAUNCH_FUZZ_SOURCES
   launcher/util/shell.cc launcher/util/command.cc launcher/util/line_splitter.cc
   launcher/process/process_group.cc launcher/process/orphan_guard.cc launcher/process/signals.cc
   launcher/dialect/hostlist.cc launcher/runtime/ranks.cc launcher/util/environment.cc
-  launcher/site/profile.cc launcher/site/profile_yaml.cc launcher/site/registry.cc
+  launcher/site/profile.cc launcher/site/profile_yaml.cc launcher/site/registry.cc launcher/site/schedulers.cc
   launcher/dialect/dialect.cc launcher/dialect/job_state.cc launcher/dialect/cluster.cc launcher/dialect/slurm.cc
   launcher/dialect/pbs.cc launcher/dialect/in_job.cc launcher/dialect/slurm_in_job.cc launcher/dialect/pbs_in_job.cc
   launcher/dialect/local_in_job.cc launcher/dialect/mpi_in_job.cc
