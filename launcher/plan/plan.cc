@@ -260,6 +260,12 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   if (!missing.empty() && policy.enabled && !asked)  // a profile's requeue: a line, not a script part that does nothing
     p->warnings.push_back(fmt::format("{}'s profile asks for requeueing, but {} {}: the script has no requeue",
                                       site.name, to_string(site.scheduler), missing));
+  // A failed preflight on Slurm requeues the job without the bad nodes; where the face cannot, the job just ends.
+  if (p->preflight && !dialect.in_job().requeues_excluding_nodes())
+    p->warnings.push_back(fmt::format(
+        "--preflight: {} cannot requeue a job without its bad nodes, so a failed preflight ends the job; "
+        "`hpclaunch status` names the nodes, and the job must be submitted again",
+        to_string(site.scheduler)));
   p->requeue = missing.empty() && r.requeue.value_or(policy.enabled);
   p->max_requeues = r.max_requeues.value_or(policy.max_requeues);
   if (p->max_requeues < 0) throw Error("--max-requeues", "is below 0", "use 0 or more");
@@ -339,8 +345,8 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                 "use another " + queue_flag(*queue).substr(2) + " (`hpclaunch sites show " + site.name + "`), or change --nodes/--gpus-per-node");
   plan_time(r, site, queue, &p);
   plan_account(r, site, &p);
-  plan_requeue(r, site, &p);
   p.preflight = r.preflight.value_or(false);
+  plan_requeue(r, site, &p);
   const MemoryAsk memory = dialect_for(site.scheduler).memory_request(site, queue, p.gpus_per_node);
   p.memory = memory.directive;
   p.memory_mb_per_node = memory.mb_per_node;

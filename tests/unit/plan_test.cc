@@ -353,4 +353,27 @@ TEST_CASE("a PBS profile's requeueing is one line of the plan's warnings, not a 
   CHECK(std::count(plain.warnings.begin(), plain.warnings.end(), line) == 0);
 }
 
+TEST_CASE("--preflight where the scheduler cannot requeue without the bad nodes says so in one line") {
+  const std::string line = "--preflight: pbs cannot requeue a job without its bad nodes, so a failed preflight ends the "
+                           "job; `hpclaunch status` names the nodes, and the job must be submitted again";
+  auto preflight_lines = [](const JobRequest& r) {
+    const std::vector<std::string> w = plan(r).warnings;
+    return std::count_if(w.begin(), w.end(), [](const std::string& s) { return s.rfind("--preflight", 0) == 0; });
+  };
+  for (const char* site : {"gadi", "polaris"}) {
+    CAPTURE(site);
+    JobRequest r = request(site);
+    CHECK(preflight_lines(r) == 0);  // no --preflight, no line
+    r.preflight = true;
+    LaunchPlan p = plan(r);
+    CHECK(std::count(p.warnings.begin(), p.warnings.end(), line) == 1);
+    CHECK(preflight_lines(r) == 1);
+  }
+  JobRequest r = request("perlmutter");  // Slurm requeues without them (with --requeue): no line
+  r.preflight = true;
+  CHECK(preflight_lines(r) == 0);
+  r.requeue = true;
+  CHECK(preflight_lines(r) == 0);
+}
+
 TEST_SUITE_END();
