@@ -474,11 +474,19 @@ TEST_CASE("Polaris: capacity queue, 512 GB nodes, PyTorch in the conda module, G
   CHECK(has(u, "filesystems=home:eagle"));  // still marked
 }
 
-TEST_CASE("item 7: Perlmutter's QOS limits, JUWELS' modules, Sockeye's shape and Gadi's queue limits stay marked") {
+TEST_CASE("item 7: Perlmutter's QOS limits, Sockeye's shape and Gadi's queue limits stay marked") {
   CHECK(has(unverified_of("perlmutter"), "queues.regular.max_time"));
-  CHECK(has(unverified_of("juwels-booster"), "modules"));
+  CHECK(has(unverified_of("juwels-booster"), "512 GB"));
   CHECK(has(unverified_of("sockeye"), "node.memory_gb"));
+  CHECK(has(unverified_of("sockeye-pbs"), "node.memory_gb"));  // the same figure, now listed where `sites show` sees it
   CHECK(has(unverified_of("gadi"), "walltime"));
+}
+
+TEST_CASE("item 7: JUWELS Booster's module names are confirmed (JSC's easyconfigs of Stage 2024) and loaded") {
+  // github.com/easybuilders/JSC, branch 2024: Stages/2024 with GCC, OpenMPI, Python and PyTorch (CUDA 12).
+  CHECK_FALSE(has(unverified_of("juwels-booster"), "modules"));
+  CHECK(has(script(request("juwels-booster", 2, "training2324")),
+            "module load Stages/2024 GCC OpenMPI Python PyTorch\n"));
 }
 
 TEST_SUITE_END();
