@@ -2,10 +2,9 @@
 # demo's objects serve the tests and t0720's static launcher links them from ccache (tests/integration/lib-static.sh
 # reads the type and flags back from CMakeCache.txt).
 #
-# configure_build ROOT BUILD [CMAKE_ARG...]: RelWithDebInfo's -O2 with line tables only (-g1): backtraces and
-# debuggers still name the function, file and line, and a cold build of the launcher and trainer takes about a
-# quarter less than with full debug information (-g; issue 33: the demo's build is most of its time). ccache when
-# installed (install-deps.sh installs it): relative paths in its keys, so another checkout hits the same entries.
+# configure_build ROOT BUILD [CMAKE_ARG...]: the project's default type and flags (RelWithDebInfo, -O2 -g1: set in
+# CMakeLists.txt, so that a build configured by hand, as README's install line is, has the same objects), and ccache
+# when installed (install-deps.sh installs it): relative paths in its keys, so another checkout hits the same entries.
 configure_build() {
   local src=$1 build=$2
   shift 2
@@ -14,6 +13,5 @@ configure_build() {
     export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$src} CCACHE_NOHASHDIR=1
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    "${launcher[@]}" "$@" >/dev/null
+  cmake -S "$src" -B "$build" "${launcher[@]}" "$@" >/dev/null
 }
