@@ -30,14 +30,10 @@ for t in "${targets[@]}"; do
 done
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found; run scripts/install-deps.sh" >&2; exit 2; }
-launcher=()
-if command -v ccache >/dev/null; then
-  # Relative paths in the cache keys: another checkout of the same sources hits the same entries.
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+source "$root/scripts/lib-build.sh"
+use_ccache "$root"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHPCLAUNCH_FUZZ=ON \
-  "${launcher[@]}" >/dev/null
+  "${ccache_launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build/fuzz-build.log" 2>&1 ||
   { tail -n 40 "$build/fuzz-build.log" >&2; echo "fuzz.sh: the build failed ($build/fuzz-build.log)" >&2; exit 1; }
 [ "${HPCLAUNCH_FUZZ_BUILD_ONLY:-0}" = 0 ] || exit 0

@@ -8,7 +8,7 @@ namespace hpctrain {
 
 BatchLoader::BatchLoader(const Dataset& data, BatchSequence sequence, const torch::Device& device, int slots,
                          bool ahead)
-    : m_data(data), m_seq(std::move(sequence)), m_device(device) {
+    : m_data(data), m_seq(std::move(sequence)) {
   if (m_seq.batches_per_epoch > 0 && m_seq.batch >= m_seq.batches_per_epoch) {  // as the loop: the next epoch
     ++m_seq.epoch;
     m_seq.batch = 0;

@@ -53,7 +53,6 @@ class BatchLoader {
 
   const Dataset& m_data;
   BatchSequence m_seq;
-  torch::Device m_device;
   std::vector<Batch> m_host, m_dev;
   std::unique_ptr<CopyStream> m_copy;
   std::vector<int64_t> m_shard;  // the shard of m_shard_epoch (the gathering thread's)

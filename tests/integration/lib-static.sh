@@ -11,14 +11,11 @@
 static_build() {
   local build=$1
   shift
-  local launcher=() type=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$HPCLAUNCH_SOURCE_DIR} CCACHE_NOHASHDIR=1
-  fi
+  local type=()
+  use_ccache "$HPCLAUNCH_SOURCE_DIR"
   mapfile -t type < <(main_build_type)
   cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" "${type[@]}" -DCMAKE_EXE_LINKER_FLAGS=-s \
-    -DHPCLAUNCH_STATIC=ON -DHPCLAUNCH_BUILD_TESTS=OFF "${launcher[@]}" "$@" >"$test_tmp/configure.log" 2>&1 ||
+    -DHPCLAUNCH_STATIC=ON -DHPCLAUNCH_BUILD_TESTS=OFF "${ccache_launcher[@]}" "$@" >"$test_tmp/configure.log" 2>&1 ||
     fail "configure of the static build failed: $(tail -20 "$test_tmp/configure.log")"
   local t0=$SECONDS
   cmake --build "$build" -j "$(nproc)" --target hpclaunch >"$test_tmp/build.log" 2>&1 ||

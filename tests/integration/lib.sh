@@ -10,6 +10,7 @@ test_name=$(basename "$0" .sh)
 : "${HPCLAUNCH_CLUSTER_DIR:=$HPCLAUNCH_BUILD_DIR/test-cluster}"
 export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
+source "$HPCLAUNCH_SOURCE_DIR/scripts/lib-build.sh"  # use_ccache
 
 # The test's own directory: under /tmp so that every emulated node (and every job) sees it. Kept when
 # HPCLAUNCH_KEEP_TMP=1, to look at after a failure.
@@ -79,8 +80,8 @@ prepared() {
 }
 
 # main_build_type: the -D arguments that configure another build folder as the main build (HPCLAUNCH_BUILD_DIR) is
-# configured, its build type and that type's flags (scripts/lib-build.sh sets them), so that its objects come
-# from ccache (t0710, t0720); Release when there is no main build.
+# configured, its build type and that type's flags (CMakeLists.txt's default, or what it was given), so that its
+# objects come from ccache (t0710, t0720); Release when there is no main build.
 main_build_type() {
   local cache=$HPCLAUNCH_BUILD_DIR/CMakeCache.txt type flags
   type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$cache" 2>/dev/null || true)

@@ -6,17 +6,12 @@
 source "$(dirname "$0")/lib.sh"
 
 build=${HPCLAUNCH_SANITIZE_BUILD_DIR:-$HPCLAUNCH_BUILD_DIR/sanitize}
-launcher=()
-if command -v ccache >/dev/null; then
-  # Relative paths in the cache keys: another checkout of the same sources hits the same entries.
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$HPCLAUNCH_SOURCE_DIR} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+use_ccache "$HPCLAUNCH_SOURCE_DIR"
 # -O0 and line tables only: the shortest build (the unit tests run in seconds either way), traces that still
 # name file:line.
 cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O0 -g1" \
   -DHPCLAUNCH_SANITIZE=ON -DHPCLAUNCH_BUILD_TRAINER=OFF -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_INSTALL_TORCHRUN=OFF \
-  "${launcher[@]}" >"$test_tmp/configure.log" 2>&1 || fail "configure failed: $(tail -n 20 "$test_tmp/configure.log")"
+  "${ccache_launcher[@]}" >"$test_tmp/configure.log" 2>&1 || fail "configure failed: $(tail -n 20 "$test_tmp/configure.log")"
 cmake --build "$build" -j "$(nproc)" --target hpclaunch_unit_tests >"$test_tmp/build.log" 2>&1 ||
   fail "the sanitizer build failed: $(grep -m 5 -E 'error' "$test_tmp/build.log" || tail -n 20 "$test_tmp/build.log")"
 prepared

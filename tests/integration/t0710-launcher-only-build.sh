@@ -13,15 +13,10 @@ need_hpclaunch
 need_cmd cmake
 src=$HPCLAUNCH_SOURCE_DIR
 build=$HPCLAUNCH_BUILD_DIR-launcher-only  # kept between runs: a rebuild is incremental
-launcher=()
-if command -v ccache >/dev/null; then
-  # Paths relative to each build directory, which are at the same depth: the full build's objects hit.
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$src} CCACHE_NOHASHDIR=1  # as scripts/test.sh
-fi
+use_ccache "$src"  # this build folder is at the full build's depth: its objects hit
 mapfile -t type < <(main_build_type)  # as the main build: its objects hit
 cmake -S "$src" -B "$build" "${type[@]}" -DHPCLAUNCH_BUILD_TESTS=OFF -DHPCLAUNCH_BUILD_TRAINER=ON \
-  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON "${launcher[@]}" >"$test_tmp/configure.log" 2>&1 ||
+  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON "${ccache_launcher[@]}" >"$test_tmp/configure.log" 2>&1 ||
   fail "configure without Torch failed: $(tail -20 "$test_tmp/configure.log")"
 assert_contains "$(cat "$test_tmp/configure.log")" "hpclaunch-train: skipped, LibTorch not found"
 assert_contains "$(cat "$test_tmp/configure.log")" "torch.utils.cmake_prefix_path"
