@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# t0513: the trainer's GPU half compiled, linked and CPU-tested against a real CUDA LibTorch (issue 25). In the
-# Debian 13 root that scripts/debian13-cuda-root.sh makes (scripts/test.sh puts it in
-# /opt/hpclaunch/debian13-cuda-root: libtorch-cuda-dev 2.6, CUDA 12.4, NCCL 2.22, libcuda1; no cuDNN, see
-# docs/trainer.md) everything the trainer has is configured with torch_cuda found and built with warnings as errors
-# (CMAKE_COMPILE_WARNING_AS_ERROR; LibTorch's headers are system headers): the NCCL backend (ddp.cc through
-# c10d_compat.h), cuda_graph.cc, the GPU step (step.cc, device.cc, optimizer.cc) and hpclaunch-probe with its NCCL
-# allreduce, linked into the real executables (libtorch_cuda among their needed libraries, ProcessGroupNCCL and
-# CUDAGraph among the symbols they take from it). `--version` names LibTorch 2.6, CUDA 12.4 and NCCL 2.22. With no
-# GPU (torch::cuda::is_available() false) the trainer's test suite passes unchanged with that build: its unit
-# tests and its integration scripts (t0509, which compiles against other LibTorches, and t0513-t0515, which build,
-# aside; t0507 with Python torch 2.6 too); --device cuda, --amp, --cuda-graphs and --backend nccl each give one line and exit 2 (t0511), as
-# does the probe's --backend nccl; and bench/trainer/gpu.sh --root configures and builds there (the same build
-# folder, so nothing is compiled twice) and stops with its "no GPU" line. Never run on a GPU.
-# Source read-only at /src, BUILD-debian13 (root_build in lib-root.sh, shared with t0515; made in scripts/test.sh's
-# prepare phase) at /build, in a mount namespace of its own. The tests ~2-3 min (docs/install.md, "Tests and their
-# cost").
+# t0513: the trainer's GPU half compiled, linked and CPU-tested against a real CUDA LibTorch (issue 25). In the Debian
+# 13 root that scripts/debian13-cuda-root.sh makes (scripts/test.sh puts it in /opt/hpclaunch/debian13-cuda-root:
+# libtorch-cuda-dev 2.6, CUDA 12.4, NCCL 2.22, libcuda1; no cuDNN, see docs/trainer.md) everything the trainer has is
+# configured with torch_cuda found and built with warnings as errors (CMAKE_COMPILE_WARNING_AS_ERROR; LibTorch's headers
+# are system headers): the NCCL backend (ddp.cc through c10d_compat.h), cuda_graph.cc, the GPU step (step.cc, device.cc,
+# optimizer.cc) and hpclaunch-probe with its NCCL allreduce, linked into the real executables (libtorch_cuda among their
+# needed libraries, ProcessGroupNCCL and CUDAGraph among the symbols they take from it). `--version` names LibTorch 2.6,
+# CUDA 12.4 and NCCL 2.22 (header and loaded). With no GPU (torch::cuda::is_available() false) the trainer's test suite
+# passes unchanged with that build: its unit tests and its integration scripts (t0509, which compiles against other
+# LibTorches, and t0513-t0515, which build, aside; t0507 with Python torch 2.6 too); --device cuda, --amp, --cuda-graphs
+# and --backend nccl each give one line and exit 2 (t0511), as does the probe's --backend nccl; and bench/trainer/gpu.sh
+# --root configures and builds there (the same build folder, so nothing is compiled twice) and stops with its "no GPU"
+# line. Never run on a GPU. Source read-only at /src, BUILD-debian13 (root_build in lib-root.sh, shared with t0515; made
+# in scripts/test.sh's prepare phase) at /build, in a mount namespace of its own. The tests ~2-3 min (docs/install.md,
+# "Tests and their cost").
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-root.sh"
 root_build
@@ -40,7 +39,9 @@ grep -q "at::cuda::CUDAGraph::capture_begin" <<<"$undefined" ||
 echo "ok: hpclaunch-train and hpclaunch-probe link libtorch_cuda (ProcessGroupNCCL; CUDAGraph in the trainer)"
 version=$(./trainer/hpclaunch-train --version)
 echo "$version"
-case $version in *"(LibTorch 2.6."*", CUDA 12.4, NCCL 2.22."*")") ;; *) echo "FAIL: --version: $version"; exit 1 ;; esac
+# the NCCL it was compiled with and the one ncclGetVersion reports at run time (one libnccl in Debian: the same)
+case $version in *"(LibTorch 2.6."*", CUDA 12.4, NCCL 2.22."*" header, 2.22."*" loaded)") ;;
+  *) echo "FAIL: --version: $version"; exit 1 ;; esac
 python3 -c "import sys, torch; sys.exit(1 if torch.cuda.is_available() else 0)" ||
   { echo "FAIL: a GPU is visible: this test is for machines without one"; exit 1; }
 step trainer-unit ./trainer/hpclaunch_trainer_tests --no-intro
