@@ -576,6 +576,13 @@ def main():
     for k in kinds:
         if k not in known:
             raise SystemExit(f"soak: --kinds: no fault '{k}'{' on Slurm' if a.slurm else ''}; one of {', '.join(known)}")
+    # The disk_full tmpfs is mounted in a mount namespace of this soak's own, so that it ends with the soak's
+    # processes even when the soak is killed (a CTest timeout), where `finally` never runs. On Slurm the jobs run
+    # outside it (slurmd's), so there the tmpfs stays in the machine's namespace.
+    if ("disk_full" in kinds and a.tmpfs_mb > 0 and not a.slurm and os.geteuid() == 0
+            and not os.environ.get("HPCLAUNCH_SOAK_MOUNTS") and shutil.which("unshare")):
+        os.environ["HPCLAUNCH_SOAK_MOUNTS"] = "private"
+        os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] + sys.argv)
     a.hpclaunch, a.train = os.path.abspath(a.hpclaunch), os.path.abspath(a.train)
     work = os.path.abspath(a.work)
     os.makedirs(f"{work}/tmp", exist_ok=True)
