@@ -5,10 +5,12 @@
 # configure says so in one line and names HPCLAUNCH_GLOO_INCLUDE_DIR, and the trainer's DDP unit (ddp.cc, where
 # c10d_compat.h makes the process groups) compiles without gloo; with HPCLAUNCH_GLOO_INCLUDE_DIR naming a copy of
 # the hidden headers, configure is quiet about gloo and the same unit compiles with ProcessGroupGloo; a folder
-# without gloo/ is refused at configure in one line. What a no-gloo trainer refuses at run time (--backend gloo,
-# CPU ranks) is gpu_policy_test.cc's. Only ddp.cc is compiled (no optimisation, no precompiled header), in build
-# folders kept beside the build (BUILD-wheel/*: configured again each run, make recompiles what changed; ccache where
-# it is installed): about 2 CPU-minutes cold (three configures, two compiles), under a minute after.
+# without gloo/ is refused at configure in one line. Without gloo the whole of hpclaunch-train and hpclaunch-probe
+# builds and links, and runs as a wheel user meets it: --version ends ", without gloo)", one CPU rank trains (no
+# process group), and --backend gloo or two CPU ranks are refused in one line, exit 2 (the decision itself is
+# gpu_policy_test.cc's). No optimisation and no precompiled header, in build folders kept beside the build
+# (BUILD-wheel/*: configured again each run, make recompiles what changed; ccache where it is installed): about 6
+# CPU-minutes cold (three configures, the no-gloo trainer and probe, ddp.cc with gloo), under a minute after.
 source "$(dirname "$0")/lib.sh"
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "built without LibTorch: no trainer to configure"
 need_cmd unshare mount
@@ -40,6 +42,9 @@ compile() {
 configure nogloo nogloo "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR= ||
   { tail -20 "$base/nogloo.log"; echo "FAIL: configure without gloo"; exit 1; }
 compile nogloo || { echo "FAIL: ddp.cc does not compile without gloo headers"; exit 1; }
+# The whole trainer and probe, as a wheel user builds them: every unit compiles and links with no gloo.
+make -C "$base/nogloo" -j"$(nproc)" hpclaunch-train hpclaunch-probe >"$base/nogloo-all.log" 2>&1 ||
+  { grep -B2 -A8 "error" "$base/nogloo-all.log" | head -30; echo "FAIL: the trainer does not build without gloo"; exit 1; }
 configure gloo gloo "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR="$base/gloo-include" ||
   { tail -20 "$base/gloo.log"; echo "FAIL: configure with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
 compile gloo || { echo "FAIL: ddp.cc does not compile with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
@@ -60,6 +65,30 @@ NCCL only; -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR"
 symbols=$(nm -C "$base/nogloo/trainer/CMakeFiles/hpclaunch_train_torch.dir/ddp.cc.o")
 assert_not_contains "$symbols" "ProcessGroupGloo" "the no-gloo object"
 note "ok: without gloo headers: '$said'; ddp.cc compiled without ProcessGroupGloo"
+
+# What a user of that build meets (docs/trainer.md): --version says it; one CPU rank trains with no process group;
+# gloo, asked for or needed by CPU ranks, is refused before anything connects, in one line with the way out.
+train=$base/nogloo/trainer/hpclaunch-train
+version=$("$train" --version)
+assert_contains "$version" ", without gloo)" "--version"
+assert_eq "${version#hpclaunch-train }" "$("$base/nogloo/trainer/hpclaunch-probe" --version | sed 's/^hpclaunch-probe //')" \
+  "the probe's --version"
+out=$(cd "$test_tmp" && WORLD_SIZE=1 RANK=0 "$train" --model autoencoder --synthetic --synthetic-samples 512 \
+  --batch-size 64 --no-validation --threads 1 --checkpoint-dir "$test_tmp/ck" 2>&1) || fail "one CPU rank: $out"
+assert_contains "$out" "done: 8 steps" "one CPU rank without gloo"
+refusal="hpclaunch-train: error: --backend: gloo is not in this build (its LibTorch has no gloo headers, as the pip \
+wheels); rebuild with -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR"
+for ask in "WORLD_SIZE=1 --backend gloo" "WORLD_SIZE=2"; do
+  read -r world flag <<<"$ask"
+  rc=0
+  # shellcheck disable=SC2086  # no flag: nothing
+  err=$(env "$world" RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60 "$train" --synthetic $flag 2>&1 >/dev/null) ||
+    rc=$?
+  assert_eq 2 "$rc" "exit code ($ask)"
+  assert_eq 1 "$(grep -c . <<<"$err")" "lines on stderr ($ask): $err"
+  assert_contains "$err" "$refusal" "$ask"
+done
+note "ok: the whole trainer and probe built without gloo: '$version'; one CPU rank trains; gloo refused in one line"
 
 # With HPCLAUNCH_GLOO_INCLUDE_DIR: quiet, and the object makes a ProcessGroupGloo.
 assert_not_contains "$(cat "$base/gloo.log")" "no gloo headers"
