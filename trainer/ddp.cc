@@ -14,7 +14,7 @@
 namespace hpctrain {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
 bool is_loopback(const std::string& addr) { return addr == "localhost" || addr.rfind("127.", 0) == 0; }
 
@@ -64,8 +64,8 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const st
 
 void Communicator::wait(const compat::WorkPtr& work) const {
   if (m_spin.count() > 0) {
-    const auto until = Clock::now() + m_spin;
-    while (!work->isCompleted() && Clock::now() < until) std::this_thread::yield();
+    const auto until = Steady::now() + m_spin;
+    while (!work->isCompleted() && Steady::now() < until) std::this_thread::yield();
   }
   work->wait();  // rethrows the collective's error; at once when it is complete
 }
@@ -193,7 +193,7 @@ void GradientReducer::launch(size_t b) {
 }
 
 void GradientReducer::finish() {
-  const auto start = Clock::now();
+  const auto start = Steady::now();
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     while (m_next_launch < m_buckets.size()) {
@@ -204,7 +204,7 @@ void GradientReducer::finish() {
   }
   for (auto& b : m_buckets)
     if (b.work) m_comm->wait(b.work);
-  m_last_wait = std::chrono::duration<double>(Clock::now() - start).count();
+  m_last_wait = std::chrono::duration<double>(Steady::now() - start).count();
 }
 
 }  // namespace hpctrain

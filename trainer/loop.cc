@@ -80,7 +80,7 @@ bool parameters_finite(torch::nn::Module& model) {
 }
 
 // Rank 0 writes the checkpoint; weights that are not finite are never written (the last good file stays).
-void save(Run& run, const std::string& path) {
+void save_latest(Run& run, const std::string& path) {
   if (run.o.checkpoint_dir.empty() || !run.rank0()) return;
   if (!parameters_finite(*run.model)) {
     std::fprintf(stderr, "hpclaunch-train: not saving %s at step %lld: parameters are not finite (the file stays as it was)\n",
@@ -92,7 +92,7 @@ void save(Run& run, const std::string& path) {
 }
 
 // The ranks whose own loss was not finite this step (one small allreduce, only after a non-finite step).
-std::vector<int> nonfinite_ranks(Run& run, bool mine) {
+std::vector<int> gather_nonfinite_ranks(Run& run, bool mine) {
   torch::Tensor flags = torch::zeros({run.env.world_size}, torch::kFloat32);
   flags[run.env.rank] = mine ? 1.0f : 0.0f;
   flags = flags.to(run.device);
@@ -120,7 +120,7 @@ class Loop {
       end_epoch();
       ++m_run.state.epoch;
       m_run.state.next_batch = 0;
-      save(m_run, m_run.latest_path());
+      save_latest(m_run, m_run.latest_path());
     }
     return finish();
   }
@@ -140,7 +140,7 @@ class Loop {
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
     std::vector<int> bad_ranks;
     if (action == StepAction::take && !stepped) m_run.optimizer->step();
-    else bad_ranks = nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
+    else bad_ranks = gather_nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
     if (action == StepAction::stop) {
       m_diverged.status = "nonfinite";
       m_diverged.nonfinite_step = step_number;
@@ -157,7 +157,7 @@ class Loop {
       return;
     }
     if (save_latest_after_step(r.stop, r.save, m_run.state.global_step, o.checkpoint_every))
-      save(m_run, m_run.latest_path());
+      save_latest(m_run, m_run.latest_path());
     if (r.stop) {
       m_stopped = m_done = true;
       return;
@@ -172,7 +172,7 @@ class Loop {
       m_report.validation(val, since(start));
       if (val < m_run.state.best_val_loss) {
         m_run.state.best_val_loss = val;
-        save(m_run, m_run.o.checkpoint_dir + "/best.pt");
+        save_latest(m_run, m_run.o.checkpoint_dir + "/best.pt");
       }
     }
     m_validated_last = true;
@@ -199,7 +199,7 @@ class Loop {
     }
     if (!m_validated_last && m_run.state.global_step > 0) {
       end_epoch();
-      save(m_run, m_run.latest_path());
+      save_latest(m_run, m_run.latest_path());
     }
     m_report.replicas(replica_deviation(m_run));
     end.status = "done";

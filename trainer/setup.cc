@@ -50,7 +50,7 @@ void configure_rank(Run& run) {
     throw Error("--resume-from", o.resume_from + " does not exist", "pass an existing checkpoint or use --resume");
 }
 
-void connect(Run& run) {
+void connect_process_group(Run& run) {
   const std::string& backend = run.gpu.backend;
   run.data = load_data(run.o);
   run.comm = Communicator::connect(run.env, backend);
@@ -217,7 +217,7 @@ void print_header(const Run& run) {
 
 void setup(Run& run) {
   configure_rank(run);
-  connect(run);
+  connect_process_group(run);
   const Resume resume = read_resume_point(run);
   plan_batches(run, resume);
   build_model(run);

@@ -14,7 +14,7 @@ namespace {
 
 AgentAction act(AgentAction::Kind kind) { return AgentAction{kind, {}, {}, 0, {}, {}}; }
 
-AgentAction send(nlohmann::json message) {
+AgentAction send_message(nlohmann::json message) {
   AgentAction a = act(AgentAction::send);
   a.message = std::move(message);
   return a;
@@ -26,7 +26,7 @@ AgentAction to_workers(AgentAction::Kind kind, int sig) {
   return a;
 }
 
-void append(AgentActions& to, AgentActions more) {
+void append_actions(AgentActions& to, AgentActions more) {
   for (auto& a : more) to.push_back(std::move(a));
 }
 
@@ -57,7 +57,7 @@ AgentAction AgentState::log(std::string text) const {
 }
 
 AgentActions AgentState::join() const {
-  return {send({{"type", "join"}, {"node_rank", m_config.node_rank}, {"host", m_config.host},
+  return {send_message({{"type", "join"}, {"node_rank", m_config.node_rank}, {"host", m_config.host},
                 {"nproc", m_config.nproc}, {"round", m_round}})};
 }
 
@@ -84,7 +84,7 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
     m_running = false;
     AgentActions acts;
     if (m_config.verbose) acts.push_back(log(fmt::format("restarting: joining round {}", m_round)));
-    append(acts, then(After::rejoin));
+    append_actions(acts, then(After::rejoin));
     return acts;
   }
   if (type == "abort") {
@@ -98,7 +98,7 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
     // A peer's worker asked for a requeue (worker_exited): every agent ends with 99, so that srun's status (the
     // highest of the tasks') is the script's "requeue me" whichever node's worker said it.
     const int code = m_stop_signal ? 128 + m_stop_signal : asks_requeue(f) ? k_exit_requeue : k_exit_failure;
-    append(acts, exit_with(code, format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
+    append_actions(acts, exit_with(code, format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
     return acts;
   }
   if (type == "finish") return exit_with(0, "");
@@ -131,12 +131,12 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
     // the job is stopped everywhere, without a restart, and the agent ends with 99 for the script to requeue.
     const std::string what = describe(f) + " (saved, requeue me)";
     AgentActions acts{log("worker " + what + "; stopping the job without a restart")};
-    append(acts, stop_job(f));
-    append(acts, exit_with(k_exit_requeue, "requeue: " + what));
+    append_actions(acts, stop_job(f));
+    append_actions(acts, exit_with(k_exit_requeue, "requeue: " + what));
     return acts;
   }
   return {log("worker failed: " + describe(f) + "; stopping this node's workers"),
-          send({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
+          send_message({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
 }
 
 // The job ends everywhere for `why`, without a restart: on node 0 directly, so that the others hear the reason
@@ -147,7 +147,7 @@ AgentActions AgentState::stop_job(const Failure& why) {
     a.failure = why;
     return {a};
   }
-  return {send({{"type", "shutdown"}, {"failure", why}})};
+  return {send_message({{"type", "shutdown"}, {"failure", why}})};
 }
 
 AgentActions AgentState::workers_idle() {
@@ -155,7 +155,7 @@ AgentActions AgentState::workers_idle() {
   if (m_finished) return {};
   if (m_running) {  // every worker exited 0
     m_running = false;
-    return {send({{"type", "done"}, {"round", m_assignment.round}})};
+    return {send_message({{"type", "done"}, {"round", m_assignment.round}})};
   }
   After next = m_after;
   m_after = After::nothing;
@@ -202,7 +202,7 @@ AgentActions AgentState::signal(int sig) {
   f.host = m_config.host;
   f.node_rank = m_config.node_rank;
   f.reason = fmt::format("the agent on {} (node {}) got {}", m_config.host, m_config.node_rank, signal_name(sig));
-  append(acts, stop_job(f));
+  append_actions(acts, stop_job(f));
   m_running = false;
   if (!m_exiting) {
     m_exiting = true;
@@ -210,7 +210,7 @@ AgentActions AgentState::signal(int sig) {
     m_exit_message = "stopped: " + f.reason;
     m_after = After::exit;
     if (m_workers) acts.push_back(to_workers(AgentAction::stop_workers, sig));
-    else append(acts, workers_idle());
+    else append_actions(acts, workers_idle());
   } else if (m_exit_code != 0) {
     // Already stopping for a peer's reason (often the same scancel reaching the other nodes first): the
     // signal this agent got is what ended it here.

@@ -26,7 +26,7 @@ namespace {
 std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
 
 // srun passes a signal to every process of its step, the workers too: the agent must not pass it on again.
-bool step_signals_workers(const EnvMap& env) {
+bool face_step_signals_workers(const EnvMap& env) {
   const InJobFace* face = job_face(env);
   return face && face->step_signals_workers(env);
 }
@@ -34,7 +34,7 @@ bool step_signals_workers(const EnvMap& env) {
 AgentStateConfig state_config(const AgentOptions& o, const EnvMap& env) {
   return {o.host, o.node_rank, o.nproc, o.max_restarts, o.verbose, o.grace_s, o.rdzv_host, o.rdzv_port,
           /*serves_store=*/o.node_rank == 0,
-          /*step_signals_workers=*/step_signals_workers(env)};
+          /*step_signals_workers=*/face_step_signals_workers(env)};
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ std::string format_summary(const Failure& f, int restart_count, int max_restarts
 
 namespace {
 
-std::string cap(std::string s, size_t limit) {
+std::string keep_tail(std::string s, size_t limit) {
   if (s.size() <= limit) return s;
   return "..." + s.substr(s.size() - limit);  // the end of a traceback says most
 }
@@ -41,10 +41,10 @@ std::string cap(std::string s, size_t limit) {
 
 std::string summarize_error_file(std::string_view contents, size_t limit) {
   auto j = nlohmann::json::parse(contents, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("message")) return cap(std::string(contents), limit);
+  if (j.is_discarded() || !j.is_object() || !j.contains("message")) return keep_tail(std::string(contents), limit);
   const auto& m = j["message"];
-  if (m.is_string()) return cap(m.get<std::string>(), limit);
-  if (!m.is_object()) return cap(std::string(contents), limit);  // a worker's file, whatever it holds: no throw
+  if (m.is_string()) return keep_tail(m.get<std::string>(), limit);
+  if (!m.is_object()) return keep_tail(std::string(contents), limit);  // a worker's file, whatever it holds: no throw
   auto text = [](const nlohmann::json& o, const char* key) {
     auto it = o.find(key);
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -55,7 +55,7 @@ std::string summarize_error_file(std::string_view contents, size_t limit) {
     if (!stack.empty()) out += "\n" + stack;
   }
   while (!out.empty() && out.back() == '\n') out.pop_back();
-  return cap(out, limit);
+  return keep_tail(out, limit);
 }
 
 std::string read_error_file(const std::string& path) {

@@ -41,7 +41,7 @@ std::string mac_hex(const ChannelKeys& keys, Side sender, std::string_view seq, 
                                mine ? keys.their_nonce : keys.my_nonce, seq, " ", json_text}));
 }
 
-Side other(Side s) { return s == Side::agent ? Side::store : Side::agent; }
+Side other_side(Side s) { return s == Side::agent ? Side::store : Side::agent; }
 
 }  // namespace
 
@@ -107,7 +107,7 @@ DecodeResult open_message(std::string_view line, const ChannelKeys& keys, uint64
   if (rest.size() < k_mac_hex + 1 || rest[k_mac_hex] != ' ') return DecodeResult::malformed;
   std::string_view mac = rest.substr(0, k_mac_hex);
   std::string_view json_text = rest.substr(k_mac_hex + 1);
-  const std::string want = mac_hex(keys, other(keys.me), seq_text, json_text);
+  const std::string want = mac_hex(keys, other_side(keys.me), seq_text, json_text);
   if (CRYPTO_memcmp(want.data(), mac.data(), k_mac_hex) != 0) return DecodeResult::bad_secret;
   if (seq_text != std::to_string(expected_seq)) return DecodeResult::replayed;
   auto j = nlohmann::json::parse(json_text, nullptr, false);

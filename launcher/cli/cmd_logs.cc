@@ -23,7 +23,7 @@ namespace hpclaunch {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using FollowClock = std::chrono::steady_clock;
 
 std::string existing_output(const JobRecord& job) {
   std::error_code ec;
@@ -124,7 +124,7 @@ int cmd_logs(const Args& args) {
   // The output file may appear only once the job runs; the state is asked every 2 s, less often while it does not
   // change (PollBackoff), with wait's tolerance for a scheduler that hiccups (jobs/watch.h).
   PollBackoff backoff(2.0);
-  auto next_check = Clock::now();
+  auto next_check = FollowClock::now();
   std::string last_state;
   std::optional<FileFollower> output;
   StateWatch watch(job, run_capture);
@@ -136,11 +136,12 @@ int cmd_logs(const Args& args) {
   };
   for (;;) {
     read_output(false);
-    if (Clock::now() >= next_check) {
+    if (FollowClock::now() >= next_check) {
       std::optional<JobState> state = watch.look();
       const bool changed = state && describe(*state) != last_state;
       if (state) last_state = describe(*state);
-      next_check = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(backoff.next(changed)));
+      next_check = FollowClock::now() + std::chrono::duration_cast<FollowClock::duration>(
+                                            std::chrono::duration<double>(backoff.next(changed)));
       if (state && state->finished()) {
         // The scheduler may report the end a moment before the last bytes are visible: one more look.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -24,7 +24,7 @@ namespace hpclaunch {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using PollClock = std::chrono::steady_clock;
 constexpr int k_exit_state_unknown = 3;
 constexpr int k_exit_timeout = 124;
 
@@ -54,7 +54,7 @@ int cmd_wait(const Args& args) {
   const std::string cwd = std::filesystem::current_path().string();
 
   const bool tty = ::isatty(STDOUT_FILENO) == 1;
-  const auto start = Clock::now();
+  const auto start = PollClock::now();
   std::string previous;
   size_t previous_length = 0;
   StateWatch watch(job, run_capture);
@@ -67,14 +67,15 @@ int cmd_wait(const Args& args) {
   // The scheduler is asked every --interval, less often while the state does not change (PollBackoff); the
   // progress line is redrawn every --interval from the metrics file.
   PollBackoff backoff(interval);
-  auto next_look = Clock::now();
+  auto next_look = PollClock::now();
   for (;;) {
-    if (Clock::now() >= next_look) {
+    if (PollClock::now() >= next_look) {
       try {
         std::optional<JobState> now = watch.look();
         const bool changed = now && describe(*now) != describe(state);
         if (now) state = *now;
-        next_look = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(backoff.next(changed)));
+        next_look = PollClock::now() + std::chrono::duration_cast<PollClock::duration>(
+                                           std::chrono::duration<double>(backoff.next(changed)));
       } catch (const Error&) {
         if (tty && previous_length) fmt::print("\n");
         throw;
@@ -85,7 +86,7 @@ int cmd_wait(const Args& args) {
     p.state = state;
     if (state.phase != Phase::pending && !job.is_array())  // an array's line: its counts alone
       p.latest = latest_records(read_file_tail(metrics_path(job, cwd), 64 * 1024));
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const double elapsed = std::chrono::duration<double>(PollClock::now() - start).count();
     if (tty) {
       p.elapsed_s = elapsed;
       std::string line = progress_line(p);

@@ -38,7 +38,7 @@ SubmissionFile submission_of(const JobRecord& r) {
 }
 
 // The job's rendezvous port: the profile's fixed one, else the job id's (runtime/rendezvous.h).
-int master_port(const LaunchPlan& plan, const std::string& job_id) {
+int job_master_port(const LaunchPlan& plan, const std::string& job_id) {
   return plan.site.rendezvous.port ? plan.site.rendezvous.port : derive_master_port(job_id);
 }
 
@@ -109,7 +109,7 @@ nlohmann::json submit_json(const JobRecord& job, const LaunchPlan& plan, std::op
   nlohmann::json j = {{"job", submission_of(job)},
                       {"script", (std::filesystem::path(job.dir) / "job.sh").string()},
                       {"plan", plan_file(plan)},
-                      {"rendezvous_port", master_port(plan, job.job_id)},
+                      {"rendezvous_port", job_master_port(plan, job.job_id)},
                       {"exit_code", nullptr}};
   if (exit_code) j["exit_code"] = *exit_code;
   return with_schema("submit", j);

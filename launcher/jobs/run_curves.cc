@@ -14,7 +14,7 @@ namespace hpclaunch {
 
 namespace {
 
-const char* k_fix = "give a file written by `hpclaunch-train --metrics`, or JSON lines with a numeric \"step\"";
+const char* k_curves_fix = "give a file written by `hpclaunch-train --metrics`, or JSON lines with a numeric \"step\"";
 
 // A user log's fields that count or keep time rather than measure training: not drawn.
 const std::set<std::string> k_not_drawn = {"epoch", "time", "wall_s", "timestamp", "step_time_s", "iteration", "iter",
@@ -89,7 +89,9 @@ std::string canonical_field(const std::string& field) {
 RunCurves parse_run_curves(std::string_view text, const std::string& path) {
   RunCurves m;
   m.path = path;
-  if (trim(text).empty()) throw Error(path, "is empty: no metrics were written", k_fix + std::string(" (the run may not have started)"));
+  if (trim(text).empty())
+    throw Error(path, "is empty: no metrics were written",
+                k_curves_fix + std::string(" (the run may not have started)"));
   std::vector<std::string> lines = split(text, '\n');
   const bool ends_with_newline = !text.empty() && text.back() == '\n';
   double clock = 0;  // the sum of step and validation times, for records without "time" or "wall_s"
@@ -107,7 +109,7 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
         throw Error(where, "the last line is cut short (the run was stopped while writing it?)",
                     "remove that line to plot the rest");
       std::string shown(line.substr(0, 40));
-      throw Error(where, "not a JSON object: '" + shown + (line.size() > 40 ? "...'" : "'"), k_fix);
+      throw Error(where, "not a JSON object: '" + shown + (line.size() > 40 ? "...'" : "'"), k_curves_fix);
     }
     const Stamp stamp = stamp_of(*record);
     clock += stamp.took;
@@ -145,7 +147,10 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
   }
   m.user_log = !last_step && user_values;
   if (!last_step && !user_values)
-    throw Error(path, "holds no step records ({\"type\":\"step\",...}) and no JSON lines with a numeric \"step\" and other numbers", k_fix);
+    throw Error(path,
+                "holds no step records ({\"type\":\"step\",...}) and no JSON lines with a numeric \"step\" and other "
+                "numbers",
+                k_curves_fix);
   return m;
 }
 

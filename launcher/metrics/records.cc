@@ -14,7 +14,7 @@ namespace hpclaunch::metrics {
 namespace {
 
 using Json = nlohmann::ordered_json;  // keeps "type" first when writing and a user's field order when reading
-const char* k_fix = "give a file written by `hpclaunch-train --metrics`";
+const char* k_records_fix = "give a file written by `hpclaunch-train --metrics`";
 
 // A number to 9 significant digits (nlohmann-json then writes the shortest form that reads back the same: 0.0309,
 // not 0.030868138999999996); NaN and infinities as null (nlohmann-json's own choice, stated here).
@@ -115,7 +115,7 @@ std::string text(const Json& j, const char* key) {
 // Required fields missing: an error naming `where`, or (no `where`) an OtherRecord.
 std::optional<Record> incomplete(const std::string& where, const std::string& type, const Json& j,
                                  const std::string& what) {
-  if (!where.empty()) throw Error(where, what, k_fix);
+  if (!where.empty()) throw Error(where, what, k_records_fix);
   return OtherRecord{type, integer(j, "step")};
 }
 

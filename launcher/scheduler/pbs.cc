@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_fix = "the scheduler cannot be asked: check that the PBS server is up (`qstat -B`)";
+const char* k_pbs_fix = "the scheduler cannot be asked: check that the PBS server is up (`qstat -B`)";
 
 }  // namespace
 
@@ -43,7 +43,7 @@ JobState PbsBackend::query(const JobRecord& job, const CommandRunner& run) const
     if (!pbs_unknown_job(r)) {
       // Torque has no -x: a usage complaint there means "no history", not "no server".
       if (history && pbs_no_history(r)) break;
-      command_failed(qstat, r, k_fix);
+      command_failed(qstat, r, k_pbs_fix);
     }
   }
   return forgotten_job(output_files(job));
@@ -93,7 +93,7 @@ std::optional<std::map<std::string, JobState>> PbsBackend::qstat_jobs(const std:
   ProcessResult r = run(argv);
   if (r.exit_code != 0 && !pbs_unknown_job(r)) {
     if (pbs_no_history(r)) return std::nullopt;
-    command_failed(argv, r, k_fix);
+    command_failed(argv, r, k_pbs_fix);
   }
   std::map<std::string, JobState> known;
   for (const auto& [id, state] : parse_qstat_jobs(r.out)) known[pbs_id_key(id)] = state;
@@ -114,7 +114,7 @@ void PbsBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   std::vector<std::string> argv = {"qdel"};
   for (const auto& id : job.scheduler_jobs()) argv.push_back(id);
-  run_cancel(argv, job.job_id, pbs_unknown_job, k_fix, run);
+  run_cancel(argv, job.job_id, pbs_unknown_job, k_pbs_fix, run);
 }
 
 std::vector<std::string> PbsBackend::output_files(const JobRecord& job) const {

@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_fix = "the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it (`scontrol ping`)";
+const char* k_slurm_fix =
+    "the scheduler cannot be asked: check that slurmctld is up and SLURM_CONF points at it (`scontrol ping`)";
 
 // A task of an array that squeue no longer lists and that left no output.
 JobState never_started() {
@@ -62,7 +63,7 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
   ProcessResult r = run(squeue);
   std::map<std::string, JobState> known;
   if (r.exit_code == 0) known = parse_squeue_jobs(r.out);
-  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_fix);
+  else if (!slurm_unknown_job(r)) command_failed(squeue, r, k_slurm_fix);
   std::vector<std::string> forgotten;
   for (size_t i = 0; i < jobs.size(); ++i)
     if (out[i].error.empty())
@@ -131,7 +132,7 @@ void SlurmBackend::cancel(const JobRecord& job, const CommandRunner& run) const 
   require_submitted(job);
   std::vector<std::string> argv = {"scancel"};
   for (const auto& id : job.scheduler_jobs()) argv.push_back(id);
-  run_cancel(argv, job.job_id, slurm_unknown_job, k_fix, run);
+  run_cancel(argv, job.job_id, slurm_unknown_job, k_slurm_fix, run);
 }
 
 void SlurmBackend::requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,

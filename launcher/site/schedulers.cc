@@ -9,7 +9,7 @@ namespace hpclaunch {
 namespace {
 
 // A deque: to_string hands out its strings' c_str(), which a later registration must not move.
-std::deque<std::string>& names() {
+std::deque<std::string>& registered_names() {
   static std::deque<std::string> known = {
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) #name,
 #include "site/schedulers.def"
@@ -22,29 +22,30 @@ std::deque<std::string>& names() {
 
 const char* to_string(Scheduler s) {
   auto i = static_cast<size_t>(s);
-  return i < names().size() ? names()[i].c_str() : "?";
+  return i < registered_names().size() ? registered_names()[i].c_str() : "?";
 }
 
 std::optional<Scheduler> scheduler_named(std::string_view name) {
-  for (size_t i = 0; i < names().size(); ++i)
-    if (names()[i] == name) return static_cast<Scheduler>(i);
+  for (size_t i = 0; i < registered_names().size(); ++i)
+    if (registered_names()[i] == name) return static_cast<Scheduler>(i);
   return std::nullopt;
 }
 
 EnumNames<Scheduler> scheduler_names() {
   EnumNames<Scheduler> out;
-  for (size_t i = 0; i < names().size(); ++i) out.emplace_back(names()[i], static_cast<Scheduler>(i));
+  for (size_t i = 0; i < registered_names().size(); ++i)
+    out.emplace_back(registered_names()[i], static_cast<Scheduler>(i));
   return out;
 }
 
-int scheduler_count() { return static_cast<int>(names().size()); }
+int scheduler_count() { return static_cast<int>(registered_names().size()); }
 
 Scheduler add_scheduler_name(const std::string& name) {
   if (name.empty() || scheduler_named(name))
     throw Error("register_scheduler", "'" + name + "' is " + (name.empty() ? "empty" : "taken"),
                 "give the new scheduler a name of its own");
-  names().push_back(name);
-  return static_cast<Scheduler>(names().size() - 1);
+  registered_names().push_back(name);
+  return static_cast<Scheduler>(registered_names().size() - 1);
 }
 
 }  // namespace hpclaunch
