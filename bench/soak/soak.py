@@ -580,7 +580,9 @@ def main():
     # processes even when the soak is killed (a CTest timeout), where `finally` never runs. On Slurm the jobs run
     # outside it (slurmd's), so there the tmpfs stays in the machine's namespace.
     if ("disk_full" in kinds and a.tmpfs_mb > 0 and not a.slurm and os.geteuid() == 0
-            and not os.environ.get("HPCLAUNCH_SOAK_MOUNTS") and shutil.which("unshare")):
+            and not os.environ.get("HPCLAUNCH_SOAK_MOUNTS") and shutil.which("unshare")
+            and subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                               stderr=subprocess.DEVNULL).returncode == 0):  # not where / is no mount (a chroot)
         os.environ["HPCLAUNCH_SOAK_MOUNTS"] = "private"
         os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] + sys.argv)
     a.hpclaunch, a.train = os.path.abspath(a.hpclaunch), os.path.abspath(a.train)

@@ -5,8 +5,10 @@
 # tmpfs (root, as in CI); skipped (77) where mounting is not allowed.
 set -euo pipefail
 # The tmpfs is mounted in a mount namespace of this test's own: it ends with the test, even one killed at its time
-# limit, where the EXIT trap's umount never runs (as t0492 shows for the soak's).
-if [ -z "${T0510_OWN_MOUNTS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+# limit, where the EXIT trap's umount never runs (as t0492 shows for the soak's). Where no namespace can be made
+# private (in t0513's chroot, whose / is no mount point: there the root's own namespace already ends with the test),
+# the test mounts where it is.
+if [ -z "${T0510_OWN_MOUNTS:-}" ] && [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
   T0510_OWN_MOUNTS=1 exec unshare --mount --propagation private bash "$0" "$@"
 fi
 source "$(dirname "$0")/lib-trainer.sh"
