@@ -8,15 +8,13 @@
 #include "plan/plan.h"
 #include "site/registry.h"
 #include "submit/submit_job.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 
 namespace {
 
-const SiteRegistry& sites() {
-  static const SiteRegistry reg = builtin_sites();
-  return reg;
-}
+using test::sites;
 
 LaunchPlan perlmutter_plan() {
   JobRequest r;

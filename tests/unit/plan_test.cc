@@ -16,10 +16,7 @@ using namespace hpclaunch;
 
 namespace {
 
-const SiteRegistry& sites() {
-  static const SiteRegistry reg = builtin_sites();
-  return reg;
-}
+using test::sites;
 
 JobRequest request(const std::string& site, int nodes = 2) {
   JobRequest r;

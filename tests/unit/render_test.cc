@@ -8,15 +8,13 @@
 #include "plan/plan.h"
 #include "render/render.h"
 #include "site/registry.h"
+#include "test_util.h"
 
 using namespace hpclaunch;
 
 namespace {
 
-const SiteRegistry& sites() {
-  static const SiteRegistry reg = builtin_sites();
-  return reg;
-}
+using test::sites;
 
 const RenderContext k_ctx = {"/opt/hpclaunch/bin/hpclaunch", "/home/user/project", "/home/user/project/hpclaunch-jobs/train"};
 

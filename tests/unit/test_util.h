@@ -6,9 +6,16 @@
 #include <filesystem>
 #include <string>
 
+#include "site/registry.h"
 #include "util/error.h"
 
 namespace hpclaunch::test {
+
+// The built-in site profiles, read once for every test that asks.
+inline const SiteRegistry& sites() {
+  static const SiteRegistry reg = builtin_sites();
+  return reg;
+}
 
 // A `squeue -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|` line as the test cluster's squeue 22.05.8 writes
 // it (each field padded and ended by '|'; the exit code as a wait status: exit 3 is 768).
