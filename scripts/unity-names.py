@@ -5,13 +5,13 @@ A unity build (CMakeLists.txt) compiles each batch of files (BUILD/**/Unity/unit
 in order) as one translation unit. What a file declares in an anonymous namespace or as `static` at namespace scope,
 and the macros it #defines without #undef, are then visible to the files after it in the batch. Batches differ
 between configurations (the fuzz build compiles shorter source lists), so any two files of one target count. Where
-another file uses the same name, its declaration clashes (a compile error) or, worse, one of its calls may bind to the other
-file's function (an overload that fits better), which builds and runs differently than file by file. This lists
-every such name: rename one of the two. Names come from universal-ctags (package universal-ctags); a later file
-"uses" a name when the name is a word of its code (comments and string literals removed), so a hit is a place to
-look, and a rename ends it. Not seen: the enumerators of an unnamed-namespace enum.
+another file uses the same name, its declaration clashes (a compile error) or, worse, one of its calls may bind to
+the other file's function (an overload that fits better), which builds and runs differently than file by file.
+This lists every such name: rename one of the two. Names come from universal-ctags (package universal-ctags);
+another file "uses" a name when the name is a word of its code (comments and string literals removed), so a hit is
+a place to look, and a rename ends it. Not seen: the enumerators of an unnamed-namespace enum.
 
-Exit 0 with a count of the batches read, 1 with a line per name, 2 when BUILD has no unity batch.
+Exit 0 with a count of the targets read, 1 with a line per name, 2 when BUILD has no unity batch.
 """
 import glob
 import json

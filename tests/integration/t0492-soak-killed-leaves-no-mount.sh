@@ -14,10 +14,11 @@ work=$test_tmp/soak
 setsid python3 "$HPCLAUNCH_SOURCE_DIR/bench/soak/soak.py" --hpclaunch "$HPCLAUNCH" --train "$HPCLAUNCH_TRAIN" \
   --work "$work" --seed 3 --faults 2 --kinds disk_full --steps 300 --timeout 300 >"$test_tmp/out" 2>&1 &
 pid=$!
-cleanup_soak() {  # everything the soak started: its process group, and whatever names its directory
+soak_processes() { grep -l -s -a -F "$work/" /proc/[0-9]*/cmdline | cut -d/ -f3; }  # whatever names its directory
+cleanup_soak() {  # everything the soak started: its process group, and soak_processes
   kill -KILL -- -"$pid" 2>/dev/null || true
   local p
-  for p in $(grep -l -s -a -F "$work/" /proc/[0-9]*/cmdline | cut -d/ -f3); do kill -KILL "$p" 2>/dev/null || true; done
+  for p in $(soak_processes); do kill -KILL "$p" 2>/dev/null || true; done
 }
 trap 'cleanup_soak; _lib_cleanup' EXIT
 
@@ -27,13 +28,14 @@ for _ in $(seq 600); do
   kill -0 "$pid" 2>/dev/null || fail "the soak ended before its faulted job ran: $(tail -5 "$test_tmp/out")"
   sleep 0.1
 done
-[ -s "/proc/$pid/root$work/job/metrics.jsonl" ] || fail "the faulted job wrote no metrics in 60 s: $(tail -5 "$test_tmp/out")"
+[ -s "/proc/$pid/root$work/job/metrics.jsonl" ] ||
+  fail "the faulted job wrote no metrics in 60 s: $(tail -5 "$test_tmp/out")"
 grep -q " $work/job tmpfs " "/proc/$pid/mounts" ||
   fail "the soak trains with no tmpfs on $work/job (so this test shows nothing): $(tail -5 "$test_tmp/out")"
 
 cleanup_soak
 for _ in $(seq 100); do  # the namespace ends with the last of its processes
-  [ -z "$(grep -l -s -a -F "$work/" /proc/[0-9]*/cmdline)" ] && break
+  [ -z "$(soak_processes)" ] && break
   sleep 0.1
 done
 left=$(grep -F " $work" /proc/self/mounts || true)
