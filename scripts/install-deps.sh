@@ -3,7 +3,8 @@
 #
 #   scripts/install-deps.sh demo   what scripts/demo.sh needs: build hpclaunch and hpclaunch-train (LibTorch with
 #                                  gloo, OpenBLAS), the dataset, and PLplot for the curves (issue 33: a few minutes)
-#   scripts/install-deps.sh        all of that and what the tests need (scripts/test.sh)
+#   scripts/install-deps.sh        all of that and what the tests need (scripts/test.sh), the peers' venv from PyPI
+#                                  included (scripts/peers-venv.sh: torch 2.15, submitit, Lightning)
 set -euo pipefail
 mode=${1:-test}
 case $mode in demo | test) ;; *) echo "install-deps.sh: unknown mode '$mode': give demo, or nothing for the tests" >&2; exit 2 ;; esac
@@ -50,3 +51,5 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 [ "$mode" = demo ] || $sudo "$(dirname "$0")/aarch64-sysroot.sh" "${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/aarch64-sysroot"
+# The peers of 2026 from PyPI (torch 2.15 and its torchrun, submitit, Lightning): python/requirements-peers.txt.
+[ "$mode" = demo ] || $sudo "$(dirname "$0")/peers-venv.sh"

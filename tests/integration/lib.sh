@@ -95,6 +95,14 @@ need_cmd() {  # CMD...: fail (not skip) if a tool install-deps.sh installs is mi
   for c in "$@"; do command -v "$c" >/dev/null || fail "'$c' not found; run scripts/install-deps.sh"; done
 }
 
+# peer_python: the peers' venv's python (scripts/peers-venv.sh: torch 2.15 from PyPI, its torchrun, submitit,
+# Lightning); fails (not skips) when it is missing, since install-deps.sh makes it.
+peer_python() {
+  local venv=${HPCLAUNCH_PEER_VENV:-${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/peers-venv}
+  [ -x "$venv/bin/python" ] || fail "no peers' venv in $venv; run scripts/install-deps.sh (or scripts/peers-venv.sh)"
+  echo "$venv/bin/python"
+}
+
 need_hpclaunch() {
   [ -x "$HPCLAUNCH" ] || fail "hpclaunch binary '$HPCLAUNCH' not found; build first or set HPCLAUNCH"
 }
