@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The one prepared script for a lent GPU machine (issue 35; ../shared/GPU-DEVICE.md has what such a machine has:
-# a CUDA PyTorch as `python3`, CMake, g++, nvcc, and none of the launcher's libraries, and nothing can be fetched
-# there). Two halves:
-#   bench/trainer/gpu-machine.sh --fetch     here: the launcher's libraries as Debian packages (apt-get download,
-#                                            18 MB) into build-gpu-deps/ (ignored by git; `run` carries it)
-#   bench/trainer/gpu-machine.sh [REPEATS]   there: unpacks them under /tmp/deps (never into /), builds, checks
-#                                            that --cuda-graphs trains to eager's loss (bf16 tolerance) on the
-#                                            auto-encoder and ResNet-18, then runs bench/trainer/gpu.sh; logs and
-#                                            the RESULTS.md section go to $OUT (default build-gpu-out), a short
-#                                            table last. CONFIGS as gpu.sh's.
+# The one prepared script for a lent GPU machine (../shared/GPU-DEVICE.md has what such a machine has: a CUDA
+# PyTorch as `python3`, CMake, g++, nvcc, none of the launcher's libraries, and nothing can be fetched there). Two
+# halves:
+#   bench/trainer/gpu-machine.sh --fetch            here: the launcher's libraries as Debian packages (apt-get
+#                                                   download, 18 MB) into build-gpu-deps/ (ignored by git; the
+#                                                   device call carries it)
+#   bench/trainer/gpu-machine.sh [--budget S] [REPEATS]
+#                                                   there: unpacks them under /tmp/deps (never into /), builds
+#                                                   hpclaunch-train and hpclaunch-probe against the machine's
+#                                                   PyTorch, then runs bench/trainer/gpu.sh with what is left of
+#                                                   the budget (default 420 s in all). Everything goes to $OUT
+#                                                   (default build-gpu-out) as it happens: build.log, runs.log,
+#                                                   results.jsonl and results.md (a line per run), and at the end
+#                                                   RESULTS-section.md (the table, naming the GPU, driver, torch,
+#                                                   CUDA and NCCL) — six files, under the eight a call brings back.
+# A build that fails is recorded as failed, and the Python peers are measured all the same.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,9 +28,16 @@ if [ "${1:-}" = --fetch ]; then
   echo "gpu-machine.sh: $(find "$debs" -name '*.deb' | wc -l) packages in $debs; carry build-gpu-deps to the GPU machine"
   exit 0
 fi
+start=$SECONDS
+budget=420
+if [ "${1:-}" = --budget ]; then
+  budget=${2:?"gpu-machine.sh: --budget needs seconds"}
+  shift 2
+fi
 repeats=${1:-1}
 out=${OUT:-$root/build-gpu-out}
 mkdir -p "$out"
+records="python3 $here/gpu_records.py"
 [ -n "$(find "$debs" -name '*.deb' 2>/dev/null)" ] ||
   { echo "gpu-machine.sh: no packages in $debs: run bench/trainer/gpu-machine.sh --fetch first (and carry it)" >&2; exit 1; }
 deps=/tmp/deps
@@ -34,44 +47,35 @@ ln -sf /usr/lib/x86_64-linux-gnu/libz.so.1 "$deps/usr/lib/x86_64-linux-gnu/libz.
 export PATH=$PATH:$deps/usr/bin CMAKE_PREFIX_PATH=$deps/usr PKG_CONFIG_SYSROOT_DIR=$deps \
   PKG_CONFIG_PATH=$deps/usr/lib/x86_64-linux-gnu/pkgconfig:$deps/usr/share/pkgconfig \
   LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export BUILD_DIR=/tmp/hpclaunch-gpu-build RESULTS=$out/RESULTS-section.md
-export CMAKE_ARGS="-DHPCLAUNCH_PLOT=OFF -DOPENSSL_ROOT_DIR=$deps/usr"
+build=/tmp/hpclaunch-gpu-build
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-# shellcheck disable=SC2086  # CMAKE_ARGS is words
-cmake -S "$root" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DHPCLAUNCH_BUILD_TESTS=OFF $CMAKE_ARGS \
-  -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')" >"$out/configure.log" 2>&1 ||
-  { tail -30 "$out/configure.log"; exit 1; }
-grep "hpclaunch-train" "$out/configure.log"
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target hpclaunch-train hpclaunch-probe >"$out/build.log" 2>&1 ||
-  { grep -B2 -A12 "error" "$out/build.log" | head -60; exit 1; }
-train=$BUILD_DIR/trainer/hpclaunch-train
-"$train" --version | tee "$out/version.txt"
-"$BUILD_DIR/trainer/hpclaunch-probe" --version | tee -a "$out/version.txt"
 
-# --cuda-graphs against eager: the same seed and data, the last step's loss (bf16 autocast: 2% apart at most).
-graphs_check() {  # NAME FLAGS...
-  local name=$1 variant
-  shift
-  for variant in eager graphs; do
-    local extra=()
-    [ "$variant" = graphs ] && extra=(--cuda-graphs)
-    WORLD_SIZE=1 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 timeout 300 "$train" "$@" "${extra[@]}" --device cuda \
-      --backend nccl --amp --no-validation --metrics "$out/check-$name-$variant.jsonl" >"$out/check-$name-$variant.log" 2>&1 ||
-      { tail -20 "$out/check-$name-$variant.log"; echo "gpu-machine.sh: $name $variant failed"; return 1; }
-  done
-  python3 - "$out/check-$name-eager.jsonl" "$out/check-$name-graphs.jsonl" "$name" <<'PY'
-import json, sys
-last = [[json.loads(l) for l in open(p) if '"type":"step"' in l][-1]["loss"] for p in sys.argv[1:3]]
-ok = abs(last[1] - last[0]) <= 0.02 * abs(last[0])
-print(f"graphs check {sys.argv[3]}: eager loss {last[0]:.5f}, --cuda-graphs {last[1]:.5f}: {'ok' if ok else 'DIFFERENT'}")
-sys.exit(0 if ok else 1)
-PY
-}
-status=0
-graphs_check autoencoder --model autoencoder --synthetic --synthetic-samples 20000 --batch-size 128 --steps 300 |
-  tee -a "$out/checks.txt" || status=1
-graphs_check resnet18-b32 --model resnet --resnet-depth 18 --image-size 224 --num-classes 1000 --synthetic \
-  --synthetic-samples 20000 --batch-size 32 --channels-last --steps 60 | tee -a "$out/checks.txt" || status=1
-"$here/gpu.sh" "$repeats" 2>&1 | tee "$out/gpu-sh.log"
-exit $status
+# (1) The build, its configure and compile in build.log; a failure is one record, and the rest goes on.
+build_start=$SECONDS
+rc=0
+extra_cmake=()
+read -r -a extra_cmake <<<"${HPCLAUNCH_GPU_CMAKE_ARGS:-}"  # more configure arguments, should the machine need any
+{
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DHPCLAUNCH_BUILD_TESTS=OFF \
+    -DHPCLAUNCH_PLOT=OFF -DOPENSSL_ROOT_DIR="$deps/usr" "${extra_cmake[@]}" \
+    -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')" &&
+    cmake --build "$build" -j "$(nproc)" --target hpclaunch-train hpclaunch-probe
+} >"$out/build.log" 2>&1 || rc=$?
+train=$build/trainer/hpclaunch-train
+if [ "$rc" = 0 ]; then
+  $records add "$out" build hpclaunch-train build ok "$((SECONDS - build_start))" \
+    --note "$("$train" --version 2>&1 | head -1 | tr '|' '/'); $("$build/trainer/hpclaunch-probe" --version 2>&1 | head -1 | tr '|' '/')"
+else
+  $records add "$out" build hpclaunch-train build failed "$((SECONDS - build_start))" \
+    --note "exit $rc: $(grep -m1 -E 'error|Error' "$out/build.log" | tr '|' '/' | cut -c1-200)"
+fi
+grep -E '^-- hpclaunch-train' "$out/build.log" || true
+
+# (2)-(6) gpu.sh, with what is left of the budget.
+left=$((budget - (SECONDS - start)))
+[ "$left" -gt 0 ] || left=1
+rc=0
+TRAIN=$train "$here/gpu.sh" --budget "$left" --out "$out" --results "$out/RESULTS-section.md" "$repeats" || rc=$?
+echo "gpu-machine.sh: $((SECONDS - start)) s in all (budget $budget s); records in $out/results.md"
+exit $rc
