@@ -89,7 +89,8 @@ def test_map_array_4_items_2_at_a_time(workdir):
 
 
 def test_wait_shows_the_steps_as_a_tqdm_bar(workdir, capsys):
-    pytest.importorskip("tqdm")  # python3-tqdm (scripts/install-deps.sh); without it wait prints the plain line
+    import tqdm  # noqa: F401  (python3-tqdm, scripts/install-deps.sh; without it wait prints the plain line)
+
     write = ("for s in 1 2 3; do printf '{\"type\":\"step\",\"step\":%s,\"loss\":0.5}\\n' $s "
              '>> "$HPCLAUNCH_JOB_DIR/metrics.jsonl"; sleep 1; done')
     job = hpclaunch.submit(["sh", "-c", write], nodes=1, gpus_per_node=1, launcher="srun", time="5", **SITE)
