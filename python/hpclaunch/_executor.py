@@ -100,7 +100,8 @@ class Checkpointable:
 
 class JobEnvironment:
     """Where the calling function runs, inside an Executor job (submitit's JobEnvironment): global_rank,
-    local_rank, num_tasks, node, num_nodes, hostname, job_id, raw_job_id, array_job_id, array_task_id."""
+    local_rank, num_tasks, node, num_nodes, hostname, job_id, raw_job_id, array_job_id, array_task_id. Read from
+    torch's variables and the HPCLAUNCH_* ones the launcher exports into every rank, the same on every scheduler."""
 
     def __init__(self):
         if "RANK" not in os.environ:
@@ -137,29 +138,27 @@ class JobEnvironment:
     def hostname(self):
         import socket
 
-        return self._env.get("SLURMD_NODENAME") or self._env.get("HPCLAUNCH_NODENAME") or socket.gethostname()
+        return self._env.get("HPCLAUNCH_NODENAME") or socket.gethostname()
 
     @property
     def array_task_id(self):
-        task = self._env.get("HPCLAUNCH_ARRAY_TASK")
+        task = self._env.get("HPCLAUNCH_ARRAY_TASK_ID")
         return int(task) if task is not None else None
 
     @property
     def raw_job_id(self):
-        """The scheduler's id of the job (of the array, for a task of one)."""
-        env = self._env
-        return env.get("SLURM_ARRAY_JOB_ID") or env.get("SLURM_JOB_ID") or env.get("PBS_JOBID") or \
-            env.get("HPCLAUNCH_JOB_ID", "")
+        """The scheduler's id of this job (of this task, for a task of an array on Slurm and PBS)."""
+        return self._env.get("HPCLAUNCH_JOB_ID", "")
 
     @property
     def array_job_id(self):
-        return self.raw_job_id if self.array_task_id is not None else None
+        return self._env.get("HPCLAUNCH_ARRAY_JOB_ID")
 
     @property
     def job_id(self):
-        """As `ExecutorJob.job_id` names it: ID, or ID_I for task I of an array."""
-        job, task = self.raw_job_id, self.array_task_id
-        return f"{job}_{task}" if task is not None and "[" not in job else job
+        """As `ExecutorJob.job_id` names it: ID, or ARRAY_I for task I of an array (PBS's own: 77[2].server)."""
+        array, task = self.array_job_id, self.array_task_id
+        return f"{array}_{task}" if array and task is not None and "[" not in array else self.raw_job_id
 
     def __repr__(self):
         return (f"JobEnvironment(job_id={self.job_id!r}, hostname={self.hostname!r}, global_rank={self.global_rank}, "
@@ -484,13 +483,14 @@ class Executor:
 
 
 def as_completed(jobs, timeout=None, poll_interval=1.0):
-    """Yields the jobs as they end (submitit's helpers.as_completed): each job once, the first to end first.
+    """Yields the jobs as they end (submitit's helpers.as_completed): each job once, the first to end first. Each
+    poll is one `hpclaunch status` for all the jobs left (one query per scheduler, not one per job).
     Raises HpclaunchError (exit code 124) when `timeout` seconds pass first."""
     left = list(jobs)
     deadline = None if timeout is None else _time.monotonic() + timeout
     while left:
-        for job in list(left):
-            if job.done():
+        for job, doc in list(zip(left, Job.statuses(left))):
+            if doc["state"]["finished"]:
                 left.remove(job)
                 yield job
         if not left:
