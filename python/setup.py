@@ -16,11 +16,11 @@ import sys
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
-try:
-    from wheel.bdist_wheel import bdist_wheel
-except ImportError:  # setuptools >= 70.1 has its own
+try:  # setuptools >= 70.1 has its own (pip's build isolation brings the newest; wheel's then warns it is old)
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
     try:
-        from setuptools.command.bdist_wheel import bdist_wheel
+        from wheel.bdist_wheel import bdist_wheel
     except ImportError:
         raise SystemExit(f"setup.py: error: {sys.executable} has neither the `wheel` package nor a setuptools with "
                          "bdist_wheel (70.1 or later); fix: use Debian's /usr/bin/python3 with python3-wheel and "

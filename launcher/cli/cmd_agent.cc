@@ -55,6 +55,7 @@ int run_agent(const Args& args, AgentFace face) {
   AgentOptions options = resolve_agent_options(flags, env, job, machine, face);
   if (options.numa_binding != NumaBinding::none)
     options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
+  for (auto& [name, value] : neutral_job_vars(env, job.node_rank)) env[name] = std::move(value);  // the workers'
   ElasticAgent agent(std::move(options), std::move(env), machine.cpus);
   return agent.run();
 }

@@ -154,17 +154,10 @@ nlohmann::json status_json(const JobRecord& job, const JobState& state, const st
                                 {"excluded", job.excluded}});
 }
 
-int print_status_json(const JobRecord& job, const SchedulerBackend& backend) {
-  nlohmann::json j;
-  if (job.is_array()) {
-    std::vector<JobState> tasks = backend.query_tasks(job, run_capture);
-    j = status_json(job, summarize_tasks(tasks), tasks);
-  } else {
-    j = status_json(job, backend.query(job, run_capture), {});
-  }
+void print_status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks) {
+  nlohmann::json j = status_json(job, state, tasks);
   j["metrics_file"] = metrics_path(job, std::filesystem::current_path().string());
   fmt::print("{}\n", j.dump());
-  return 0;
 }
 
 nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_code) {

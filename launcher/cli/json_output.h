@@ -54,8 +54,8 @@ class JobsJson {
 
 // status: the job (and an array's tasks).
 nlohmann::json status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks);
-// status --json: asks `backend` for the job's state (an array's: each task's) and prints status_json; returns 0.
-int print_status_json(const JobRecord& job, const SchedulerBackend& backend);
+// status --json: prints status_json of the job's state (an array's, with each task's) and its metrics file.
+void print_status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks);
 // wait: the final state and wait's exit code.
 nlohmann::json wait_json(const JobRecord& job, const JobState& state, int exit_code);
 // logs: one output file's kept lines (`text`, null when there is no output yet), or an array's tasks' in turn.

@@ -46,6 +46,27 @@ const InJobFace* job_face(const Env& env) {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, std::string>> neutral_job_vars(const Env& env, std::optional<int> node_rank) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const InJobFace* face = job_face(env);
+  if (!face) return out;
+  std::string job = face->job_id(env);
+  if (!job.empty()) out.emplace_back("HPCLAUNCH_JOB_ID", job);
+  if (auto task = face->array_task(env)) {
+    out.emplace_back("HPCLAUNCH_ARRAY_JOB_ID", task->array_id);
+    out.emplace_back("HPCLAUNCH_ARRAY_TASK_ID", std::to_string(task->index));
+  } else if (auto index = lenient_count(env, "HPCLAUNCH_ARRAY_TASK"); index && !job.empty()) {
+    // The local runner's job id is the array's; the task's index is the one it gave the script.
+    out.emplace_back("HPCLAUNCH_ARRAY_JOB_ID", job);
+    out.emplace_back("HPCLAUNCH_ARRAY_TASK_ID", std::to_string(*index));
+  }
+  std::optional<int> rank = face->node_rank(env);
+  if (!rank) rank = node_rank;
+  if (rank && *rank >= 0) out.emplace_back("HPCLAUNCH_NODE_RANK", std::to_string(*rank));
+  if (std::string node = face->node_name(env); !node.empty()) out.emplace_back("HPCLAUNCH_NODENAME", node);
+  return out;
+}
+
 std::optional<int> lenient_count(const Env& env, std::string_view name) {
   long long v = 0;
   auto s = env_get(env, name);

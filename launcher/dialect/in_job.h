@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/environment.h"
@@ -91,6 +92,12 @@ class InJobFace {
 // The face of the job this process runs in: the local runner's (innermost: local-srun may run inside a batch
 // job), then each built-in scheduler's; nullptr outside any job.
 const InJobFace* job_face(const Env& env);
+
+// The job's place in names of hpclaunch's own, the same on every scheduler, for what runs in it (the Python package
+// reads only these): HPCLAUNCH_JOB_ID, HPCLAUNCH_ARRAY_JOB_ID and HPCLAUNCH_ARRAY_TASK_ID (a task of an array job),
+// HPCLAUNCH_NODE_RANK and HPCLAUNCH_NODENAME, each where the job's face (or `node_rank`, the launcher's count) says;
+// none outside a job. `hpclaunch exec` and the agent export them into every rank.
+std::vector<std::pair<std::string, std::string>> neutral_job_vars(const Env& env, std::optional<int> node_rank = {});
 
 // How many ids a CUDA_VISIBLE_DEVICES-like list names ("0,1,3" -> 3, "" -> 0, "NoDevFiles" -> 0).
 int count_device_list(const std::string& list);

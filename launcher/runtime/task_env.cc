@@ -72,6 +72,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   set("MASTER_ADDR", addr);
   set("MASTER_PORT", std::to_string(port));
   if (gpu) set("CUDA_VISIBLE_DEVICES", *gpu);
+  for (auto& [name, value] : neutral_job_vars(env, r.node_rank)) set(name.c_str(), std::move(value));
   if (bind == GpuBind::local_rank && gpus_bound_per_task(env))
     out.notes.push_back(fmt::format("Slurm bound each task's GPUs itself (--gpus-per-task or --gpu-bind): "
                                     "CUDA_VISIBLE_DEVICES={} kept",

@@ -122,6 +122,17 @@ def check(args, echo=False):
     return out
 
 
+def run_json_lines(args):
+    """Runs `hpclaunch ARGS` that prints one JSON document a line (`status --json JOB...`); returns the documents.
+    A non-zero exit raises HpclaunchError."""
+    out = check(args)
+    try:
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+    except ValueError:
+        raise HpclaunchError(f"hpclaunch: error: `hpclaunch {' '.join(map(str, args))}` printed a line that is not "
+                             f"JSON: {out[-200:]!r}", 1, args) from None
+
+
 def run_json(args, echo=False, ok_codes=(0,)):
     """Runs `hpclaunch ARGS --json`-style and returns (exit code, document). A non-zero exit without a document
     (or outside ok_codes) raises HpclaunchError."""

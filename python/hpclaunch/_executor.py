@@ -100,26 +100,65 @@ class Checkpointable:
 
 class JobEnvironment:
     """Where the calling function runs, inside an Executor job (submitit's JobEnvironment): global_rank,
-    local_rank, num_tasks, node, num_nodes, hostname, job_id, array_task_id."""
+    local_rank, num_tasks, node, num_nodes, hostname, job_id, raw_job_id, array_job_id, array_task_id. Read from
+    torch's variables and the HPCLAUNCH_* ones the launcher exports into every rank, the same on every scheduler."""
 
     def __init__(self):
-        env = os.environ
-        if "RANK" not in env:
+        if "RANK" not in os.environ:
             raise RuntimeError("JobEnvironment() is for the function an hpclaunch job runs (RANK is not set here)")
-        self.global_rank = int(env["RANK"])
-        self.local_rank = int(env.get("HPCLAUNCH_NODE_LOCAL_RANK", env.get("LOCAL_RANK", "0")))
-        self.num_tasks = int(env.get("WORLD_SIZE", "1"))
-        self.node = int(env.get("GROUP_RANK", env.get("HPCLAUNCH_NODE_RANK", "0")))
-        self.num_nodes = int(env.get("GROUP_WORLD_SIZE", env.get("HPCLAUNCH_NNODES", "1")))
+        self._env = dict(os.environ)
+
+    def _int(self, *names, default):
+        for name in names:
+            if name in self._env:
+                return int(self._env[name])
+        return default
+
+    @property
+    def global_rank(self):
+        return self._int("RANK", default=0)
+
+    @property
+    def local_rank(self):
+        return self._int("HPCLAUNCH_NODE_LOCAL_RANK", "LOCAL_RANK", default=0)
+
+    @property
+    def num_tasks(self):
+        return self._int("WORLD_SIZE", default=1)
+
+    @property
+    def node(self):
+        return self._int("GROUP_RANK", "HPCLAUNCH_NODE_RANK", default=0)
+
+    @property
+    def num_nodes(self):
+        return self._int("GROUP_WORLD_SIZE", "HPCLAUNCH_NNODES", default=1)
+
+    @property
+    def hostname(self):
         import socket
 
-        self.hostname = env.get("SLURMD_NODENAME") or env.get("HPCLAUNCH_NODENAME") or socket.gethostname()
-        task = env.get("HPCLAUNCH_ARRAY_TASK")
-        self.array_task_id = int(task) if task is not None else None
-        job = env.get("SLURM_ARRAY_JOB_ID") or env.get("SLURM_JOB_ID") or env.get("PBS_JOBID") or \
-            env.get("HPCLAUNCH_JOB_ID", "")
-        self.array_job_id = job if task is not None else None
-        self.job_id = f"{job}_{task}" if task is not None and "[" not in job else job
+        return self._env.get("HPCLAUNCH_NODENAME") or socket.gethostname()
+
+    @property
+    def array_task_id(self):
+        task = self._env.get("HPCLAUNCH_ARRAY_TASK_ID")
+        return int(task) if task is not None else None
+
+    @property
+    def raw_job_id(self):
+        """The scheduler's id of this job (of this task, for a task of an array on Slurm and PBS)."""
+        return self._env.get("HPCLAUNCH_JOB_ID", "")
+
+    @property
+    def array_job_id(self):
+        return self._env.get("HPCLAUNCH_ARRAY_JOB_ID")
+
+    @property
+    def job_id(self):
+        """As `ExecutorJob.job_id` names it: ID, or ARRAY_I for task I of an array (PBS's own: 77[2].server)."""
+        array, task = self.array_job_id, self.array_task_id
+        return f"{array}_{task}" if array and task is not None and "[" not in array else self.raw_job_id
 
     def __repr__(self):
         return (f"JobEnvironment(job_id={self.job_id!r}, hostname={self.hostname!r}, global_rank={self.global_rank}, "
@@ -173,6 +212,38 @@ class ExecutorJob(Job):
     def job_id(self):
         self._ready()
         return self.id if self.task is None else f"{self.id}_{self.task}"
+
+    @property
+    def num_tasks(self):
+        """How many ranks run the function (submitit's tasks of a job)."""
+        self._ready()
+        return self._world or self.plan["world_size"]
+
+    def submission(self):
+        """The call this job runs, as a DelayedSubmission (submitit's): its function, args and kwargs."""
+        self._ready()
+        with open(os.path.join(self.call_dir, "call.pkl"), "rb") as f:
+            outer = pickle.load(f)
+        if outer.get("calls") is not None:
+            fn, args, kwargs = _cloudpickle().loads(outer["calls"])[self.task]
+        else:
+            fn, args, kwargs = _cloudpickle().loads(outer["call"])
+        return DelayedSubmission(fn, *args, **kwargs)
+
+    def done(self, force_check=False):
+        """Whether the job has ended. force_check is submitit's (past its cache): every call here asks the
+        scheduler."""
+        self._ready()
+        return super().done()
+
+    def cancel(self, check=True):
+        """Cancels the job; check=False: quietly, also when the scheduler refuses (it ended already)."""
+        self._ready()
+        try:
+            super().cancel()
+        except HpclaunchError:
+            if check:
+                raise
 
     @classmethod
     def find(cls, ref, task=None):
@@ -310,10 +381,12 @@ class Executor:
     (timeout_min, slurm_partition, slurm_array_parallelism, ...); `python` is the interpreter the job runs
     (default: this one), `folder` where the jobs' directories go (default ./hpclaunch-jobs)."""
 
-    def __init__(self, site, nodes=1, gpus_per_node=None, folder="hpclaunch-jobs", python=None, **options):
+    def __init__(self, site, nodes=1, gpus_per_node=None, folder="hpclaunch-jobs", python=None, parameters=None,
+                 **options):
         self.folder = os.fspath(folder)
         self.python = python or sys.executable
-        self.options = dict(site=site, nodes=nodes, gpus_per_node=gpus_per_node, **_our_names(options))
+        self.options = dict(site=site, nodes=nodes, gpus_per_node=gpus_per_node)
+        self.update_parameters(**dict(parameters or {}, **options))
         self._batch = None
 
     def update_parameters(self, **options):
@@ -379,6 +452,10 @@ class Executor:
         calls = [(fn, tuple(args), {}) for args in zip(*iterables)]
         return self._submit_array(calls, max_concurrent)
 
+    def submit_array(self, fns):
+        """One array job, task i calling fns[i]() (submitit's submit_array); one ExecutorJob per task, in order."""
+        return self._submit_array([(fn, (), {}) for fn in fns])
+
     def _submit_array(self, calls, max_concurrent=None):
         if not calls:
             return []
@@ -406,13 +483,14 @@ class Executor:
 
 
 def as_completed(jobs, timeout=None, poll_interval=1.0):
-    """Yields the jobs as they end (submitit's helpers.as_completed): each job once, the first to end first.
+    """Yields the jobs as they end (submitit's helpers.as_completed): each job once, the first to end first. Each
+    poll is one `hpclaunch status` for all the jobs left (one query per scheduler, not one per job).
     Raises HpclaunchError (exit code 124) when `timeout` seconds pass first."""
     left = list(jobs)
     deadline = None if timeout is None else _time.monotonic() + timeout
     while left:
-        for job in list(left):
-            if job.done():
+        for job, doc in list(zip(left, Job.statuses(left))):
+            if doc["state"]["finished"]:
                 left.remove(job)
                 yield job
         if not left:

@@ -156,6 +156,17 @@ class Job:
     def done(self):
         return self.status()["state"]["finished"]
 
+    @staticmethod
+    def statuses(jobs):
+        """Every job's `status --json` document, in order, from one `hpclaunch status` (one query per scheduler)."""
+        jobs = list(jobs)
+        if not jobs:
+            return []
+        docs = _cli.run_json_lines(["status", "--json"] + [job._ref() for job in jobs])
+        if len(docs) != len(jobs):
+            raise HpclaunchError(f"hpclaunch: error: `hpclaunch status` answered {len(docs)} of {len(jobs)} jobs", 1)
+        return docs
+
     def wait(self, timeout=None, interval=None, progress=True):
         """Waits for the job to end, showing `hpclaunch wait`'s progress line on stderr (a tqdm bar of the
         trainer's steps when tqdm is installed; progress=False: nothing); returns its final phase. Raises

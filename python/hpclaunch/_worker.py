@@ -39,7 +39,7 @@ def _write(path, record):
 def _where():
     rank = int(os.environ.get("RANK", "0"))
     task = os.environ.get("HPCLAUNCH_ARRAY_TASK")
-    node = os.environ.get("SLURMD_NODENAME") or os.environ.get("HPCLAUNCH_NODENAME") or ""
+    node = os.environ.get("HPCLAUNCH_NODENAME", "")
     return rank, task, {"rank": rank, "host": socket.gethostname(), "node": node}
 
 

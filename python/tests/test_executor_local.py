@@ -103,6 +103,11 @@ def environment():
     return (env.global_rank, env.local_rank, env.num_tasks, env.node, env.num_nodes, env.job_id, env.hostname)
 
 
+def array_place(_):
+    env = hpclaunch.JobEnvironment()
+    return env.job_id, env.array_job_id, env.array_task_id, env.raw_job_id
+
+
 def test_submit_returns_at_once_and_the_job_can_be_cancelled(workdir):
     import time
 
@@ -173,6 +178,9 @@ def test_map_array_takes_iterables_as_map_does(workdir):
     assert [j.result() for j in jobs] == [4, 9]
     jobs = ex.map_array(pow, [2, 3, 4], [3, 3, 3], max_concurrent=2)
     assert [j.result() for j in jobs] == [8, 27, 64]
+    # Each task's JobEnvironment names it as its ExecutorJob does (the launcher's HPCLAUNCH_ARRAY_* variables).
+    jobs = ex.map_array(array_place, [0, 1])
+    assert [j.result() for j in jobs] == [(j.job_id, j.id, j.task, j.id) for j in jobs]
 
 
 def test_submitit_api_job_id_stdout_paths_environment(workdir):
@@ -193,20 +201,30 @@ def test_submitit_api_job_id_stdout_paths_environment(workdir):
         hpclaunch.JobEnvironment()  # not in a job
 
 
-def test_batch_and_as_completed(workdir):
+def test_batch_and_as_completed(workdir, monkeypatch):
     ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
     with ex.batch():
         jobs = [ex.submit(pow, b, 2) for b in (2, 3, 4)]
         with pytest.raises(hpclaunch.HpclaunchError):
             jobs[0].result()  # not submitted before the block ends
     assert len({j.id for j in jobs}) == 1 and [j.job_id for j in jobs] == [f"{jobs[0].id}_{i}" for i in range(3)]
+    # The real binary behind a script that writes down each command line: as_completed asks about all the jobs
+    # left in one `hpclaunch status`, not one per job.
+    calls = workdir / "calls"
+    wrapper = workdir / "hpclaunch-logged"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec {hpclaunch.binary()} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("HPCLAUNCH", str(wrapper))
     done = list(hpclaunch.helpers.as_completed(jobs, poll_interval=0.1))
+    status = [line.split() for line in calls.read_text().splitlines() if line.startswith("status")]
+    assert status and status[0] == ["status", "--json"] + [j.job_id for j in jobs], status
     assert sorted(j.result() for j in done) == [4, 9, 16]
     assert sorted(j.task for j in done) == [0, 1, 2]
 
 
 def test_result_prints_nothing_for_a_finished_job(workdir, capsys):
-    pytest.importorskip("tqdm")
+    import tqdm  # noqa: F401  (python3-tqdm, scripts/install-deps.sh: the bar is what this checks)
+
     ex = hpclaunch.Executor(site="local", nodes=1, gpus_per_node=1, launcher="srun")
     job = ex.submit(pow, 2, 5)
     capsys.readouterr()

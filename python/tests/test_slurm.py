@@ -32,7 +32,8 @@ def all_reduce_rank():
 
 
 def square_on_rank_0(x):
-    return (x * x, int(os.environ["RANK"]), int(os.environ["HPCLAUNCH_ARRAY_TASK"]))
+    env = hpclaunch.JobEnvironment()  # Slurm's ids, as the launcher exports them (HPCLAUNCH_ARRAY_JOB_ID, ...)
+    return (x * x, env.global_rank, env.array_task_id, env.job_id, env.hostname)
 
 
 def sleep_long():
@@ -85,11 +86,15 @@ def test_map_array_4_items_2_at_a_time(workdir):
     assert plan["array"]["tasks"] == 4 and plan["array"]["max_concurrent"] == 2
     with open(os.path.join(jobs[0].dir, "job.sh")) as f:
         assert "#SBATCH --array=0-3%2" in f.read()
-    assert [j.result(timeout=240) for j in jobs] == [(9, 0, 0), (1, 0, 1), (16, 0, 2), (1, 0, 3)]
+    results = [j.result(timeout=240) for j in jobs]
+    assert [r[:3] for r in results] == [(9, 0, 0), (1, 0, 1), (16, 0, 2), (1, 0, 3)]
+    assert [r[3] for r in results] == [j.job_id for j in jobs]  # ARRAY_I, as ExecutorJob names the task
+    assert all(r[4] in ("n1", "n2") for r in results), results  # the Slurm node, not the host
 
 
 def test_wait_shows_the_steps_as_a_tqdm_bar(workdir, capsys):
-    pytest.importorskip("tqdm")  # python3-tqdm (scripts/install-deps.sh); without it wait prints the plain line
+    import tqdm  # noqa: F401  (python3-tqdm, scripts/install-deps.sh; without it wait prints the plain line)
+
     write = ("for s in 1 2 3; do printf '{\"type\":\"step\",\"step\":%s,\"loss\":0.5}\\n' $s "
              '>> "$HPCLAUNCH_JOB_DIR/metrics.jsonl"; sleep 1; done')
     job = hpclaunch.submit(["sh", "-c", write], nodes=1, gpus_per_node=1, launcher="srun", time="5", **SITE)

@@ -1,6 +1,7 @@
 """The wheel: built from a clean copy of python/ with Debian's setuptools and wheel, offline; installed into a
 fresh venv with no network; `hpclaunch --version` and `import hpclaunch` work there, from the binary it carries.
-HPCLAUNCH_BINARY names the static hpclaunch to put in (t0810 passes the static build's)."""
+And pip's usual way, as users build it: `pip wheel .` and `pip install .` with build isolation (setuptools and
+wheel from PyPI). HPCLAUNCH_BINARY names the static hpclaunch to put in (t0810 passes the static build's)."""
 import os
 import re
 import shutil
@@ -22,10 +23,14 @@ def offline(argv, **kw):
     return subprocess.run(argv, capture_output=True, text=True, **kw)
 
 
-def test_wheel_from_a_clean_tree_into_a_fresh_venv(tmp_path):
+def static_binary():
     binary = os.environ.get("HPCLAUNCH_BINARY")
     assert binary and os.path.isfile(binary), "set HPCLAUNCH_BINARY to the static hpclaunch"
-    # The clean tree: python/'s files as git knows them, nothing built.
+    return binary
+
+
+def clean_tree(tmp_path):
+    """python/'s files as git knows them, nothing built, under tmp_path/src."""
     files = subprocess.run(["git", "-C", SOURCE_DIR, "ls-files", "python"], capture_output=True, text=True,
                            check=True).stdout.split()
     assert "python/setup.py" in files
@@ -33,9 +38,24 @@ def test_wheel_from_a_clean_tree_into_a_fresh_venv(tmp_path):
     for f in files:
         (src / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(os.path.join(SOURCE_DIR, f), src / f)
-    # docs/python.md's ```sh block, line by line as written there, in the clean tree with a home of the test's own.
+    return src
+
+
+def installing_block(n):
+    """docs/python.md's n-th ```sh block of "Installing", to run line by line as written there."""
     with open(os.path.join(SOURCE_DIR, "docs", "python.md")) as f:
-        block = re.search(r"## Installing.*?```sh\n(.*?)```", f.read(), re.S).group(1)
+        section = re.search(r"## Installing(.*?)\n## ", f.read(), re.S).group(1)
+    return re.findall(r"```sh\n(.*?)```", section, re.S)[n]
+
+
+def wheel_tag():
+    return f"py3-none-manylinux2014_{os.uname().machine}"
+
+
+def test_wheel_from_a_clean_tree_into_a_fresh_venv(tmp_path):
+    binary = static_binary()
+    src = clean_tree(tmp_path)
+    block = installing_block(0)
     home = tmp_path / "home"
     home.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "HPCLAUNCH_BINARY": binary}
@@ -43,8 +63,7 @@ def test_wheel_from_a_clean_tree_into_a_fresh_venv(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "hpclaunch 0.1.0" in p.stdout
     wheels = os.listdir(src / "dist")
-    machine = os.uname().machine
-    assert wheels == [f"hpclaunch-0.1.0-py3-none-manylinux2014_{machine}.whl"], wheels
+    assert wheels == [f"hpclaunch-0.1.0-{wheel_tag()}.whl"], wheels
     wheel = src / "dist" / wheels[0]
     with zipfile.ZipFile(wheel) as z:
         info = z.getinfo("hpclaunch/bin/hpclaunch")
@@ -69,3 +88,24 @@ def test_wheel_from_a_clean_tree_into_a_fresh_venv(tmp_path):
     p = offline(["python", "-m", "hpclaunch", "render", "--site", "perlmutter", "-A", "m1_g", "--", "python", "t.py"],
                 env=env, cwd=tmp_path)
     assert p.returncode == 0 and "#SBATCH --account=m1_g" in p.stdout, p.stderr
+
+
+def test_pip_wheel_and_pip_install_with_build_isolation(tmp_path):
+    """Needs PyPI (pip fetches setuptools and wheel into its isolated build environment)."""
+    binary = static_binary()
+    src = clean_tree(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "HPCLAUNCH_BINARY": binary, "PIP_VERBOSE": "1",
+           "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    p = subprocess.run(["bash", "-euxc", installing_block(1)], env=env, cwd=src, capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out
+    assert "pip-build-env" in out, "pip did not build in an isolated environment:\n" + out
+    # Every warning of the build is news to a user (pip -v shows them): none.
+    assert "Warning:" not in out, out
+    assert os.listdir(src / "python" / "dist") == [f"hpclaunch-0.1.0-{wheel_tag()}.whl"]
+    assert re.search(r"^hpclaunch 0\.1\.0", p.stdout, re.M), out
+    import_check = [str(home / "venvs" / "any" / "bin" / "python"), "-c", "import hpclaunch; print(hpclaunch.binary())"]
+    where = subprocess.run(import_check, env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(home / "venvs" / "any")), where

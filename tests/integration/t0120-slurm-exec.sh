@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `hpclaunch exec` and `hpclaunch env` under a real srun on the test cluster (2 nodes x 2 tasks, 4 fake GPUs
 # per node): unique ranks 0..3, local ranks per node, one MASTER_ADDR (the first node), the port derived from
-# the job id, each task its own GPU; the profile's rules (resolve, suffix) and the batch-script error.
+# the job id, each task its own GPU; the job's place in hpclaunch's own names (HPCLAUNCH_JOB_ID, ...); the
+# profile's rules (resolve, suffix) and the batch-script error.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster
@@ -14,6 +15,9 @@ unset HPCLAUNCH_MASTER_ADDR_RESOLVE HPCLAUNCH_GPU_BIND
 srun "$HPCLAUNCH" exec --gpu-bind local-rank -- sh -c \
   'echo "exec $RANK ${HPCLAUNCH_NODE_LOCAL_RANK-$LOCAL_RANK} $WORLD_SIZE $LOCAL_WORLD_SIZE $GROUP_RANK $GROUP_WORLD_SIZE $MASTER_ADDR $MASTER_PORT $CUDA_VISIBLE_DEVICES $SLURMD_NODENAME"'
 srun "$HPCLAUNCH" env --format json | sed 's/^/json /'
+# The job's place in hpclaunch's own names (what the Python package reads), from Slurm's.
+srun "$HPCLAUNCH" exec -- sh -c \
+  'echo "neutral $RANK $HPCLAUNCH_JOB_ID $HPCLAUNCH_NODE_RANK $HPCLAUNCH_NODENAME ${HPCLAUNCH_ARRAY_TASK_ID-none}"'
 # The profile's rules, as the rendered script exports them. n1's address as the nodes see it (127.0.1.1 on the
 # loopback cluster, its own namespace's on the netns one: t0471).
 echo "n1addr $(getent ahostsv4 n1 | head -n 1 | cut -d' ' -f1)"
@@ -44,6 +48,12 @@ expected="0 0 4 2 0 2 n1 $port 0 n1
 3 1 4 2 1 2 n1 $port 1 n2"
 assert_eq "$expected" "$(lines_with "$out" 'exec ')" \
   "tasks (RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE GROUP_RANK GROUP_WORLD_SIZE MASTER_ADDR MASTER_PORT CUDA_VISIBLE_DEVICES node)"
+
+assert_eq "0 $job 0 n1 none
+1 $job 0 n1 none
+2 $job 1 n2 none
+3 $job 1 n2 none" "$(lines_with "$out" 'neutral ')" \
+  "HPCLAUNCH_JOB_ID, HPCLAUNCH_NODE_RANK, HPCLAUNCH_NODENAME and no HPCLAUNCH_ARRAY_TASK_ID in each task"
 
 json=$(lines_with "$out" 'json ')
 assert_eq 4 "$(echo "$json" | grep -c '"MASTER_ADDR":"n1","MASTER_PORT":"'"$port"'"')" "json lines with one master"

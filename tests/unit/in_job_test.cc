@@ -247,6 +247,30 @@ TEST_CASE("the agent's view of each job: the face's answers, and under PBS the M
   CHECK(read_job_environment({}, rules).source.empty());
 }
 
+TEST_CASE("the neutral HPCLAUNCH_* variables of every scheduler's job: ids, array task, node rank and name") {
+  using Vars = std::vector<std::pair<std::string, std::string>>;
+  CHECK(neutral_job_vars(slurm_agent()) == Vars{{"HPCLAUNCH_JOB_ID", "4250"},
+                                                {"HPCLAUNCH_ARRAY_JOB_ID", "4242"},
+                                                {"HPCLAUNCH_ARRAY_TASK_ID", "3"},
+                                                {"HPCLAUNCH_NODE_RANK", "1"},
+                                                {"HPCLAUNCH_NODENAME", "n2"}});
+  // PBS names no node of its own: the launcher's node rank (the MPI rank of the agent, the task's GROUP_RANK).
+  CHECK(neutral_job_vars(pbs_open_mpi_agent(), 1) == Vars{{"HPCLAUNCH_JOB_ID", "12.gadi-pbs"},
+                                                           {"HPCLAUNCH_NODE_RANK", "1"}});
+  CHECK(neutral_job_vars(pbs_open_mpi_agent(), -1) == Vars{{"HPCLAUNCH_JOB_ID", "12.gadi-pbs"}});
+  CHECK(neutral_job_vars(pbs_pals_rank6()) == Vars{{"HPCLAUNCH_JOB_ID", "77[2].polaris-pbs"},
+                                                   {"HPCLAUNCH_ARRAY_JOB_ID", "77[].polaris-pbs"},
+                                                   {"HPCLAUNCH_ARRAY_TASK_ID", "2"}});
+  Env local = local_task3();
+  local["HPCLAUNCH_ARRAY_TASK"] = "5";  // the local runner's array: its job id is the array's
+  CHECK(neutral_job_vars(local) == Vars{{"HPCLAUNCH_JOB_ID", "local-1732189200-4242"},
+                                        {"HPCLAUNCH_ARRAY_JOB_ID", "local-1732189200-4242"},
+                                        {"HPCLAUNCH_ARRAY_TASK_ID", "5"},
+                                        {"HPCLAUNCH_NODE_RANK", "1"},
+                                        {"HPCLAUNCH_NODENAME", "node1"}});
+  CHECK(neutral_job_vars({{"HOME", "/root"}}, 0).empty());  // outside a job
+}
+
 TEST_CASE("the runtime's job id: the scheduler's, else the MPI launcher's") {
   CHECK(job_id(pbs_open_mpi_agent()) == "12.gadi-pbs");
   CHECK(job_id({{"OMPI_MCA_ess_base_jobid", "1276116993"}}) == "1276116993");

@@ -39,6 +39,8 @@ TEST_CASE("a Slurm task gets torch's variables, a derived port and its GPU") {
   CHECK(v["MASTER_ADDR"] == "n1");
   CHECK(v["MASTER_PORT"] == "24242");
   CHECK(v["CUDA_VISIBLE_DEVICES"] == "1");
+  CHECK(v["HPCLAUNCH_JOB_ID"] == "4242");  // the neutral names of the job's place (dialect/in_job.h)
+  CHECK(v["HPCLAUNCH_NODE_RANK"] == "1");
   CHECK(t.notes.empty());
   TaskEnvOptions flags;
   flags.gpu_bind = GpuBind::none;
