@@ -44,7 +44,8 @@ trap _lib_cleanup EXIT
 
 # A test's body run by another test (run_on_netns_cluster) reports under that test's name.
 test_label=${HPCLAUNCH_TEST_LABEL:-$test_name}
-fail() { echo "FAIL $test_label: $*" >&2; exit 1; }
+# (inside wait_until's CONDITION, whose own output is kept aside, to the test's stderr all the same)
+fail() { echo "FAIL $test_label: $*" >&"${_wu_stderr:-2}"; exit 1; }
 skip() { echo "SKIP $test_label: $*" >&2; exit 77; }
 note() { echo "$test_label: $*" >&2; }
 
@@ -163,20 +164,51 @@ assert_workers() {
   assert_eq "${expected%$'\n'}" "$got" "$4"
 }
 
-# wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
-wait_job() {
-  local id=$1 state
-  for _ in $(seq 1 $((2 * ${2:-300}))); do
-    state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
-    case $state in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)
-      echo "$state"; return 0 ;;
+# wait_until [--every S] [--on-timeout CMD] SECONDS WHAT CONDITION: the one way a test waits. Evaluates the shell
+# text CONDITION every S seconds (default 0.1) until it holds, and fails the test, naming WHAT, the limit and what
+# the last try printed, once SECONDS have passed without it. CONDITION runs in this shell (what it sets stays set,
+# e.g. the state it read) with its output kept aside for that message; --on-timeout's CMD runs before the failure
+# (to cancel what would outlive the test). CONDITION cannot read a caller's $1, $2...: they are wait_until's own
+# there; name them first. A bound against hangs, never a timing assertion: give it plenty.
+wait_until() {
+  # Its names start with _wu_: CONDITION is evaluated here and may set or read the caller's variables.
+  local _wu_every=0.1 _wu_on_timeout="" _wu_limit _wu_what _wu_cond _wu_deadline _wu_out=$test_tmp/.wait_until.out
+  local _wu_stderr=2
+  while [ $# -gt 3 ]; do
+    case $1 in
+      --every) _wu_every=$2; shift 2 ;;
+      --on-timeout) _wu_on_timeout=$2; shift 2 ;;
+      *) fail "wait_until: unknown option '$1'; use --every S or --on-timeout CMD before SECONDS WHAT CONDITION" ;;
     esac
-    sleep 0.5
   done
-  scancel "$id" 2>/dev/null || true
-  fail "job $id did not finish in ${2:-300} s"
+  [ $# -eq 3 ] || fail "wait_until: expected SECONDS WHAT CONDITION, got $# argument(s): $*"
+  _wu_limit=$1 _wu_what=$2 _wu_cond=$3
+  [[ $_wu_limit =~ ^[0-9]+$ ]] || fail "wait_until: the limit '$_wu_limit' is not whole seconds"
+  _wu_deadline=$((${EPOCHREALTIME//[.,]/} + _wu_limit * 1000000))
+  exec {_wu_stderr}>&2
+  while :; do
+    if eval "$_wu_cond" >"$_wu_out" 2>&1; then exec {_wu_stderr}>&-; return 0; fi
+    [ "${EPOCHREALTIME//[.,]/}" -lt "$_wu_deadline" ] || break
+    sleep "$_wu_every"
+  done
+  exec {_wu_stderr}>&-
+  _wu_stderr=2
+  [ -z "$_wu_on_timeout" ] || eval "$_wu_on_timeout" || true
+  fail "waited $_wu_limit s for $_wu_what; the last check ($_wu_cond) printed: $(tail -n 20 "$_wu_out" 2>/dev/null)"
 }
 
+# job_state ID: the Slurm job's state (empty once Slurm has forgotten it).
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+# wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
+wait_job() {
+  local id=$1 state=""
+  wait_until --every 0.5 --on-timeout "scancel $id 2>/dev/null" "${2:-300}" "job $id to end" \
+    'state=$(job_state "$id"); echo "JobState=$state"; job_ended "$state"'
+  echo "$state"
+}
+job_ended() {
+  case $1 in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED) ;; *) return 1 ;; esac
+}
 
 # submit_test_site SITE JOBDIR ARG...: `hpclaunch submit` with the test profile tests/integration/sites/SITE.yaml.
 submit_test_site() {
