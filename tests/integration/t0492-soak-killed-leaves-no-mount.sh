@@ -14,7 +14,7 @@ work=$test_tmp/soak
 setsid python3 "$HPCLAUNCH_SOURCE_DIR/bench/soak/soak.py" --hpclaunch "$HPCLAUNCH" --train "$HPCLAUNCH_TRAIN" \
   --work "$work" --seed 3 --faults 2 --kinds disk_full --steps 300 --timeout 300 >"$test_tmp/out" 2>&1 &
 pid=$!
-soak_processes() { grep -l -s -a -F "$work/" /proc/[0-9]*/cmdline | cut -d/ -f3; }  # whatever names its directory
+soak_processes() { pgrep -f -- "$work/" || true; }  # whatever names its directory
 cleanup_soak() {  # everything the soak started: its process group, and soak_processes
   kill -KILL -- -"$pid" 2>/dev/null || true
   local p
