@@ -11,7 +11,7 @@ tool=${HPCLAUNCH_ALLREDUCE_CHECK:-$HPCLAUNCH_BUILD_DIR/tests/allreduce_check}
 if [ -x "$tool" ]; then
   worker=(sh -c 'ALLREDUCE_CHECK_HOST=$SLURMD_NODENAME exec "$0"' "$tool")
 else
-  note "LibTorch not found at build time: the workers print their ranks instead of an allreduce"
+  skip_part "LibTorch not found at build time: the workers print their ranks instead of an allreduce"
   worker=(sh -c 'echo "allreduce rank=$RANK local_rank=$LOCAL_RANK world=$WORLD_SIZE master=$MASTER_ADDR:$MASTER_PORT ok"')
 fi
 cat >"$test_tmp/job.sh" <<JOB
