@@ -33,11 +33,11 @@ export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 export TMPDIR=$test_tmp/tmp
 mkdir -p "$TMPDIR"
 _lib_cleanup() {
-  local rc=$?
+  local rc=$? skipped=0
   # A trap that runs other commands first passes the test's status on with `(exit $rc)` before calling this.
   if [ $rc = 0 ] && [ -n "${skipped_part:-}" ]; then
     echo "SKIP $test_label: $skipped_part (the rest passed)" >&2
-    rc=77
+    rc=77 skipped=1
   fi
   rm -rf "$ompi_tmp"
   if [ "${HPCLAUNCH_KEEP_TMP:-0}" = 1 ] || { [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "${HPCLAUNCH_KEEP_TMP:-}" = failed ]; }; then
@@ -45,7 +45,9 @@ _lib_cleanup() {
   else
     rm -rf "$test_tmp"
   fi
-  exit $rc
+  # Only a skipped part changes the exit status; otherwise the script's own stands.
+  [ $skipped = 0 ] || exit 77
+  return $rc
 }
 trap _lib_cleanup EXIT
 
