@@ -47,5 +47,12 @@ HPCLAUNCH_PREPARE=1 ctest --test-dir "$build" -L prepared -j 1 --output-on-failu
   echo "test.sh: a prepared build failed (above); its test runs again below and fails there"
 phase "prepare"
 
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
+# Every test has its own time limit (tests/CMakeLists.txt, trainer/CMakeLists.txt; t0068 checks that none lacks
+# one). The JUnit file keeps each test's output, where a skipped test said why.
+junit=$build/Testing/junit.xml
+rc=0
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --output-junit "$junit" "$@" || rc=$?
 phase "tests"
+# What did not run, and why; a skip that tests/skips-allowed.txt does not allow on this machine fails the run.
+python3 "$root/scripts/skips.py" "$junit" "$root/tests/skips-allowed.txt" "$build" || { [ "$rc" != 0 ] || rc=1; }
+exit "$rc"

@@ -54,13 +54,9 @@ nf_rc() { cat "$test_tmp/a$1.rc" 2>/dev/null || echo running; }
 nf_out() { cat "$test_tmp/a$1.out" 2>/dev/null || true; }
 nf_all_out() { local i; for i in "${!nf_names[@]}"; do echo "--- agent $i on ${nf_names[$i]}:"; nf_out "$i"; done; }
 
-# nf_wait_for WHAT CONDITION...: until the shell condition holds (bounded: 120 s), else fail naming WHAT.
-nf_wait_for() {
-  local what=$1 _
-  shift
-  for _ in $(seq 1 1200); do eval "$*" && return 0; sleep 0.1; done
-  fail "waited 120 s for $what; agents: $(nf_all_out)"
-}
+# nf_wait_for WHAT CONDITION: until the shell condition holds (bounded: 120 s), else fail naming WHAT, with what
+# every agent printed.
+nf_wait_for() { wait_until --on-timeout 'echo "agents: $(nf_all_out)" >&2' 120 "$1" "$2"; }
 # nf_step METRICS: the last step the trainer logged (0 before the first).
 nf_step() { { grep -o '"type":"step".*"step":[0-9]*' "$1" 2>/dev/null || true; } | sed 's/.*"step"://' | tail -n 1 | grep . || echo 0; }
 
@@ -81,11 +77,5 @@ nf_check_steps() {  # METRICS N
 
 # nf_no_leftovers: no process of the job (agents, workers) is left, after a bounded wait.
 nf_no_leftovers() {
-  local left _
-  for _ in $(seq 1 80); do
-    left=$(pgrep -af "$test_tmp" | grep -v "^$$ " || true)
-    [ -z "$left" ] && return 0
-    sleep 0.1
-  done
-  fail "$1: processes of the job left: $left"
+  wait_until 8 "no process of the job left ($1)" '! pgrep -af "$test_tmp" | grep -v "^$$ "'
 }

@@ -3,6 +3,7 @@
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || { echo "skip: HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"; exit 77; }
 unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT
 source "$(dirname "${BASH_SOURCE[0]}")/lib-port.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib-wait.sh"  # wait_until
 # run_ranks N LOGPREFIX ARGS...: N ranks on loopback; fails unless every rank exits 0.
 run_ranks() {
   local n=$1 log=$2 port pids=() r code=0

@@ -1,6 +1,7 @@
 # Sourced by every tests/integration/tNNNN-NAME.sh: assertions, a per-test temporary directory removed on exit,
 # and access to the test cluster. A script exits 0 on success, 1 on failure, 77 when skipped (CTest's
-# SKIP_RETURN_CODE); it reports one line per failure, naming the test and what differed.
+# SKIP_RETURN_CODE); it reports one line per failure, naming the test and what differed, and one line `SKIP NAME:
+# reason` when skipped (scripts/test.sh lists them; tests/skips-allowed.txt says which may skip where).
 set -euo pipefail
 
 test_name=$(basename "$0" .sh)
@@ -10,6 +11,7 @@ test_name=$(basename "$0" .sh)
 : "${HPCLAUNCH_CLUSTER_DIR:=$HPCLAUNCH_BUILD_DIR/test-cluster}"
 export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
+source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-wait.sh"  # wait_until
 source "$HPCLAUNCH_SOURCE_DIR/scripts/lib-build.sh"  # use_ccache
 
 # The test's own directory: under /tmp so that every emulated node (and every job) sees it. Kept when
@@ -31,21 +33,33 @@ export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 export TMPDIR=$test_tmp/tmp
 mkdir -p "$TMPDIR"
 _lib_cleanup() {
-  local rc=$?
+  local rc=$? skipped=0
+  # A trap that runs other commands first passes the test's status on with `(exit $rc)` before calling this.
+  if [ $rc = 0 ] && [ -n "${skipped_part:-}" ]; then
+    echo "SKIP $test_label: $skipped_part (the rest passed)" >&2
+    rc=77 skipped=1
+  fi
   rm -rf "$ompi_tmp"
   if [ "${HPCLAUNCH_KEEP_TMP:-0}" = 1 ] || { [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "${HPCLAUNCH_KEEP_TMP:-}" = failed ]; }; then
     echo "$test_name: kept $test_tmp" >&2
   else
     rm -rf "$test_tmp"
   fi
+  # Only a skipped part changes the exit status; otherwise the script's own stands.
+  [ $skipped = 0 ] || exit 77
   return $rc
 }
 trap _lib_cleanup EXIT
 
 # A test's body run by another test (run_on_netns_cluster) reports under that test's name.
 test_label=${HPCLAUNCH_TEST_LABEL:-$test_name}
-fail() { echo "FAIL $test_label: $*" >&2; exit 1; }
+# (inside wait_until's CONDITION, whose own output is kept aside, to the test's stderr all the same)
+fail() { echo "FAIL $test_label: $*" >&"${_wu_stderr:-2}"; exit 1; }
 skip() { echo "SKIP $test_label: $*" >&2; exit 77; }
+# skip_part REASON: a part of the test cannot run here. The rest runs and asserts as ever; when it passes, the test
+# ends as skipped (77) with REASON, never as a pass that did not check everything it says it checks.
+skipped_part=""
+skip_part() { note "not run: $*"; skipped_part+="${skipped_part:+; }$*"; }
 note() { echo "$test_label: $*" >&2; }
 
 assert_eq() {  # EXPECTED ACTUAL [WHAT]
@@ -163,20 +177,18 @@ assert_workers() {
   assert_eq "${expected%$'\n'}" "$got" "$4"
 }
 
+# job_state ID: the Slurm job's state (empty once Slurm has forgotten it).
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 # wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
 wait_job() {
-  local id=$1 state
-  for _ in $(seq 1 $((2 * ${2:-300}))); do
-    state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
-    case $state in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)
-      echo "$state"; return 0 ;;
-    esac
-    sleep 0.5
-  done
-  scancel "$id" 2>/dev/null || true
-  fail "job $id did not finish in ${2:-300} s"
+  local id=$1 state=""
+  wait_until --every 0.5 --on-timeout "scancel $id 2>/dev/null" "${2:-300}" "job $id to end" \
+    'state=$(job_state "$id"); echo "JobState=$state"; job_ended "$state"'
+  echo "$state"
 }
-
+job_ended() {
+  case $1 in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED) ;; *) return 1 ;; esac
+}
 
 # submit_test_site SITE JOBDIR ARG...: `hpclaunch submit` with the test profile tests/integration/sites/SITE.yaml.
 submit_test_site() {

@@ -5,12 +5,8 @@ source "$(dirname "$0")/lib.sh"
 need_cluster
 
 # A job of the test before may still be completing: give the nodes a moment to turn idle.
-for _ in $(seq 1 60); do
-  sinfo_nodes=$(sinfo -h -N -p debug -o '%N %t' | sort -u | tr '\n' ' ')
-  [ "$sinfo_nodes" = "n1 idle n2 idle " ] && break
-  sleep 0.5
-done
-assert_eq "n1 idle n2 idle " "$sinfo_nodes" "sinfo nodes"
+wait_until --every 0.5 30 "both nodes idle in sinfo" \
+  'nodes=$(sinfo -h -N -p debug -o "%N %t" | sort -u | tr "\n" " "); echo "sinfo: $nodes"; [ "$nodes" = "n1 idle n2 idle " ]'
 for p in debug regular booster gpu gputest; do
   sinfo -h -p "$p" -o %P | grep -q . || fail "partition '$p' missing from the test cluster"
 done

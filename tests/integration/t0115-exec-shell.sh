@@ -33,7 +33,7 @@ rc=0; "${clean_env[@]}" "$HPCLAUNCH" exec -- sh -c 'exit 7' 2>/dev/null || rc=$?
 assert_eq 7 "$rc" "exit status through exec"
 "${clean_env[@]}" "$HPCLAUNCH" exec -- sh -c 'echo ready >"$0"; exec sleep 30' "$test_tmp/ready" 2>/dev/null &
 pid=$!
-for _ in $(seq 1 50); do [ -s "$test_tmp/ready" ] && break; sleep 0.1; done
+wait_until 30 "the command under exec to start" '[ -s "$test_tmp/ready" ]'
 kill -TERM $pid
 rc=0; wait $pid || rc=$?
 assert_eq 143 "$rc" "status after SIGTERM to exec's pid"

@@ -64,19 +64,13 @@ assert_eq "$((p0 + 1)) $((p0 + 2))" "$p1 $p2" "the tasks' rendezvous ports (the 
 hl submit --site local --nodes 1 --launcher srun --array 4 --job-dir "$test_tmp/cancel" -- bash -c 'echo up; sleep 60' \
   >/dev/null 2>"$test_tmp/cancel.err" &
 runner=$!
-for _ in $(seq 1 100); do
-  [ -f "$test_tmp/cancel/tasks/0/state.json" ] && break
-  sleep 0.1
-done
+wait_until 30 "task 0 to start" '[ -f "$test_tmp/cancel/tasks/0/state.json" ]'
 cid=$(job_id "$test_tmp/cancel")
 assert_eq "$cid 4 tasks: 1 running, 3 pending" "$(hl status "$cid" | head -n 1)"
 assert_eq "${cid}_1 PENDING (waiting for an earlier task)" "$(hl status "${cid}_1")"
 hl cancel "${cid}_1" 2>/dev/null || fail "cancel of a waiting task failed"
 hl cancel "${cid}[0]" 2>/dev/null || fail "cancel of the running task failed"
-for _ in $(seq 1 100); do
-  [ -f "$test_tmp/cancel/tasks/2/state.json" ] && break
-  sleep 0.1
-done
+wait_until 30 "task 2 to start in task 0's place" '[ -f "$test_tmp/cancel/tasks/2/state.json" ]'
 assert_eq "$cid 4 tasks: 1 running, 1 pending, 2 cancelled" "$(hl status "$cid" | head -n 1)" "after cancelling tasks 1 and 0"
 hl cancel "$cid" 2>"$test_tmp/err" || fail "cancel of the array failed: $(cat err)"
 assert_contains "$(cat err)" "asked local to cancel array job $cid"

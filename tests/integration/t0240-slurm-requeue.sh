@@ -30,11 +30,9 @@ restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\
 
 # wait_step METRICS N: until the trainer has logged step N (bounded).
 wait_step() {
-  for _ in $(seq 1 240); do
-    [ -f "$1" ] && [ "$(grep -c '"type":"step"' "$1")" -ge "$2" ] && return 0
-    sleep 0.5
-  done
-  fail "the trainer did not reach step $2 in 120 s ($1)"
+  local metrics=$1 want=$2 n
+  wait_until --every 0.5 120 "the trainer to reach step $want ($metrics)" \
+    'n=$(grep -c "\"type\":\"step\"" "$metrics" || true); echo "${n:-no} steps"; [ "${n:-0}" -ge "$want" ]'
 }
 
 # 1. Time limit: a one-minute limit with a warning signal, and more training than one run holds (the test hook
@@ -80,7 +78,7 @@ check_steps "$d/metrics.jsonl" $steps
 d=$test_tmp/twice
 id=$(submit "$d" --nodes 1 --gpus-per-node 1 --launcher srun --time 10 --signal USR1@60 -- \
   bash -c 'n=0; trap "n=\$((n + 1))" USR1; echo started; for _ in $(seq 40); do sleep 0.25; done; echo "warnings: $n"')
-for _ in $(seq 1 120); do grep -q "0: started" "$d/slurm-$id.out" 2>/dev/null && break; sleep 0.5; done
+wait_until --every 0.5 --on-timeout "scancel $id" 60 "the task to start" 'grep "0: started" "$d/slurm-$id.out"'
 scancel --signal=USR1 --batch "$id"
 sleep 1
 scancel --signal=USR1 --batch "$id"
@@ -95,10 +93,5 @@ id=$(submit "$d" --nodes 2 --gpus-per-node 1 --launcher srun --time 10 --requeue
 wait_step "$d/metrics.jsonl" 10
 scancel "$id"
 assert_eq CANCELLED "$(wait_job "$id" 120)" "state after scancel"
-for _ in $(seq 1 40); do
-  pgrep -f -- "--checkpoint-dir $d/ckpt" >/dev/null || break
-  sleep 0.5
-done
-left=$(pgrep -af -- "--checkpoint-dir $d/ckpt" || true)
-[ -z "$left" ] || fail "processes of the cancelled job are still running: $left"
+wait_until --every 0.5 20 "the cancelled job's processes to end" '! pgrep -af -- "--checkpoint-dir $d/ckpt"'
 assert_eq 0 "$(restarts "$id")" "requeues after a plain scancel"

@@ -25,10 +25,8 @@ assert_contains "$(scontrol show job "$b")" "Dependency=afterok:${a}"
 assert_contains "$("$HPCLAUNCH" jobs | grep "^$b ")" "after afterok:$a"  # `jobs` shows what a queued job waits for
 assert_eq COMPLETED "$(wait_job "$a" 60)" "the first job"
 assert_eq COMPLETED "$(wait_job "$b" 60)" "the job after it (it ran only once a-done existed)"
-for _ in $(seq 1 40); do
-  case $("$HPCLAUNCH" status "$c") in *DependencyNeverSatisfied*) break ;; esac
-  sleep 0.5
-done
+wait_until --every 0.5 20 "Slurm to see that c's dependency is never satisfied" \
+  '"$HPCLAUNCH" status "$c" | grep DependencyNeverSatisfied'
 assert_contains "$("$HPCLAUNCH" status "$c")" "PENDING (DependencyNeverSatisfied)" "afternotok of a success"
 "$HPCLAUNCH" cancel "$c" 2>/dev/null
 

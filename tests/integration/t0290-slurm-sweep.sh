@@ -80,20 +80,14 @@ PY
 d2=$test_tmp/sleepers
 id2=$(submit "$d2" --launcher srun --gpus-per-node 1 --array 3 --max-concurrent 2 \
   -- bash -c 'echo "task $HPCLAUNCH_ARRAY_TASK up"; sleep 120') || fail "submit sleepers: $(cat submit.err)"
-for _ in $(seq 1 120); do
-  [ "$(hl status "$id2" | head -n 1)" = "$id2 3 tasks: 2 running, 1 pending" ] && break
-  sleep 0.5
-done
-assert_eq "$id2 3 tasks: 2 running, 1 pending" "$(hl status "$id2" | head -n 1)" "the sleepers, two at once"
+wait_until --every 0.5 60 "two of the sleepers to run" \
+  'hl status "$id2" | head -n 1 | grep -x "$id2 3 tasks: 2 running, 1 pending"'
 hl cancel "${id2}_2" 2>/dev/null || fail "cancel of the waiting task ${id2}_2 failed"
 # Slurm may keep the cancelled task's record (CANCELLED) or drop it unstarted (CANCELLED (before it started)).
 assert_contains "$(hl status "${id2}_2")" "${id2}_2 CANCELLED" "the task cancelled while waiting"
 hl cancel "${id2}_1" 2>"$test_tmp/cancel.err" || fail "cancel ${id2}_1: $(cat cancel.err)"
 assert_contains "$(cat cancel.err)" "asked slurm to cancel array task ${id2}_1"
-for _ in $(seq 1 60); do
-  case $(hl status "${id2}[1]") in *CANCELLED*) break ;; esac
-  sleep 0.5
-done
+wait_until --every 0.5 30 "task 1 to be cancelled" 'hl status "${id2}[1]" | grep CANCELLED'
 assert_eq "${id2}_1 CANCELLED" "$(hl status "${id2}[1]")" "the cancelled running task (named JOB[I])"
 assert_eq "$id2 3 tasks: 1 running, 2 cancelled" "$(hl status "$id2" | head -n 1)" "the others after two were cancelled"
 sleep 2  # task 2 is not started in task 1's place, task 0 keeps running

@@ -35,11 +35,8 @@ assert_contains "$("$HPCLAUNCH" status "$test_tmp/bad")" "excluded: n2 (prefligh
 id=$(submit "$test_tmp/requeue" --requeue --env HPCLAUNCH_PROBE_TEST_GPUS=n2=3) || fail "submit failed"
 # Requeued, the job shows its exclusion while its first run is still COMPLETING (seen under load, issue 33):
 # wait until it is PENDING as well, which it stays, as the two nodes it asks for are not there without n2.
-for _ in $(seq 1 360); do
-  job=$(scontrol show job "$id" 2>/dev/null || true)
-  [[ $job == *ExcNodeList=n2* && $job == *JobState=PENDING* ]] && break
-  sleep 0.5
-done
+wait_until --every 0.5 --on-timeout "scancel $id" 180 "the requeued job to be PENDING without n2" \
+  'job=$(scontrol show job "$id" 2>&1); echo "$job"; [[ $job == *ExcNodeList=n2* && $job == *JobState=PENDING* ]]'
 job=$(scontrol show job "$id")
 scancel "$id"
 assert_contains "$job" "ExcNodeList=n2" "the requeued job leaves n2 out (output: $(cat "$test_tmp/requeue/slurm-$id.out" 2>/dev/null))"

@@ -15,11 +15,8 @@ submit() {  # JOBDIR CMD...: prints the job id
 }
 
 id=$(submit "$test_tmp/lost" bash -c 'touch "'"$test_tmp"'/started.$RANK"; exec sleep 120') || fail "submit failed"
-for _ in $(seq 1 240); do
-  [ -e "$test_tmp/started.0" ] && [ -e "$test_tmp/started.1" ] && break
-  sleep 0.5
-done
-[ -e "$test_tmp/started.1" ] || { scancel "$id"; fail "workers never started: $(cat "$test_tmp/lost/slurm-$id.out")"; }
+wait_until --every 0.5 --on-timeout "scancel $id" 120 "both workers to start" \
+  'cat "$test_tmp/lost/slurm-$id.out"; [ -e "$test_tmp/started.0" ] && [ -e "$test_tmp/started.1" ]'
 victim=""
 for pid in $(pgrep -f "hpclaunch agent" || true); do
   env=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null || true)
@@ -29,10 +26,8 @@ for pid in $(pgrep -f "hpclaunch agent" || true); do
 done
 [ -n "$victim" ] || { scancel "$id"; fail "no agent of job $id on n2"; }
 kill -9 "$victim"
-for _ in $(seq 1 120); do
-  scontrol show job "$id" 2>/dev/null | grep -q 'ExcNodeList=n2' && break
-  sleep 0.5
-done
+wait_until --every 0.5 --on-timeout "scancel $id" 60 "the job requeued without n2" \
+  'scontrol show job "$id" | grep ExcNodeList=n2'
 job=$(scontrol show job "$id")
 scancel "$id"
 out=$(cat "$test_tmp/lost/slurm-$id.out")

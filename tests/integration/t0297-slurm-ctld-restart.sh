@@ -28,8 +28,7 @@ id2=$(submit "$test_tmp/srun" --nodes 1 --gpus-per-node 2 --launcher srun -- \
   bash -c "for i in \$(seq 1 $ticks); do echo \"task \$RANK tick \$i\"; sleep 1; done")
 [[ $id =~ ^[0-9]+$ ]] && [[ $id2 =~ ^[0-9]+$ ]] || fail "submit printed '$id' and '$id2', not job ids"
 out=$test_tmp/agent/slurm-$id.out
-for _ in $(seq 1 240); do grep -q "tick 2$" "$out" 2>/dev/null && break; sleep 0.5; done
-grep -q "tick 2$" "$out" || fail "the agent job did not start: $(hl status "$id")"
+wait_until --every 0.5 120 "the agent job to start" 'hl status "$id"; grep -q "tick 2$" "$out"'
 
 timeout 300 "$HPCLAUNCH" wait --interval 0.5 "$id" >"$test_tmp/wait.out" 2>"$test_tmp/wait.err" &
 waiter=$!
@@ -40,7 +39,7 @@ ctld=$(cat "$HPCLAUNCH_CLUSTER_DIR/slurmctld.pid")
 "$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh" restart-ctld "$HPCLAUNCH_CLUSTER_DIR" "$down" >"$test_tmp/restart.out" 2>&1 &
 restarter=$!
 # While the controller is down: `jobs` lists both rows, each state unknown, one error naming the command.
-for _ in $(seq 1 200); do kill -0 "$ctld" 2>/dev/null || break; sleep 0.05; done
+wait_until --every 0.05 30 "slurmctld (pid $ctld) to stop" '! kill -0 "$ctld"'
 rc=0
 timeout 120 "$HPCLAUNCH" jobs >"$test_tmp/jobs-down.out" 2>"$test_tmp/jobs-down.err" || rc=$?
 wait "$restarter" || fail "the controller did not come back: $(cat "$test_tmp/restart.out")"

@@ -27,20 +27,11 @@ rc_of() { cat "$test_tmp/a$1.rc"; }
 out_of() { cat "$test_tmp/a$1.out"; }
 # wait_for FILE: until the workers wrote it (bounded).
 wait_for() {
-  local _
-  for _ in $(seq 1 600); do [ -e "$1" ] && return 0; sleep 0.05; done
-  fail "waited 30 s for $1; agent output: $(out_of 0) /// $(out_of 1)"
+  local file=$1
+  wait_until --every 0.05 --on-timeout 'echo "agent output: $(out_of 0) /// $(out_of 1)" >&2' 30 "$file" '[ -e "$file" ]'
 }
-no_leftovers() {
-  local left _
-  # After kill -9 of an agent its orphan guard kills the workers' groups a moment later: bounded wait.
-  for _ in $(seq 1 40); do
-    left=$(pgrep -af "$test_tmp" | grep -v "^$$ " || true)
-    [ -z "$left" ] && break
-    sleep 0.05
-  done
-  [ -z "$left" ] || fail "$1: processes of the job left: $left"
-}
+# After kill -9 of an agent its orphan guard kills the workers' groups a moment later: bounded wait.
+no_leftovers() { wait_until --every 0.05 10 "no process of the job left ($1)" '! pgrep -af "$test_tmp" | grep -v "^$$ "'; }
 new_case() { port=$(free_port); rm -rf "$test_tmp/w"; mkdir -p "$test_tmp/w"; }
 # start_both ARGS...: the agents of node 0 and node 1, with the same arguments.
 start_both() { start_agent 0 "$@"; start_agent 1 "$@"; }
@@ -168,7 +159,7 @@ start_both --heartbeat-timeout 2 -- "$test_tmp/worker.sh"
 all_started
 frozen=$(agent_pid 1)
 kill -STOP "$frozen"
-for _ in $(seq 1 600); do [ -e "$test_tmp/a0.rc" ] && break; sleep 0.05; done
+wait_until --every 0.05 --on-timeout 'kill -9 "$frozen"' 30 "node 0's agent to give node 1 up" '[ -e "$test_tmp/a0.rc" ]'
 kill -9 "$frozen"
 wait_agents
 assert_eq 1 "$(rc_of 0)" "exit code of node 0 when node 1 froze ($(out_of 0))"
@@ -218,7 +209,7 @@ no_leftovers "scale-up"
 #     a hang shows as 124.
 new_case
 start_agent 0 -- "$test_tmp/worker.sh"
-for _ in $(seq 1 200); do ss -ltn | grep -q ":$port " && break; sleep 0.05; done
+wait_until --every 0.05 30 "node 0's store to listen on port $port" 'ss -ltn | grep ":$port "'
 kill -TERM "$(agent_pid 0)"
 wait_agents
 assert_eq 143 "$(rc_of 0)" "exit code of node 0 stopped while waiting for its peers ($(out_of 0))"

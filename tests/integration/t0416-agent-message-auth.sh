@@ -76,8 +76,9 @@ start_agent() {
       -- "$test_tmp/worker.sh" >"$test_tmp/a$1.out" 2>&1 || rc=$?; echo $rc >"$test_tmp/a$1.rc" ) &
 }
 wait_for() {
-  for _ in $(seq 1 600); do [ -e "$1" ] && return 0; sleep 0.05; done
-  fail "waited 30 s for $1; node 0: $(cat "$test_tmp/a0.out" 2>/dev/null) /// node 1: $(cat "$test_tmp/a1.out" 2>/dev/null)"
+  local file=$1
+  wait_until --every 0.05 \
+    --on-timeout 'echo "node 0: $(cat "$test_tmp/a0.out") /// node 1: $(cat "$test_tmp/a1.out")" >&2' 30 "$file" '[ -e "$file" ]'
 }
 start_proxy() {  # MODE LOG
   proxy_port=$(free_port)
@@ -136,7 +137,7 @@ new_case
 env $(node_env 0 "$port") HPCLAUNCH_MASTER_ADDR_FIXED="$addr" timeout 60 "$HPCLAUNCH" agent --rdzv-timeout 20 \
   --nproc-per-node 1 -- "$test_tmp/worker.sh" >"$test_tmp/bind.out" 2>&1 &
 lone=$!
-for _ in $(seq 1 200); do ss -ltn | grep -q ":$port " && break; sleep 0.05; done
+wait_until --every 0.05 30 "the lone agent's store to listen on port $port" 'ss -ltn | grep ":$port "'
 listen=$(ss -ltn | awk -v p=":$port" '$4 ~ p"$" { print $4 }')
 kill -TERM "$lone" 2>/dev/null || true
 wait "$lone" || true

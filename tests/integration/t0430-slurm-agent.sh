@@ -11,7 +11,7 @@ tool=${HPCLAUNCH_ALLREDUCE_CHECK:-$HPCLAUNCH_BUILD_DIR/tests/allreduce_check}
 if [ -x "$tool" ]; then
   worker=(sh -c 'ALLREDUCE_CHECK_HOST=$SLURMD_NODENAME exec "$0"' "$tool")
 else
-  note "LibTorch not found at build time: the workers print their ranks instead of an allreduce"
+  skip_part "LibTorch not found at build time: the workers print their ranks instead of an allreduce"
   worker=(sh -c 'echo "allreduce rank=$RANK local_rank=$LOCAL_RANK world=$WORLD_SIZE master=$MASTER_ADDR:$MASTER_PORT ok"')
 fi
 cat >"$test_tmp/job.sh" <<JOB
@@ -41,13 +41,8 @@ srun --ntasks-per-node=1 "$HPCLAUNCH" agent --grace 5 -- bash -c 'touch "$test_t
 JOB
 id=$(sbatch --parsable -o "$test_tmp/cancel.out" -e "$test_tmp/cancel.out" -N 2 --ntasks-per-node=1 \
      --gpus-per-node=2 "$test_tmp/cancel.sh")
-for _ in $(seq 1 240); do
-  [ "$(ls "$test_tmp"/started.* 2>/dev/null | wc -l)" = 4 ] && break
-  sleep 0.5
-done
-[ "$(ls "$test_tmp"/started.* 2>/dev/null | wc -l)" = 4 ] || { scancel "$id"; fail "workers never started: $(cat "$test_tmp/cancel.out")"; }
+wait_until --every 0.5 --on-timeout "scancel $id" 120 "the job's 4 workers to start" \
+  'cat "$test_tmp/cancel.out"; [ "$(ls "$test_tmp"/started.* 2>/dev/null | wc -l)" = 4 ]'
 scancel "$id"
 assert_eq CANCELLED "$(wait_job "$id" 120)" "state of the scancel-ed job"
-for _ in $(seq 1 40); do pgrep -f "$mark" >/dev/null || break; sleep 0.25; done
-left=$(pgrep -af "$mark" || true)
-[ -z "$left" ] || fail "processes of the cancelled job left: $left"
+wait_until --every 0.25 10 "the cancelled job's processes to end" '! pgrep -af "$mark"'

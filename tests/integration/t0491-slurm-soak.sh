@@ -20,7 +20,7 @@ id=$(submit_test_site test-shaped "$d" --nodes 1 --gpus-per-node 1 --time 10 --r
   bash -c 'n=0; trap "n=\$((n + 1))" USR1; echo started; for _ in $(seq 40); do sleep 0.25; done; echo "warnings: $n"' \
   2>/dev/null) || fail "submit failed"
 id=$(grep -o '[0-9]*' <<<"$id" | tail -n 1)
-for _ in $(seq 1 120); do grep -q "started" "$d/slurm-$id.out" 2>/dev/null && break; sleep 0.5; done
+wait_until --every 0.5 --on-timeout "scancel $id" 60 "the worker to start" 'grep started "$d/slurm-$id.out"'
 scancel --signal=USR1 --batch "$id"
 assert_eq COMPLETED "$(wait_job "$id" 120)" "state of the warned agent job"
 out=$(cat "$d/slurm-$id.out")

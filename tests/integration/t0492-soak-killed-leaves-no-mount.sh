@@ -14,30 +14,24 @@ work=$test_tmp/soak
 setsid python3 "$HPCLAUNCH_SOURCE_DIR/bench/soak/soak.py" --hpclaunch "$HPCLAUNCH" --train "$HPCLAUNCH_TRAIN" \
   --work "$work" --seed 3 --faults 2 --kinds disk_full --steps 300 --timeout 300 >"$test_tmp/out" 2>&1 &
 pid=$!
-soak_processes() { grep -l -s -a -F "$work/" /proc/[0-9]*/cmdline | cut -d/ -f3; }  # whatever names its directory
+soak_processes() { pgrep -f -- "$work/" || true; }  # whatever names its directory
 cleanup_soak() {  # everything the soak started: its process group, and soak_processes
   kill -KILL -- -"$pid" 2>/dev/null || true
   local p
   for p in $(soak_processes); do kill -KILL "$p" 2>/dev/null || true; done
 }
-trap 'cleanup_soak; _lib_cleanup' EXIT
+trap 'rc=$?; cleanup_soak; (exit $rc); _lib_cleanup' EXIT
 
 # Wait until the faulted job writes its metrics in the tmpfs (/proc/PID/root sees the soak's own mounts).
-for _ in $(seq 600); do
-  [ -s "/proc/$pid/root$work/job/metrics.jsonl" ] && break
-  kill -0 "$pid" 2>/dev/null || fail "the soak ended before its faulted job ran: $(tail -5 "$test_tmp/out")"
-  sleep 0.1
-done
-[ -s "/proc/$pid/root$work/job/metrics.jsonl" ] ||
-  fail "the faulted job wrote no metrics in 60 s: $(tail -5 "$test_tmp/out")"
+wait_until 60 "the faulted job's metrics in the tmpfs" '
+  kill -0 "$pid" || fail "the soak ended before its faulted job ran: $(tail -5 "$test_tmp/out")"
+  tail -5 "$test_tmp/out"; [ -s "/proc/$pid/root$work/job/metrics.jsonl" ]'
 grep -q " $work/job tmpfs " "/proc/$pid/mounts" ||
   fail "the soak trains with no tmpfs on $work/job (so this test shows nothing): $(tail -5 "$test_tmp/out")"
 
 cleanup_soak
-for _ in $(seq 100); do  # the namespace ends with the last of its processes
-  [ -z "$(soak_processes)" ] && break
-  sleep 0.1
-done
+# The namespace ends with the last of its processes.
+wait_until 10 "the killed soak's processes to end" 'soak_processes; [ -z "$(soak_processes)" ]'
 left=$(grep -F " $work" /proc/self/mounts || true)
 [ -z "$left" ] || { umount -l "$work/job" || true; fail "the killed soak left a mount: $left"; }
 echo "ok: the killed soak (its tmpfs on $work/job while training) left nothing mounted"

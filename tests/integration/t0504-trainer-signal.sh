@@ -41,13 +41,12 @@ wait_ranks() {
   done
   pids=()
 }
-# wait_for CMD...: polls up to 120 s (a bound against hangs, not a timing assertion).
+# wait_for WHAT CMD...: until CMD succeeds (bounded: 120 s), else fail naming WHAT.
 wait_for() {
-  for _ in $(seq 600); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  return 1
+  local what=$1 cmd
+  shift
+  printf -v cmd '%q ' "$@"
+  wait_until --every 0.2 120 "$what" "$cmd"
 }
 steps_in() { if [ -f "$1" ]; then grep -c '"type":"step"' "$1" || true; else echo 0; fi; }
 more_steps_than() { [ "$(steps_in "$1")" -gt "$2" ]; }
@@ -56,7 +55,7 @@ common=(--synthetic --synthetic-samples 100000 --global-batch-size 64 --threads 
 
 # 1. SIGUSR1 to rank 1 alone: both ranks stop at the same step with exit 99.
 start_ranks 2 "$work/run1.log" "${common[@]}" --metrics "$work/m1.jsonl"
-wait_for more_steps_than "$work/m1.jsonl" 2 || fail "training did not start"
+wait_for "training to start" more_steps_than "$work/m1.jsonl" 2
 kill -USR1 "${pids[1]}"
 wait_ranks
 [ "${codes[*]}" = "99 99" ] || fail "exit codes ${codes[*]}, want 99 99"
@@ -75,11 +74,11 @@ grep -q "resumed from .*latest.pt at epoch 1, step $step" "$work/run2.log.0" || 
 # 3. One rank: SIGUSR2 writes a checkpoint and training goes on; SIGTERM then stops it with 99.
 rm -rf "$work/ck"
 start_ranks 1 "$work/run3.log" "${common[@]}" --metrics "$work/m3.jsonl"
-wait_for more_steps_than "$work/m3.jsonl" 1 || fail "training did not start"
+wait_for "training to start" more_steps_than "$work/m3.jsonl" 1
 kill -USR2 "${pids[0]}"
-wait_for test -f "$work/ck/latest.pt" || fail "SIGUSR2 wrote no checkpoint"
+wait_for "the checkpoint SIGUSR2 asks for" test -f "$work/ck/latest.pt"
 at_save=$(steps_in "$work/m3.jsonl")
-wait_for more_steps_than "$work/m3.jsonl" $((at_save + 2)) || fail "training stopped after SIGUSR2"
+wait_for "training to go on after SIGUSR2" more_steps_than "$work/m3.jsonl" $((at_save + 2))
 kill -TERM "${pids[0]}"
 wait_ranks
 [ "${codes[*]}" = 99 ] || fail "SIGTERM: exit ${codes[*]}, want 99"
@@ -98,7 +97,7 @@ rm -rf "$work/ck"
 port=$(free_port)
 pids=()
 start_rank 1 2 "$port" "$work/run4.log" "${common[@]}" --metrics "$work/m4.jsonl"
-wait_for signals_blocked "${pids[0]}" || fail "hpclaunch-train did not block its stop signals"
+wait_for "hpclaunch-train to block its stop signals" signals_blocked "${pids[0]}"
 sleep 1  # into the connect loop
 kill -USR1 "${pids[0]}"
 sleep 1
@@ -112,12 +111,11 @@ grep -q 'stopped by signal at step 1; checkpoint' "$work/run4.log.0" || fail "wa
 # 5. A second SIGTERM kills at once (a stuck rank can still be stopped): 128 + 15.
 pids=()
 start_rank 1 2 "$(free_port)" "$work/run5.log" "${common[@]}"
-wait_for signals_blocked "${pids[0]}" || fail "hpclaunch-train did not block its stop signals"
+wait_for "hpclaunch-train to block its stop signals" signals_blocked "${pids[0]}"
 kill -TERM "${pids[0]}"
-for _ in $(seq 20); do  # again until it is gone: two SIGTERMs that are pending together merge into one
-  sleep 0.5
-  kill -TERM "${pids[0]}" 2>/dev/null || break
-done
+# Again until it is gone (or a zombie, not yet waited for): two SIGTERMs that are pending together merge into one.
+wait_until --every 0.5 10 "hpclaunch-train to die of a second SIGTERM" \
+  '! kill -TERM "${pids[0]}" || ps -o stat= -p "${pids[0]}" | grep "^Z"'
 wait_ranks
 [ "${codes[*]}" = 143 ] || fail "second SIGTERM: exit ${codes[*]}, want 143"
 
@@ -130,7 +128,7 @@ WORLD_SIZE=1 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) 
   --synthetic-samples 1000000 --global-batch-size 8192 --threads 1 --no-validation --checkpoint-dir "$work/ck" \
   --metrics "$work/m6.jsonl" >"$work/run6.log.0" 2>&1 &
 pids+=($!)
-wait_for more_steps_than "$work/m6.jsonl" 2 || fail "training did not start"
+wait_for "training to start" more_steps_than "$work/m6.jsonl" 2
 kill -TERM "${pids[0]}"
 sleep 0.05
 kill -TERM "${pids[0]}" 2>/dev/null || true

@@ -37,10 +37,7 @@ for delay in 0.2 0.8 1.5; do
   rm -f "$work/m.jsonl"
   "$HPCLAUNCH_TRAIN" "${big[@]}" --metrics "$work/m.jsonl" >/dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 600); do  # up to 120 s for the first step (a bound against hangs, not a timing assertion)
-    grep -q '"type":"step"' "$work/m.jsonl" 2>/dev/null && break
-    sleep 0.2
-  done
+  wait_until --every 0.2 --on-timeout 'kill -9 "$pid"' 120 "the first step" 'grep "\"type\":\"step\"" "$work/m.jsonl"'
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true

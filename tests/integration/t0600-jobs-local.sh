@@ -45,7 +45,7 @@ assert_contains "$(cat "$test_tmp/err")" "FAILED (exit 3)"
 step='for i in $(seq 1 6); do echo "{\"type\":\"step\",\"epoch\":1,\"step\":$i,\"loss\":0.$((9 - i)),\"lr\":0.001,\"samples_per_s\":100,\"step_time_s\":0.5}" >>"$HPCLAUNCH_JOB_DIR/metrics.jsonl"; echo "line $i"; sleep 0.5; done'
 hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/run" -- bash -c "$step" >/dev/null 2>&1 &
 submit_pid=$!
-for _ in $(seq 1 50); do [ -f "$test_tmp/run/state.json" ] && break; sleep 0.1; done
+wait_until 30 "the job in run to start" '[ -f "$test_tmp/run/state.json" ]'
 assert_contains "$(hl status "$test_tmp/run")" "RUNNING" "status of a running local job"
 follow=$(timeout 60 "$HPCLAUNCH" logs --follow --interval 0.2 "$test_tmp/run" 2>"$test_tmp/follow.err") || fail "logs --follow exited $?"
 assert_contains "$follow" "line 6" "logs --follow printed until the end"
@@ -56,7 +56,7 @@ assert_contains "$out" "step 6 loss 0.3 lr 1.00e-03 100 samples/s" "wait's progr
 
 hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/run2" -- bash -c "$step" >/dev/null 2>&1 &
 submit_pid=$!
-for _ in $(seq 1 50); do [ -f "$test_tmp/run2/state.json" ] && break; sleep 0.1; done
+wait_until 30 "the job in run2 to start" '[ -f "$test_tmp/run2/state.json" ]'
 out=$(timeout 60 "$HPCLAUNCH" wait --interval 0.3 "$test_tmp/run2") || fail "wait on a running job exited $?: $out"
 [ "$(echo "$out" | grep -c ' RUNNING step ')" -ge 2 ] || fail "wait printed fewer than two progress lines while running: $out"
 [ "$(echo "$out" | sort | uniq -d)" = "" ] || fail "wait repeated an unchanged line: $out"
@@ -65,7 +65,7 @@ wait "$submit_pid" || true
 # Cancel a running job; wait and status say it was cancelled; cancelling again is an error.
 hl submit --site local --nodes 2 --launcher srun --job-dir "$test_tmp/long" -- sleep 300 >/dev/null 2>&1 &
 submit_pid=$!
-for _ in $(seq 1 50); do [ -f "$test_tmp/long/state.json" ] && break; sleep 0.1; done
+wait_until 30 "the job in long to start" '[ -f "$test_tmp/long/state.json" ]'
 hl cancel "$test_tmp/long" 2>/dev/null || fail "cancel of a running local job failed"
 rc=0; timeout 30 "$HPCLAUNCH" wait --interval 0.2 "$test_tmp/long" >/dev/null 2>"$test_tmp/err" || rc=$?
 assert_eq 1 "$rc" "wait's exit code for a cancelled job"
@@ -74,14 +74,13 @@ rc=0; wait "$submit_pid" || rc=$?
 assert_contains "$(hl status "$test_tmp/long")" "CANCELLED (exit 143)"
 pgid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$test_tmp/long/state.json")
 alive_in_group() { ps -e -o pgid=,stat=,pid=,args= | awk -v g="$1" '$1 == g && $2 !~ /^Z/'; }  # zombies are gone already
-for _ in $(seq 1 50); do [ -z "$(alive_in_group "$pgid")" ] && break; sleep 0.1; done
-[ -z "$(alive_in_group "$pgid")" ] || fail "the cancelled job left processes in its group $pgid: $(alive_in_group "$pgid")"
+wait_until 10 "the cancelled job's processes (group $pgid) to end" 'alive_in_group "$pgid"; [ -z "$(alive_in_group "$pgid")" ]'
 assert_fails "is not running on this machine" hl cancel "$test_tmp/long"
 
 # wait --timeout on a job still running gives up with 124.
 hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/slow" -- sleep 30 >/dev/null 2>&1 &
 submit_pid=$!
-for _ in $(seq 1 50); do [ -f "$test_tmp/slow/state.json" ] && break; sleep 0.1; done
+wait_until 30 "the job in slow to start" '[ -f "$test_tmp/slow/state.json" ]'
 rc=0; "$HPCLAUNCH" wait --timeout 1 --interval 0.2 "$test_tmp/slow" >/dev/null 2>"$test_tmp/err" || rc=$?
 assert_eq 124 "$rc" "wait --timeout exit code"
 assert_contains "$(cat "$test_tmp/err")" "still RUNNING after --timeout 1 s"
@@ -104,7 +103,7 @@ assert_fails "no output yet" bash -c "mkdir -p '$test_tmp/empty' && cp '$test_tm
 # On a terminal (a pty from script(1)), wait redraws one line in place with \r and ends it with a newline.
 hl submit --site local --nodes 1 --launcher srun --job-dir "$test_tmp/tty" -- bash -c "$step" >/dev/null 2>&1 &
 submit_pid=$!
-for _ in $(seq 1 50); do [ -f "$test_tmp/tty/state.json" ] && break; sleep 0.1; done
+wait_until 30 "the job in tty to start" '[ -f "$test_tmp/tty/state.json" ]'
 COLUMNS=200 timeout 60 script -qec "'$HPCLAUNCH' wait --interval 0.3 '$test_tmp/tty'" /dev/null >"$test_tmp/tty.out" 2>&1 \
   || fail "wait on a terminal exited $?: $(cat -A "$test_tmp/tty.out")"
 wait "$submit_pid" || true

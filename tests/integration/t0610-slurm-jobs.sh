@@ -34,12 +34,8 @@ assert_eq "$id_bad FAILED (exit 3)" "$(hl status "$id_bad")" "status of a failed
 
 # A long job: logs --follow runs while it runs; cancel ends it; follow and wait end with CANCELLED.
 id_long=$(submit "$test_tmp/long" --nodes 2 --launcher agent -- bash -c 'for i in $(seq 1 300); do echo "tick $i"; sleep 1; done')
-for _ in $(seq 1 120); do
-  state=$(hl status "$id_long")
-  [ "$state" = "$id_long RUNNING" ] && [ -s "$test_tmp/long/slurm-$id_long.out" ] && grep -q "tick 2" "$test_tmp/long/slurm-$id_long.out" && break
-  sleep 0.5
-done
-assert_eq "$id_long RUNNING" "$state" "status of a running job"
+wait_until --every 0.5 --on-timeout "scancel $id_long" 60 "the long job to run and print tick 2" \
+  'hl status "$id_long" | grep -x "$id_long RUNNING" && grep "tick 2" "$test_tmp/long/slurm-$id_long.out"'
 timeout 120 "$HPCLAUNCH" logs --follow --rank 0 --interval 0.2 "$id_long" >"$test_tmp/follow.out" 2>"$test_tmp/follow.err" &
 follow_pid=$!
 sleep 2
@@ -79,11 +75,7 @@ assert_eq 1 "$(wc -l <"$test_tmp/err")" "jobs: one error line for one unreachabl
 
 # Without an accounting database Slurm forgets a finished job after MinJobAge (30 s on the test cluster): status
 # then says so honestly from the job directory, and wait exits 3 (not 0: the outcome is unknown).
-for _ in $(seq 1 240); do
-  scontrol show job "$id" >/dev/null 2>&1 || break
-  sleep 0.5
-done
-scontrol show job "$id" >/dev/null 2>&1 && fail "Slurm still knows job $id after 120 s (MinJobAge)"
+wait_until --every 0.5 120 "Slurm to forget job $id (MinJobAge)" '! scontrol show job "$id"'
 assert_eq "$id finished (state unknown to scheduler; its output slurm-$id.out is in the job directory)" \
   "$(hl status "$id")" "status of a job Slurm has forgotten"
 rc=0; hl wait "$id" >/dev/null 2>&1 || rc=$?

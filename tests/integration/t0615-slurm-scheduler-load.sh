@@ -56,11 +56,7 @@ assert_contains "$(cat "$test_tmp/calls.log")" "squeue -h -r -t all -j ${ids[1]}
 # Once Slurm has forgotten the first jobs (MinJobAge), squeue leaves them out and sacct (absent here) is asked
 # once for all of them; their rows say what their job directory shows.
 wait_job "${ids[0]}" 300 >/dev/null
-for _ in $(seq 1 240); do
-  scontrol show job "${ids[0]}" >/dev/null 2>&1 || break
-  sleep 0.5
-done
-scontrol show job "${ids[0]}" >/dev/null 2>&1 && fail "Slurm still knows job ${ids[0]} after 120 s (MinJobAge)"
+wait_until --every 0.5 120 "Slurm to forget job ${ids[0]} (MinJobAge)" '! scontrol show job "${ids[0]}"'
 counted "$HPCLAUNCH" jobs || fail "jobs failed after MinJobAge: $out"
 assert_eq 2 "$calls" "calls of jobs with forgotten jobs ($(cat "$test_tmp/calls.log"))"
 assert_contains "$(sed -n 2p "$test_tmp/calls.log")" "sacct " "the second call"

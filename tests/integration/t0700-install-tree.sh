@@ -60,7 +60,7 @@ run_hidden() {  # CMD...: with the source and build trees hidden behind empty di
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   run_hidden test ! -e "$HPCLAUNCH_SOURCE_DIR/CMakeLists.txt" || fail "the source tree was not hidden"
 else
-  note "not root or no unshare: the moved prefix runs with the source and build trees still visible"
+  skip_part "not root or no unshare: the moved prefix runs with the source and build trees still visible"
 fi
 cd "$test_tmp"
 version=$(run_hidden "$hl" --version) || fail "--version failed"

@@ -4,7 +4,11 @@
 // runs (pinned buffers, the copy stream and its events) is not tested here.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <iterator>
 #include <stdexcept>
+#include <thread>
 
 #include "data.h"
 #include "loader.h"
@@ -52,6 +56,17 @@ void check_same_batches(BatchLoader& loader, const std::vector<Batch>& expected,
   CHECK_THROWS_AS(loader.next(), std::logic_error);
 }
 
+// The threads of this process.
+size_t thread_count() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator());
+}
+// thread_count() once it is `want`, or after a bound of 10 s: a joined thread leaves /proc/self/task a moment
+// after the join returns (the kernel wakes the joiner before it removes the thread).
+size_t thread_count_settled(size_t want) {
+  for (int i = 0; i < 10000 && thread_count() != want; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return thread_count();
+}
+
 }  // namespace
 
 TEST_SUITE_BEGIN("BatchLoader");
@@ -97,12 +112,20 @@ TEST_CASE("synthetic float samples pass through unchanged, a pool repeated to th
 }
 
 TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its thread") {
+  // Its thread waits for a free slot when it is destroyed: a destructor that does not wake and join it hangs (the
+  // test's time limit fails it), and one that leaves it running leaves a thread behind, counted here.
   const Images images = make_images(64);
   const Dataset bytes(images.bytes.reshape({64, -1}), torch::Tensor(), 64);
+  const BatchSequence seq{DistributedSampler(64, 1, 0, false, 0), 4, 16, 10, 0, 0};
   for (int taken : {0, 1, 5}) {
-    BatchLoader loader(bytes, BatchSequence{DistributedSampler(64, 1, 0, false, 0), 4, 16, 10, 0, 0}, torch::kCPU, 3,
-                       true);
-    for (int k = 0; k < taken; ++k) loader.next();
+    CAPTURE(taken);
+    const size_t before = thread_count();
+    {
+      BatchLoader loader(bytes, seq, torch::kCPU, 3, true);
+      CHECK(thread_count() == before + 1);
+      for (int k = 0; k < taken; ++k) CHECK(loader.next().input.size(0) == 4);
+    }
+    CHECK(thread_count_settled(before) == before);
   }
 }
 

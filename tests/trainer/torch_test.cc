@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include "checkpoint.h"
@@ -218,8 +219,13 @@ TEST_CASE("alone, gradients land in bucket views and equal plain autograd's") {
     CHECK(torch::allclose(a->parameters()[i].grad(), b->parameters()[i].grad()));
 }
 
-TEST_CASE("two gloo ranks on batch B each reach the parameters of one process on batch 2B" *
-          doctest::skip(!hpctrain::compat::k_have_gloo)) {  // a build without gloo (a pip wheel's LibTorch)
+TEST_CASE("two gloo ranks on batch B each reach the parameters of one process on batch 2B") {
+  if (!hpctrain::compat::k_have_gloo) {
+    // CTest reports the case skipped from this line (SKIP_REGULAR_EXPRESSION in trainer/CMakeLists.txt), and
+    // scripts/test.sh lists it; doctest::skip would leave it out of the list of cases, unseen.
+    std::cout << "SKIP: this LibTorch has no gloo (a pip wheel's): no two gloo ranks to compare" << std::endl;
+    return;
+  }
   // SGD is linear in the gradient: only summation order differs. Adam divides by sqrt(v), which magnifies
   // rounding in near-zero gradients, so its tolerance is looser.
   bool adam = false;
