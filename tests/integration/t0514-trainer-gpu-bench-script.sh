@@ -150,11 +150,8 @@ assert_contains "$(record "$work/c" resnet50 ceiling note)" "budget: about 30 s 
 # Killed from outside while a run hangs (a call out of time): what was measured before is there.
 RUN_LIMIT=120 TRAIN=$work/train PYTHON=$work/python setsid "$gpu" --out "$work/d" 1 >"$work/d.log" 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-  grep -q 'graphs resnet50 graphs' "$work/d/runs.log" 2>/dev/null && break
-  sleep 0.1
-done
-grep -q 'graphs resnet50 graphs' "$work/d/runs.log" || fail "gpu.sh did not reach the hanging run in 60 s"
+wait_until --on-timeout 'kill -KILL -- "-$pid"' 120 "gpu.sh to reach the hanging run" \
+  'grep -q "graphs resnet50 graphs" "$work/d/runs.log"'
 kill -KILL -- "-$pid"
 wait "$pid" 2>/dev/null || true
 assert_eq ok "$(record "$work/d" resnet18 graphs status)" "a record written before the kill"
