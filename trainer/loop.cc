@@ -138,9 +138,10 @@ class Loop {
     bool stepped = false;
     const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
+    const AfterStep after = after_step(action, stepped);
     std::vector<int> bad_ranks;
-    if (action == StepAction::take && !stepped) m_run.optimizer->step();
-    else bad_ranks = gather_nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
+    if (after.optimizer_step) m_run.optimizer->step();
+    if (after.gather_nonfinite_ranks) bad_ranks = gather_nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
     if (action == StepAction::stop) {
       m_diverged.status = "nonfinite";
       m_diverged.nonfinite_step = step_number;
