@@ -51,8 +51,11 @@ Batch Dataset::empty_batch(int64_t rows, bool pinned) const {
   return batch;
 }
 
+// A true division by a 255 that lives on the images' device: a host number (a "CPU scalar") makes CUDA's div
+// multiply by its reciprocal instead, which differs from x / 255 by one ulp for 126 of the 256 byte values.
 torch::Tensor scale_images(const torch::Tensor& t) {
-  return t.scalar_type() == torch::kUInt8 ? t.to(torch::kFloat32).div_(255.0) : t;
+  if (t.scalar_type() != torch::kUInt8) return t;
+  return t.to(torch::kFloat32).div_(torch::full({}, 255.0f, t.options().dtype(torch::kFloat32)));
 }
 
 namespace {

@@ -46,8 +46,8 @@ struct DataSplit {
 
 DataSplit load_data(const TrainOptions& options);
 
-// uint8 images as the model reads them, floats in [0, 1] (x / 255, the same bits as converting the whole set once);
-// other tensors (float samples, int64 labels) as they are.
+// uint8 images as the model reads them, floats in [0, 1]: the IEEE float division x / 255.0f, the same bits on the
+// CPU and on a GPU (and as converting the whole set once); other tensors (float samples, int64 labels) as they are.
 torch::Tensor scale_images(const torch::Tensor& t);
 
 }  // namespace hpctrain

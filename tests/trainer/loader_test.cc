@@ -4,7 +4,9 @@
 // runs (pinned buffers, the copy stream and its events) is not tested here.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "data.h"
 #include "loader.h"
@@ -103,6 +105,26 @@ TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its th
     BatchLoader loader(bytes, BatchSequence{DistributedSampler(64, 1, 0, false, 0), 4, 16, 10, 0, 0}, torch::kCPU, 3,
                        true);
     for (int k = 0; k < taken; ++k) loader.next();
+  }
+}
+
+// Every byte value scales to the IEEE float quotient b / 255.0f computed here on the host, on the CPU and (where one
+// is visible) on a GPU: a GPU dividing by a host number multiplies by its reciprocal, one ulp off for 126 values.
+TEST_CASE("scale_images: all 256 byte values give b / 255.0f exactly, on the CPU and on a visible GPU") {
+  const torch::Tensor bytes = torch::arange(256, torch::kInt64).to(torch::kUInt8);
+  std::vector<torch::Device> devices{torch::Device(torch::kCPU)};
+  if (torch::cuda::is_available()) devices.emplace_back(torch::kCUDA, 0);
+  for (const auto& device : devices) {
+    CAPTURE(device.str());
+    const torch::Tensor scaled = scale_images(bytes.to(device)).cpu();
+    REQUIRE((scaled.scalar_type() == torch::kFloat32));
+    int differ = 0;
+    for (int b = 0; b < 256; ++b) {
+      const float expected = static_cast<float>(b) / 255.0f;
+      const float got = scaled[b].item<float>();
+      differ += std::memcmp(&expected, &got, sizeof(float)) != 0 ? 1 : 0;
+    }
+    CHECK(differ == 0);
   }
 }
 
