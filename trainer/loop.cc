@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "sampler.h"
@@ -130,6 +131,7 @@ class Loop {
     const TrainOptions& o = m_run.o;
     const auto step_start = Clock::now();
     const double cpu_start = process_cpu_seconds();
+    report_pending(step_start, cpu_start);  // the previous step's time ends where this one starts
     const int64_t batch_index = m_run.state.next_batch;
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
@@ -151,8 +153,7 @@ class Loop {
       ++m_run.state.next_batch;  // from here on the state is the position to continue from
     }
     m_validated_last = false;
-    m_report.step(step_number, batch_index, lr, r, action, m_tracker, bad_ranks, since(step_start),
-                  process_cpu_seconds() - cpu_start);
+    m_pending = PendingStep{step_number, batch_index, lr, r, action, bad_ranks, step_start, cpu_start};
     if (action == StepAction::stop) {
       m_done = true;
       return;
@@ -166,7 +167,20 @@ class Loop {
     if (o.hooks.step_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.hooks.step_sleep_ms));
   }
 
+  // A step's record is written once its time is known: from its start to the next step's start (the metrics
+  // write, latest.pt and anything else between included, as bench/trainer/ddp_train.py times a step), or to the
+  // end of the epoch or of the run (validation and the final reports are not a step's). `end`: that moment, once
+  // read, so that no time falls into two steps (the record's write is the next step's).
+  void report_pending(Clock::time_point end, double cpu_end) {
+    if (!m_pending) return;
+    const PendingStep& p = *m_pending;
+    m_report.step(p.step_number, p.batch_index, p.lr, p.result, p.action, m_tracker, p.bad_ranks,
+                  std::chrono::duration<double>(end - p.start).count(), cpu_end - p.cpu_start);
+    m_pending.reset();
+  }
+
   void end_epoch() {
+    report_pending(Clock::now(), process_cpu_seconds());
     if (m_run.o.validate) {
       const auto start = Clock::now();
       const double val = validate(m_run);
@@ -180,6 +194,7 @@ class Loop {
   }
 
   int finish() {
+    report_pending(Clock::now(), process_cpu_seconds());
     metrics::RunEnd end = m_diverged;
     end.step = m_run.state.global_step;
     end.skipped_steps = m_tracker.skipped();
@@ -210,9 +225,21 @@ class Loop {
     return k_exit_ok;
   }
 
+  // A step done whose record waits for its time (report_pending).
+  struct PendingStep {
+    int64_t step_number, batch_index;
+    double lr;
+    StepResult result;
+    StepAction action;
+    std::vector<int> bad_ranks;
+    Clock::time_point start;
+    double cpu_start;
+  };
+
   Run& m_run;
   Reporter& m_report;
   NonfiniteTracker m_tracker;
+  std::optional<PendingStep> m_pending;
   metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
   bool m_done = false, m_stopped = false, m_validated_last = false;
 };
