@@ -60,6 +60,24 @@ torch::Tensor scale_images(const torch::Tensor& t) {
 
 namespace {
 
+// Sum of byte * (position % 251 + 1) over the tensor's bytes, positions from `offset`; at most 255 * 251 per byte,
+// so int64 holds it for any batch that fits in memory.
+int64_t byte_checksum(const torch::Tensor& t, int64_t offset) {
+  const torch::Tensor bytes = t.contiguous().reshape({-1}).view(torch::kUInt8).to(torch::kInt64);
+  const torch::Tensor weights = torch::arange(offset, offset + bytes.numel(), bytes.options()).remainder_(251).add_(1);
+  return (bytes * weights).sum().item<int64_t>();
+}
+
+}  // namespace
+
+int64_t batch_checksum(const Batch& b) {
+  int64_t sum = byte_checksum(b.input, 0);
+  if (!b.target.is_same(b.input)) sum += byte_checksum(b.target, b.input.numel() * b.input.element_size());
+  return sum;
+}
+
+namespace {
+
 torch::Tensor read_images(const std::string& path) {
   IdxArray idx = read_idx_file(path);
   if (idx.dims.size() != 3)

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <thread>
 
 #include "sampler.h"
 #include "step.h"
 #include "step_policy.h"
+#include "util/error.h"
 
 namespace hpctrain {
 namespace {
@@ -105,10 +107,43 @@ std::vector<int> gather_nonfinite_ranks(Run& run, bool mine) {
   return ranks;
 }
 
+// --check-batches: each batch as the loader put it on the device, against the batch the sampler names for that
+// step, gathered again on the host from the data set (not through the loader's buffers, thread or copies). A
+// wrong or stale batch still trains (a falling loss hides it); here the first one ends the run.
+class BatchCheck {
+ public:
+  explicit BatchCheck(const Run& run) : m_sampler(train_sampler(run)) {}
+
+  void check(const Run& run, const Batch& got, int64_t step_number) {
+    const int64_t epoch = run.state.epoch, batch = run.state.next_batch;
+    if (epoch != m_epoch) {
+      m_shard = m_sampler.shard(epoch);
+      m_epoch = epoch;
+    }
+    const Batch want = run.data.train->gather(DistributedSampler::batch(m_shard, batch, run.batch.local_batch));
+    const int64_t expected = batch_checksum(want), seen = batch_checksum(got);
+    if (seen == expected) return;
+    throw hpclaunch::failure(
+        "--check-batches",
+        "step " + std::to_string(step_number) + " (epoch " + std::to_string(epoch + 1) + ", batch " +
+            std::to_string(batch + 1) + ") on rank " + std::to_string(run.env.rank) + ": the batch on " +
+            got.input.device().str() + " has checksum " + std::to_string(seen) + ", the sampler's batch " +
+            std::to_string(expected),
+        "the input path (loader.h) handed a wrong or stale batch");
+  }
+
+ private:
+  DistributedSampler m_sampler;
+  std::vector<int64_t> m_shard;
+  int64_t m_epoch = -1;
+};
+
 class Loop {
  public:
   Loop(Run& run, Reporter& report)
-      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {}
+      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {
+    if (run.o.check_batches) m_check = std::make_unique<BatchCheck>(run);
+  }
 
   int run() {
     const TrainOptions& o = m_run.o;
@@ -136,7 +171,9 @@ class Loop {
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
     m_run.optimizer->set_lr(lr);
-    const Batch b = model_batch(m_run.loader->next(), m_run);  // batch `batch_index` of the epoch (setup.cc)
+    const Batch loaded = m_run.loader->next();  // batch `batch_index` of the epoch (setup.cc)
+    if (m_check) m_check->check(m_run, loaded, step_number);
+    const Batch b = model_batch(loaded, m_run);
     bool stepped = false;
     const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
@@ -240,6 +277,7 @@ class Loop {
   Reporter& m_report;
   NonfiniteTracker m_tracker;
   std::optional<PendingStep> m_pending;
+  std::unique_ptr<BatchCheck> m_check;  // --check-batches
   metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
   bool m_done = false, m_stopped = false, m_validated_last = false;
 };

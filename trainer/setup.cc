@@ -176,9 +176,9 @@ void start_ddp(Run& run) {
 // buffers on a GPU, gathered when asked on the CPU.
 void start_loader(Run& run) {
   const TrainOptions& o = run.o;
-  DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
-  BatchSequence sequence{sampler, run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
+  BatchSequence sequence{train_sampler(run), run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
                          run.state.next_batch};
+  if (o.hooks.stale_batch_step > 0) sequence.stale = o.hooks.stale_batch_step - (run.state.global_step + 1);
   const bool gpu = run.device.is_cuda();
   run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
 }

@@ -108,6 +108,32 @@ TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its th
   }
 }
 
+TEST_CASE("batch_checksum: the same bytes, the same number; another row, a swap or a stale batch, another") {
+  const Images images = make_images(32);
+  const Dataset data(images.bytes.unsqueeze(1), images.labels, 32);
+  const int64_t first = batch_checksum(data.gather({0, 1, 2, 3}));
+  CHECK(batch_checksum(data.gather({0, 1, 2, 3})) == first);
+  CHECK(batch_checksum(data.gather({0, 1, 3, 2})) != first);  // rows swapped
+  CHECK(batch_checksum(data.gather({0, 1, 2, 4})) != first);  // another row
+  const Dataset floats(torch::rand({8, 5}), torch::Tensor(), 8);  // float samples, the target the input
+  const Batch b = floats.gather({1, 2});
+  Batch copied{b.input.clone(), torch::Tensor()};
+  copied.target = copied.input;
+  CHECK(batch_checksum(copied) == batch_checksum(b));
+  copied.input[0][0] += 1.0f;
+  CHECK(batch_checksum(copied) != batch_checksum(b));
+  // The loader's test hook: batch 2 of the sequence repeats batch 1's samples, which the checksum tells apart.
+  BatchSequence seq{DistributedSampler(32, 1, 0, true, 4), 4, 8, 1, 0, 0};
+  seq.stale = 2;
+  BatchLoader loader(data, seq, torch::kCPU, 1, false);
+  const int64_t b0 = batch_checksum(loader.next()), b1 = batch_checksum(loader.next());
+  const int64_t b2 = batch_checksum(loader.next());
+  CHECK(b2 == b1);
+  CHECK(b1 != b0);
+  const auto shard = seq.sampler.shard(0);
+  CHECK(b2 != batch_checksum(data.gather(DistributedSampler::batch(shard, 2, 4))));
+}
+
 // Every byte value scales to the IEEE float quotient b / 255.0f computed here on the host, on the CPU and (where one
 // is visible) on a GPU: a GPU dividing by a host number multiplies by its reciprocal, one ulp off for 126 values.
 TEST_CASE("scale_images: all 256 byte values give b / 255.0f exactly, on the CPU and on a visible GPU") {
