@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <torch/version.h>
+
 #include "atomic_file.h"
 #include "run.h"
 #include "sampler.h"
@@ -41,7 +43,9 @@ void configure_rank(Run& run) {
       throw Error("--cuda-graphs", "NCCL " + nccl_version_text(StepGraph::nccl_version()) +
                                        " cannot be captured in a CUDA graph (2.9.6 or later can)",
                   "use a PyTorch built with a newer NCCL or drop --cuda-graphs");
-    for (const auto& [name, value] : nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }))
+    const bool new_name = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2);
+    for (const auto& [name, value] :
+         nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }, new_name))
       setenv(name.c_str(), value.c_str(), 1);  // read by ProcessGroupNCCL when it is built (connect)
     run.graph = std::make_unique<StepGraph>(run.device);
   }
