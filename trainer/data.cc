@@ -61,11 +61,17 @@ torch::Tensor scale_images(const torch::Tensor& t) {
 namespace {
 
 // Sum of byte * (position % 251 + 1) over the tensor's bytes, positions from `offset`; at most 255 * 251 per byte,
-// so int64 holds it for any batch that fits in memory.
+// so int64 holds it for any batch that fits in memory. Summed by column of a (rows, 251) view first: the weight
+// is the column's, and no int64 copy of a large batch is made.
 int64_t byte_checksum(const torch::Tensor& t, int64_t offset) {
-  const torch::Tensor bytes = t.contiguous().reshape({-1}).view(torch::kUInt8).to(torch::kInt64);
-  const torch::Tensor weights = torch::arange(offset, offset + bytes.numel(), bytes.options()).remainder_(251).add_(1);
-  return (bytes * weights).sum().item<int64_t>();
+  const torch::Tensor bytes = t.contiguous().reshape({-1}).view(torch::kUInt8);
+  const int64_t n = bytes.numel(), rows = n / 251, tail = n % 251;
+  const auto i64 = bytes.options().dtype(torch::kInt64);
+  torch::Tensor columns = torch::zeros({251}, i64);
+  if (rows > 0) columns += bytes.narrow(0, 0, rows * 251).view({rows, 251}).sum({0}, false, torch::kInt64);
+  if (tail > 0) columns.narrow(0, 0, tail) += bytes.narrow(0, rows * 251, tail).to(torch::kInt64);
+  const torch::Tensor weights = torch::arange(offset, offset + 251, i64).remainder_(251).add_(1);
+  return (columns * weights).sum().item<int64_t>();
 }
 
 }  // namespace

@@ -122,6 +122,15 @@ TEST_CASE("batch_checksum: the same bytes, the same number; another row, a swap 
   CHECK(batch_checksum(copied) == batch_checksum(b));
   copied.input[0][0] += 1.0f;
   CHECK(batch_checksum(copied) != batch_checksum(b));
+  // The sum as defined, byte by byte on the host: input bytes from position 0, then the target's after them.
+  const Batch odd = data.gather({5, 9, 1});  // 3 x 784 input bytes (not a multiple of 251), 3 int64 labels
+  std::vector<uint8_t> all(static_cast<size_t>(odd.input.numel() + odd.target.numel() * 8));
+  std::memcpy(all.data(), odd.input.contiguous().data_ptr(), static_cast<size_t>(odd.input.numel()));
+  std::memcpy(all.data() + odd.input.numel(), odd.target.contiguous().data_ptr(),
+              static_cast<size_t>(odd.target.numel() * 8));
+  int64_t by_hand = 0;
+  for (size_t i = 0; i < all.size(); ++i) by_hand += int64_t{all[i]} * static_cast<int64_t>(i % 251 + 1);
+  CHECK(batch_checksum(odd) == by_hand);
   // The loader's test hook: batch 2 of the sequence repeats batch 1's samples, which the checksum tells apart.
   BatchSequence seq{DistributedSampler(32, 1, 0, true, 4), 4, 8, 1, 0, 0};
   seq.stale = 2;
