@@ -15,6 +15,7 @@ struct CopyStream::Impl {
   c10::cuda::CUDAStream current() const { return c10::cuda::getCurrentCUDAStream(stream.device_index()); }
   c10::cuda::CUDAStream stream;
   std::vector<at::cuda::CUDAEvent> copied;  // per slot: its last copy is done
+  at::cuda::CUDAEvent queued;               // the current stream's work before a slot's copies (made once)
   int open_slot = -1;                       // the slot whose copies copy() is queueing
 };
 
@@ -23,9 +24,8 @@ CopyStream::~CopyStream() { m_impl->stream.synchronize(); }  // no copy may outl
 
 void CopyStream::copy(int slot, torch::Tensor& dst, const torch::Tensor& src) {
   if (m_impl->open_slot != slot) {  // the first copy of this slot's batch: after what the current stream queued
-    at::cuda::CUDAEvent queued;
-    queued.record(m_impl->current());
-    queued.block(m_impl->stream);
+    m_impl->queued.record(m_impl->current());
+    m_impl->queued.block(m_impl->stream);
     m_impl->open_slot = slot;
   }
   {

@@ -51,8 +51,35 @@ Batch Dataset::empty_batch(int64_t rows, bool pinned) const {
   return batch;
 }
 
+// A true division by a 255 that lives on the images' device: a host number (a "CPU scalar") makes CUDA's div
+// multiply by its reciprocal instead, which differs from x / 255 by one ulp for 126 of the 256 byte values.
 torch::Tensor scale_images(const torch::Tensor& t) {
-  return t.scalar_type() == torch::kUInt8 ? t.to(torch::kFloat32).div_(255.0) : t;
+  if (t.scalar_type() != torch::kUInt8) return t;
+  return t.to(torch::kFloat32).div_(torch::full({}, 255.0f, t.options().dtype(torch::kFloat32)));
+}
+
+namespace {
+
+// Sum of byte * (position % 251 + 1) over the tensor's bytes, positions from `offset`; at most 255 * 251 per byte,
+// so int64 holds it for any batch that fits in memory. Summed by column of a (rows, 251) view first: the weight
+// is the column's, and no int64 copy of a large batch is made.
+int64_t byte_checksum(const torch::Tensor& t, int64_t offset) {
+  const torch::Tensor bytes = t.contiguous().reshape({-1}).view(torch::kUInt8);
+  const int64_t n = bytes.numel(), rows = n / 251, tail = n % 251;
+  const auto i64 = bytes.options().dtype(torch::kInt64);
+  torch::Tensor columns = torch::zeros({251}, i64);
+  if (rows > 0) columns += bytes.narrow(0, 0, rows * 251).view({rows, 251}).sum({0}, false, torch::kInt64);
+  if (tail > 0) columns.narrow(0, 0, tail) += bytes.narrow(0, rows * 251, tail).to(torch::kInt64);
+  const torch::Tensor weights = torch::arange(offset, offset + 251, i64).remainder_(251).add_(1);
+  return (columns * weights).sum().item<int64_t>();
+}
+
+}  // namespace
+
+int64_t batch_checksum(const Batch& b) {
+  int64_t sum = byte_checksum(b.input, 0);
+  if (!b.target.is_same(b.input)) sum += byte_checksum(b.target, b.input.numel() * b.input.element_size());
+  return sum;
 }
 
 namespace {

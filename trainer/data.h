@@ -46,8 +46,12 @@ struct DataSplit {
 
 DataSplit load_data(const TrainOptions& options);
 
-// uint8 images as the model reads them, floats in [0, 1] (x / 255, the same bits as converting the whole set once);
-// other tensors (float samples, int64 labels) as they are.
+// An exact checksum of a batch's bytes that depends on their order (each byte times its position mod 251, plus
+// one), input then target, computed where the batch lies: the same number for the same bytes on any device.
+int64_t batch_checksum(const Batch& b);
+
+// uint8 images as the model reads them, floats in [0, 1]: the IEEE float division x / 255.0f, the same bits on the
+// CPU and on a GPU (and as converting the whole set once); other tensors (float samples, int64 labels) as they are.
 torch::Tensor scale_images(const torch::Tensor& t);
 
 }  // namespace hpctrain

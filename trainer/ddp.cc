@@ -91,6 +91,12 @@ void Communicator::broadcast(const std::vector<torch::Tensor>& tensors) {
   }
 }
 
+void Communicator::shutdown() {
+#if defined(HPCTRAIN_WITH_NCCL) && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+  if (m_backend == "nccl" && m_group) static_cast<c10d::ProcessGroupNCCL&>(*m_group).shutdown();
+#endif
+}
+
 compat::WorkPtr Communicator::allreduce_async(torch::Tensor& tensor) {
   std::vector<torch::Tensor> list{tensor};
   return m_group->allreduce(list);

@@ -31,6 +31,9 @@ class Communicator {
   void allreduce_sum(torch::Tensor& tensor);
   compat::WorkPtr allreduce_async(torch::Tensor& tensor);
   void barrier();
+  // Ends the process group after the run's last collective (NCCL from LibTorch 2.4 on warns when it is destroyed
+  // without this); nothing else with gloo or older LibTorch.
+  void shutdown();
 
   // How a finished collective is awaited: poll (yielding the core) for up to `spin`, then block. Gloo on a
   // busy or virtual machine wakes a blocked waiter late (~0.5 ms a step here); polling takes that out.

@@ -81,17 +81,16 @@ std::string nccl_version_text(int64_t code) {
 }
 
 std::vector<std::pair<std::string, std::string>> nccl_capture_environment(
-    const GpuRun& run, const std::function<const char*(const char*)>& getenv) {
+    const GpuRun& run, const std::function<const char*(const char*)>& getenv, bool new_name) {
   if (!run.cuda_graphs || run.backend != "nccl" || run.world_size == 1) return {};
-  std::vector<std::pair<std::string, std::string>> set;
+  const char* const read = new_name ? "TORCH_NCCL_ASYNC_ERROR_HANDLING" : "NCCL_ASYNC_ERROR_HANDLING";
   for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"}) {
     const char* value = getenv(name);
     if (value != nullptr && *value != '\0' && std::string(value) != "0")
       throw Error(name, std::string("is ") + value + ", but a captured step cannot be watched by NCCL's error handler",
-                  std::string("unset it (--cuda-graphs sets ") + name + "=0) or drop --cuda-graphs");
-    set.emplace_back(name, "0");
+                  std::string("unset it (--cuda-graphs sets ") + read + "=0) or drop --cuda-graphs");
   }
-  return set;
+  return {{read, "0"}};
 }
 
 }  // namespace hpctrain

@@ -70,8 +70,10 @@ std::string nccl_version_text(int64_t code);
 // Before the process group forms, a capture with NCCL across ranks needs ProcessGroupNCCL's watchdog to leave
 // the step's work alone: PyTorch's recipe sets NCCL_ASYNC_ERROR_HANDLING=0 (TORCH_NCCL_ASYNC_ERROR_HANDLING from
 // PyTorch 2.2 on; before 2.1 the watchdog queries the events of captured work and the capture fails). Returns
-// the variables to set; throws hpclaunch::Error naming the variable when the user asked for error handling.
+// the variable to set, the one this LibTorch reads (`new_name`: 2.2 or later, which warns that the old name is
+// deprecated when it is set); throws hpclaunch::Error naming the variable when the user asked for error
+// handling under either name.
 std::vector<std::pair<std::string, std::string>> nccl_capture_environment(
-    const GpuRun& run, const std::function<const char*(const char*)>& getenv);
+    const GpuRun& run, const std::function<const char*(const char*)>& getenv, bool new_name);
 
 }  // namespace hpctrain

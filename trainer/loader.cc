@@ -48,6 +48,7 @@ int64_t BatchLoader::total() const {
 
 // Batch k of the sequence: its epoch's shard (kept while the epoch lasts), its place in it.
 std::vector<int64_t> BatchLoader::indices(int64_t k) {
+  if (k == m_seq.stale && k > 0) --k;
   const int64_t position = m_seq.epoch * m_seq.batches_per_epoch + m_seq.batch + k;
   const int64_t epoch = position / m_seq.batches_per_epoch;
   if (epoch != m_shard_epoch) {

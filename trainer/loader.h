@@ -28,6 +28,7 @@ struct BatchSequence {
   int64_t epochs = 0;
   int64_t epoch = 0;  // the first batch's position
   int64_t batch = 0;
+  int64_t stale = -1;  // test hook (TestHooks::stale_batch_step): batch `stale` of the sequence repeats the one before
 };
 
 class BatchLoader {

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "sampler.h"
 #include "step.h"
 #include "step_policy.h"
+#include "util/error.h"
 
 namespace hpctrain {
 namespace {
@@ -104,10 +107,43 @@ std::vector<int> gather_nonfinite_ranks(Run& run, bool mine) {
   return ranks;
 }
 
+// --check-batches: each batch as the loader put it on the device, against the batch the sampler names for that
+// step, gathered again on the host from the data set (not through the loader's buffers, thread or copies). A
+// wrong or stale batch still trains (a falling loss hides it); here the first one ends the run.
+class BatchCheck {
+ public:
+  explicit BatchCheck(const Run& run) : m_sampler(train_sampler(run)) {}
+
+  void check(const Run& run, const Batch& got, int64_t step_number) {
+    const int64_t epoch = run.state.epoch, batch = run.state.next_batch;
+    if (epoch != m_epoch) {
+      m_shard = m_sampler.shard(epoch);
+      m_epoch = epoch;
+    }
+    const Batch want = run.data.train->gather(DistributedSampler::batch(m_shard, batch, run.batch.local_batch));
+    const int64_t expected = batch_checksum(want), seen = batch_checksum(got);
+    if (seen == expected) return;
+    throw hpclaunch::failure(
+        "--check-batches",
+        "step " + std::to_string(step_number) + " (epoch " + std::to_string(epoch + 1) + ", batch " +
+            std::to_string(batch + 1) + ") on rank " + std::to_string(run.env.rank) + ": the batch on " +
+            got.input.device().str() + " has checksum " + std::to_string(seen) + ", the sampler's batch " +
+            std::to_string(expected),
+        "the input path (loader.h) handed a wrong or stale batch");
+  }
+
+ private:
+  DistributedSampler m_sampler;
+  std::vector<int64_t> m_shard;
+  int64_t m_epoch = -1;
+};
+
 class Loop {
  public:
   Loop(Run& run, Reporter& report)
-      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {}
+      : m_run(run), m_report(report), m_tracker(run.o.on_nonfinite == "skip-step", run.o.max_skipped_steps) {
+    if (run.o.check_batches) m_check = std::make_unique<BatchCheck>(run);
+  }
 
   int run() {
     const TrainOptions& o = m_run.o;
@@ -130,17 +166,21 @@ class Loop {
     const TrainOptions& o = m_run.o;
     const auto step_start = Clock::now();
     const double cpu_start = process_cpu_seconds();
+    report_pending(step_start, cpu_start);  // the previous step's time ends where this one starts
     const int64_t batch_index = m_run.state.next_batch;
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
     m_run.optimizer->set_lr(lr);
-    const Batch b = model_batch(m_run.loader->next(), m_run);  // batch `batch_index` of the epoch (setup.cc)
+    const Batch loaded = m_run.loader->next();  // batch `batch_index` of the epoch (setup.cc)
+    if (m_check) m_check->check(m_run, loaded, step_number);
+    const Batch b = model_batch(loaded, m_run);
     bool stepped = false;
     const StepResult r = run_step(m_run, b, o.hooks.nonfinite.applies(m_run.env.rank, step_number), &stepped);
     const StepAction action = m_tracker.record(step_number, r.nonfinite, r.loss);
+    const AfterStep after = after_step(action, stepped);
     std::vector<int> bad_ranks;
-    if (action == StepAction::take && !stepped) m_run.optimizer->step();
-    else bad_ranks = gather_nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
+    if (after.optimizer_step) m_run.optimizer->step();
+    if (after.gather_nonfinite_ranks) bad_ranks = gather_nonfinite_ranks(m_run, r.my_nonfinite.cpu().item<bool>());
     if (action == StepAction::stop) {
       m_diverged.status = "nonfinite";
       m_diverged.nonfinite_step = step_number;
@@ -150,8 +190,7 @@ class Loop {
       ++m_run.state.next_batch;  // from here on the state is the position to continue from
     }
     m_validated_last = false;
-    m_report.step(step_number, batch_index, lr, r, action, m_tracker, bad_ranks, since(step_start),
-                  process_cpu_seconds() - cpu_start);
+    m_pending = PendingStep{step_number, batch_index, lr, r, action, bad_ranks, step_start, cpu_start};
     if (action == StepAction::stop) {
       m_done = true;
       return;
@@ -165,7 +204,20 @@ class Loop {
     if (o.hooks.step_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.hooks.step_sleep_ms));
   }
 
+  // A step's record is written once its time is known: from its start to the next step's start (the metrics
+  // write, latest.pt and anything else between included, as bench/trainer/ddp_train.py times a step), or to the
+  // end of the epoch or of the run (validation and the final reports are not a step's). `end`: that moment, once
+  // read, so that no time falls into two steps (the record's write is the next step's).
+  void report_pending(Clock::time_point end, double cpu_end) {
+    if (!m_pending) return;
+    const PendingStep& p = *m_pending;
+    m_report.step(p.step_number, p.batch_index, p.lr, p.result, p.action, m_tracker, p.bad_ranks,
+                  std::chrono::duration<double>(end - p.start).count(), cpu_end - p.cpu_start);
+    m_pending.reset();
+  }
+
   void end_epoch() {
+    report_pending(Clock::now(), process_cpu_seconds());
     if (m_run.o.validate) {
       const auto start = Clock::now();
       const double val = validate(m_run);
@@ -179,6 +231,7 @@ class Loop {
   }
 
   int finish() {
+    report_pending(Clock::now(), process_cpu_seconds());
     metrics::RunEnd end = m_diverged;
     end.step = m_run.state.global_step;
     end.skipped_steps = m_tracker.skipped();
@@ -209,9 +262,22 @@ class Loop {
     return k_exit_ok;
   }
 
+  // A step done whose record waits for its time (report_pending).
+  struct PendingStep {
+    int64_t step_number, batch_index;
+    double lr;
+    StepResult result;
+    StepAction action;
+    std::vector<int> bad_ranks;
+    Clock::time_point start;
+    double cpu_start;
+  };
+
   Run& m_run;
   Reporter& m_report;
   NonfiniteTracker m_tracker;
+  std::optional<PendingStep> m_pending;
+  std::unique_ptr<BatchCheck> m_check;  // --check-batches
   metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
   bool m_done = false, m_stopped = false, m_validated_last = false;
 };

@@ -1,6 +1,8 @@
 // Loop and foreach optimizer steps: see optimizer.h.
 #include "optimizer.h"
 
+#include <torch/version.h>
+
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -31,8 +33,31 @@ ParamState& param_state(torch::optim::Optimizer& optimizer, const torch::Tensor&
   return static_cast<ParamState&>(*it->second);
 }
 
-// A list of `n` references to one 0-d tensor, for the _foreach_* list overloads (1.13 has no tensor-scalar ones).
-std::vector<torch::Tensor> repeated(const torch::Tensor& t, size_t n) { return std::vector<torch::Tensor>(n, t); }
+// xs * s, xs *= s and xs /= s for a 0-d tensor s on the parameters' device, in the parameters' dtype: the
+// overloads that take one scalar tensor (mul since LibTorch 2.1, div since 2.2) are one multi-tensor kernel on
+// CUDA; a list of `n` references to s is one kernel per tensor there (the only way in older LibTorch). On the CPU
+// both go tensor by tensor through mul_/div_, the same arithmetic: a float64 s would be rounded to the list's
+// dtype first anyway.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+void foreach_mul_(std::vector<torch::Tensor>& xs, const torch::Tensor& s) { at::_foreach_mul_(xs, s); }
+std::vector<torch::Tensor> foreach_mul(const std::vector<torch::Tensor>& xs, const torch::Tensor& s) {
+  return at::_foreach_mul(xs, s);
+}
+#else
+void foreach_mul_(std::vector<torch::Tensor>& xs, const torch::Tensor& s) {
+  at::_foreach_mul_(xs, std::vector<torch::Tensor>(xs.size(), s));
+}
+std::vector<torch::Tensor> foreach_mul(const std::vector<torch::Tensor>& xs, const torch::Tensor& s) {
+  return at::_foreach_mul(xs, std::vector<torch::Tensor>(xs.size(), s));
+}
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+void foreach_div_(std::vector<torch::Tensor>& xs, const torch::Tensor& s) { at::_foreach_div_(xs, s); }
+#else
+void foreach_div_(std::vector<torch::Tensor>& xs, const torch::Tensor& s) {
+  at::_foreach_div_(xs, std::vector<torch::Tensor>(xs.size(), s));
+}
+#endif
 
 }  // namespace
 
@@ -103,16 +128,16 @@ void TrainOptimizer::step_adam() {
   m_step.add_(1);
   const torch::Tensor bias1 = 1 - torch::pow(beta1, m_step);
   const torch::Tensor bias2_sqrt = (1 - torch::pow(beta2, m_step)).sqrt();
-  const size_t n = m_params.size();
+  const auto dtype = m_params.front().scalar_type();  // the scalar overloads' fast path wants the list's dtype
   at::_foreach_mul_(m_first, beta1);
   at::_foreach_add_(m_first, grads, 1 - beta1);
   at::_foreach_mul_(m_second, beta2);
   at::_foreach_addcmul_(m_second, grads, grads, 1 - beta2);
   std::vector<torch::Tensor> denom = at::_foreach_sqrt(m_second);
-  at::_foreach_div_(denom, repeated(bias2_sqrt, n));
+  foreach_div_(denom, bias2_sqrt.to(dtype));
   at::_foreach_add_(denom, o.eps());
   std::vector<torch::Tensor> update = at::_foreach_div(m_first, denom);
-  at::_foreach_mul_(update, repeated(-(m_lr / bias1), n));
+  foreach_mul_(update, (-(m_lr / bias1)).to(dtype));
   at::_foreach_add_(m_params, update);
 }
 
@@ -128,7 +153,7 @@ void TrainOptimizer::step_sgd() {
     at::_foreach_add_(m_first, grads, 1 - o.dampening());
     direction = o.nesterov() ? at::_foreach_add(grads, m_first, o.momentum()) : m_first;
   }
-  std::vector<torch::Tensor> update = at::_foreach_mul(direction, repeated(m_lr, m_params.size()));
+  std::vector<torch::Tensor> update = foreach_mul(direction, m_lr.to(m_params.front().scalar_type()));
   at::_foreach_sub_(m_params, update);
 }
 

@@ -62,6 +62,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("--channels-last", o.channels_last, "channels-last memory format (CUDA only)");
   app.add_flag("--cuda-graphs", o.cuda_graphs,
                "capture the whole step as a CUDA graph after 3 warm-up steps and replay it (CUDA only)");
+  app.add_flag("--check-batches", o.check_batches,
+               "check each batch as it reaches the device against the sampler's, gathered again on the host "
+               "(a checksum per step: slow); the first mismatch ends the run (exit 1)");
   app.add_option("--optimizer-impl", o.optimizer_impl,
                  "auto (foreach on a GPU, loop on the CPU) | loop (torch::optim) | foreach (multi-tensor)")
       ->check(CLI::IsMember({"auto", "loop", "foreach"}));
@@ -184,17 +187,29 @@ NonfiniteHook parse_nonfinite_hook(const char* value) {
   return hook;
 }
 
+namespace {
+
+// A test hook's whole number from the environment: `fallback` when unset or empty; below `least` or not a number
+// throws hpclaunch::Error naming the variable.
+int64_t hook_number(const std::function<const char*(const char*)>& getenv, const char* name, int64_t least,
+                    int64_t fallback, const std::string& what, const std::string& example) {
+  const char* text = getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < least)
+    throw Error(name, std::string("'") + text + "' is not " + what, "e.g. " + example + "; unset it outside tests");
+  return value;
+}
+
+}  // namespace
+
 TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv) {
   TestHooks hooks;
   hooks.nonfinite = parse_nonfinite_hook(getenv("HPCLAUNCH_TRAIN_NONFINITE"));
-  if (const char* text = getenv("HPCLAUNCH_TRAIN_STEP_SLEEP_MS"); text != nullptr && *text != '\0') {
-    char* end = nullptr;
-    const long long ms = std::strtoll(text, &end, 10);
-    if (*end != '\0' || ms < 0)
-      throw Error("HPCLAUNCH_TRAIN_STEP_SLEEP_MS", std::string("'") + text + "' is not a number of milliseconds",
-                  "e.g. 200; unset it outside tests");
-    hooks.step_sleep_ms = ms;
-  }
+  hooks.step_sleep_ms = hook_number(getenv, "HPCLAUNCH_TRAIN_STEP_SLEEP_MS", 0, 0, "a number of milliseconds", "200");
+  hooks.stale_batch_step = hook_number(getenv, "HPCLAUNCH_TRAIN_STALE_BATCH", 2, 0, "a step number of 2 or more",
+                                       "3 (step 3 gets step 2's samples)");
   return hooks;
 }
 

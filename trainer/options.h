@@ -33,9 +33,12 @@ NonfiniteHook parse_nonfinite_hook(const char* value);
 struct TestHooks {
   NonfiniteHook nonfinite;    // HPCLAUNCH_TRAIN_NONFINITE
   int64_t step_sleep_ms = 0;  // HPCLAUNCH_TRAIN_STEP_SLEEP_MS: sleep after every step (paces tests, t0240)
+  // HPCLAUNCH_TRAIN_STALE_BATCH=STEP: the loader hands step STEP (counted from 1) the samples of the step before,
+  // a stale batch that still trains, so tests can see --check-batches catch it (0: off).
+  int64_t stale_batch_step = 0;
 };
-// Reads HPCLAUNCH_TRAIN_NONFINITE and HPCLAUNCH_TRAIN_STEP_SLEEP_MS through `getenv`; a malformed value throws
-// hpclaunch::Error naming the variable.
+// Reads HPCLAUNCH_TRAIN_NONFINITE, HPCLAUNCH_TRAIN_STEP_SLEEP_MS and HPCLAUNCH_TRAIN_STALE_BATCH through `getenv`;
+// a malformed value throws hpclaunch::Error naming the variable.
 TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv);
 
 struct TrainOptions {
@@ -75,6 +78,7 @@ struct TrainOptions {
   bool amp = false;
   bool channels_last = false;
   bool cuda_graphs = false;              // capture the whole step once, replay it (CUDA only)
+  bool check_batches = false;            // compare each batch on the device with the sampler's (loop.cc)
   std::string optimizer_impl = "auto";   // auto | loop | foreach (gpu_policy.h)
   std::string on_nonfinite = "stop";  // stop | skip-step
   int64_t max_skipped_steps = 10;     // skip-step: stop after this many skipped steps in a row

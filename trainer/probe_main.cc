@@ -101,7 +101,7 @@ double time_allreduce(Communicator& comm, torch::Tensor& t, int iters) {
   comm.barrier();
   auto start = Clock::now();
   for (int i = 0; i < iters; ++i) comm.allreduce_sum(t);
-  if (t.is_cuda()) torch::cuda::synchronize();
+  if (t.is_cuda()) torch::cuda::synchronize(t.device().index());  // this rank's GPU, not device 0
   return std::chrono::duration<double>(Clock::now() - start).count() / iters;
 }
 
@@ -123,7 +123,11 @@ int run(const ProbeOptions& o) {
   // Refused before connecting (NCCL without a GPU, gloo not built): no rank waits for a peer that cannot start.
   const std::string backend =
       choose_backend(o.backend, cuda, env.world_size, BuiltBackends{compat::k_have_gloo, compat::k_have_nccl});
-  torch::Device device = backend == "nccl" ? torch::Device(torch::kCUDA, env.local_rank) : torch::Device(torch::kCPU);
+  // As hpclaunch-train: more ranks on a node than visible GPUs share them round robin.
+  const torch::Device device =
+      backend == "nccl"
+          ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank % torch::cuda::device_count()))
+          : torch::Device(torch::kCPU);
   auto comm = Communicator::connect(env, backend);
   comm->set_spin_wait(std::chrono::milliseconds(5));  // as hpclaunch-train: gloo wakes a blocked waiter late here
   const int world = comm->world_size(), rank = comm->rank();
@@ -173,6 +177,7 @@ int run(const ProbeOptions& o) {
     std::fflush(stdout);
   }
   comm->barrier();  // rank 0 may hold the store: leave together
+  comm->shutdown();
   if (bad.empty()) return 0;
   if (rank == 0) {
     std::string list;

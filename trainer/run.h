@@ -75,6 +75,11 @@ inline Batch model_batch(const Batch& b, const Run& run) {
   return out;
 }
 
+// The sampler of this rank's training batches (the loader's, and --check-batches' own).
+inline DistributedSampler train_sampler(const Run& run) {
+  return DistributedSampler(run.data.train->size(), run.env.world_size, run.env.rank, run.o.shuffle, run.o.seed);
+}
+
 // setup.cc: the rank's resources and the input checks, then connect, resume, model, optimizer, schedule and DDP,
 // and rank 0's header lines. Throws hpclaunch::Error for bad input before connecting where it can.
 void setup(Run& run);

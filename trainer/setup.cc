@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <torch/version.h>
+
 #include "atomic_file.h"
 #include "run.h"
 #include "sampler.h"
@@ -41,7 +43,9 @@ void configure_rank(Run& run) {
       throw Error("--cuda-graphs", "NCCL " + nccl_version_text(StepGraph::nccl_version()) +
                                        " cannot be captured in a CUDA graph (2.9.6 or later can)",
                   "use a PyTorch built with a newer NCCL or drop --cuda-graphs");
-    for (const auto& [name, value] : nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }))
+    const bool new_name = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2);
+    for (const auto& [name, value] :
+         nccl_capture_environment(run.gpu, [](const char* n) { return std::getenv(n); }, new_name))
       setenv(name.c_str(), value.c_str(), 1);  // read by ProcessGroupNCCL when it is built (connect)
     run.graph = std::make_unique<StepGraph>(run.device);
   }
@@ -176,9 +180,9 @@ void start_ddp(Run& run) {
 // buffers on a GPU, gathered when asked on the CPU.
 void start_loader(Run& run) {
   const TrainOptions& o = run.o;
-  DistributedSampler sampler(run.data.train->size(), run.env.world_size, run.env.rank, o.shuffle, o.seed);
-  BatchSequence sequence{sampler, run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
+  BatchSequence sequence{train_sampler(run), run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
                          run.state.next_batch};
+  if (o.hooks.stale_batch_step > 0) sequence.stale = o.hooks.stale_batch_step - (run.state.global_step + 1);
   const bool gpu = run.device.is_cuda();
   run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
 }

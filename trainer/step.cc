@@ -12,22 +12,23 @@ namespace {
 
 // The step's inputs on the device: the batch (model_batch's), and the flags (stop and save requests, the loss
 // factor). Eager steps read the batch as it is; under --cuda-graphs it is copied into the static tensors the graph
-// reads.
+// reads. The flags go from a page-locked buffer without a host wait, in both modes: the step's only sync stays
+// read_step's.
 void stage_step(Run& run, const Batch& b, bool poison) {
   auto& s = run.step;
   const float factor = poison ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
   const float host[3] = {stop_requested() ? 1.0f : 0.0f, take_save_request() ? 1.0f : 0.0f, factor};
+  if (!s.flags.defined()) {
+    s.host_flags = torch::zeros({3}, torch::kFloat32);
+    if (run.device.is_cuda()) s.host_flags = s.host_flags.pin_memory();
+    s.flags = torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat32).device(run.device));
+  }
   if (!run.graph) {
     s.input = b.input;
     s.target = b.target;
-    s.flags = torch::tensor({host[0], host[1], host[2]}, torch::kFloat32).to(run.device);
-    return;
-  }
-  if (!s.input.defined()) {  // the first step: the static tensors take its shapes (every batch has them)
+  } else if (!s.input.defined()) {  // the first step: the static tensors take its shapes (every batch has them)
     s.input = b.input.clone();
     s.target = b.target.is_same(b.input) ? s.input : b.target.clone();
-    s.host_flags = torch::zeros({3}, torch::kFloat32).pin_memory();
-    s.flags = torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat32).device(run.device));
   } else {  // on the device, in stream order after the loader's copy (BatchLoader::next)
     s.input.copy_(b.input, /*non_blocking=*/true);
     if (!s.target.is_same(s.input)) s.target.copy_(b.target, /*non_blocking=*/true);

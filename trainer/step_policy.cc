@@ -16,6 +16,13 @@ StepAction NonfiniteTracker::record(int64_t step, bool nonfinite, double loss) {
   return m_in_a_row >= m_max ? StepAction::stop : StepAction::skip;
 }
 
+AfterStep after_step(StepAction action, bool optimizer_stepped) {
+  AfterStep after;
+  after.optimizer_step = action == StepAction::take && !optimizer_stepped;
+  after.gather_nonfinite_ranks = action != StepAction::take;
+  return after;
+}
+
 bool save_latest_after_step(bool stop_requested, bool save_requested, int64_t global_step, int64_t every) {
   return stop_requested || save_requested || (every > 0 && global_step % every == 0);
 }

@@ -33,6 +33,15 @@ class NonfiniteTracker {
   double m_last_finite_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
+// What the loop does after a step's action is known: the optimizer step (unless the graph took it already), and
+// the gathering of the ranks whose own loss was not finite (an allreduce and host syncs): only for a step that is
+// not taken, where the ranks are reported.
+struct AfterStep {
+  bool optimizer_step = false;
+  bool gather_nonfinite_ranks = false;
+};
+AfterStep after_step(StepAction action, bool optimizer_stepped);
+
 // latest.pt after a step: on a stop or save request (signals), and every `every` steps (0: never periodically).
 bool save_latest_after_step(bool stop_requested, bool save_requested, int64_t global_step, int64_t every);
 

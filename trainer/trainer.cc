@@ -15,7 +15,9 @@ int run_training(const TrainOptions& o, const DistEnv& env) {
   trim_metrics_on_resume(run);
   Reporter report(run);
   report.run_start();
-  return run_loop(run, report);
+  const int code = run_loop(run, report);
+  run.comm->shutdown();  // a run that throws leaves the process group to its destructor, as before
+  return code;
 }
 
 }  // namespace hpctrain

@@ -22,8 +22,8 @@ struct Step {
   int64_t step = 0;
   double loss = 0;           // mean over ranks; NaN when not finite on some rank (null in the file)
   double lr = 0;
-  double samples_per_s = 0;  // global batch over the step's wall time
-  double step_time_s = 0;
+  double samples_per_s = 0;  // global batch over step_time_s
+  double step_time_s = 0;    // wall time from the step's start to the next step's (hpclaunch-train: docs/trainer.md)
   double allreduce_s = 0;    // waiting for gradient allreduces after backward
   double cpu_s = 0;          // process CPU time (all threads) during the step
   std::optional<double> time;    // Unix seconds when written (TensorBoard's wall_time)

@@ -25,6 +25,15 @@ now=$(date +%s)
 times=$(sed 's/.*"time":\([0-9.]*\).*/\1/' "$work/m.jsonl")
 echo "$times" | awk -v now="$now" '{ if ($1 < prev || $1 > now + 1 || $1 < now - 600) bad = 1; prev = $1 }
   END { exit bad }' || fail "metrics times are not this run's, in order: $(echo "$times" | head -3 | xargs)"
+# step_time_s runs from a step's start to the next step's (as bench/trainer/ddp_train.py times steps), so what the
+# loop does after a step is in it: here the test hook's sleep after every step. A lower bound the sleep itself
+# guarantees (sleep_for never returns early), not a speed expectation; before, the sleep fell outside every step.
+HPCLAUNCH_TRAIN_STEP_SLEEP_MS=300 "$HPCLAUNCH_TRAIN" --synthetic --synthetic-samples 1024 --steps 4 --threads 1 \
+  --no-validation --metrics "$work/slept.jsonl" >"$work/slept" 2>&1 || { cat "$work/slept"; fail "slept run"; }
+step_times=$(grep '"type":"step"' "$work/slept.jsonl" | sed 's/.*"step_time_s":\([0-9.e+-]*\).*/\1/')
+[ "$(echo "$step_times" | wc -l)" = 4 ] || fail "want 4 step records: $(cat "$work/slept.jsonl")"
+echo "$step_times" | awk '$1 < 0.3 { bad = 1 } END { exit bad }' ||
+  fail "step_time_s leaves out what follows a step (the 300 ms sleep): $(echo "$step_times" | xargs)"
 [ -f "$work/ck/latest.pt" ] && [ -f "$work/ck/best.pt" ] || fail "checkpoints missing"
 "$HPCLAUNCH_TRAIN" inspect "$work/ck/latest.pt" | tee "$work/inspect"
 grep -q '"global_step":20' "$work/inspect" || fail "latest.pt is not at step 20"

@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "data.h"
 #include "loader.h"
@@ -126,6 +128,61 @@ TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its th
       for (int k = 0; k < taken; ++k) CHECK(loader.next().input.size(0) == 4);
     }
     CHECK(thread_count_settled(before) == before);
+  }
+}
+
+TEST_CASE("batch_checksum: the same bytes, the same number; another row, a swap or a stale batch, another") {
+  const Images images = make_images(32);
+  const Dataset data(images.bytes.unsqueeze(1), images.labels, 32);
+  const int64_t first = batch_checksum(data.gather({0, 1, 2, 3}));
+  CHECK(batch_checksum(data.gather({0, 1, 2, 3})) == first);
+  CHECK(batch_checksum(data.gather({0, 1, 3, 2})) != first);  // rows swapped
+  CHECK(batch_checksum(data.gather({0, 1, 2, 4})) != first);  // another row
+  const Dataset floats(torch::rand({8, 5}), torch::Tensor(), 8);  // float samples, the target the input
+  const Batch b = floats.gather({1, 2});
+  Batch copied{b.input.clone(), torch::Tensor()};
+  copied.target = copied.input;
+  CHECK(batch_checksum(copied) == batch_checksum(b));
+  copied.input[0][0] += 1.0f;
+  CHECK(batch_checksum(copied) != batch_checksum(b));
+  // The sum as defined, byte by byte on the host: input bytes from position 0, then the target's after them.
+  const Batch odd = data.gather({5, 9, 1});  // 3 x 784 input bytes (not a multiple of 251), 3 int64 labels
+  std::vector<uint8_t> all(static_cast<size_t>(odd.input.numel() + odd.target.numel() * 8));
+  std::memcpy(all.data(), odd.input.contiguous().data_ptr(), static_cast<size_t>(odd.input.numel()));
+  std::memcpy(all.data() + odd.input.numel(), odd.target.contiguous().data_ptr(),
+              static_cast<size_t>(odd.target.numel() * 8));
+  int64_t by_hand = 0;
+  for (size_t i = 0; i < all.size(); ++i) by_hand += int64_t{all[i]} * static_cast<int64_t>(i % 251 + 1);
+  CHECK(batch_checksum(odd) == by_hand);
+  // The loader's test hook: batch 2 of the sequence repeats batch 1's samples, which the checksum tells apart.
+  BatchSequence seq{DistributedSampler(32, 1, 0, true, 4), 4, 8, 1, 0, 0};
+  seq.stale = 2;
+  BatchLoader loader(data, seq, torch::kCPU, 1, false);
+  const int64_t b0 = batch_checksum(loader.next()), b1 = batch_checksum(loader.next());
+  const int64_t b2 = batch_checksum(loader.next());
+  CHECK(b2 == b1);
+  CHECK(b1 != b0);
+  const auto shard = seq.sampler.shard(0);
+  CHECK(b2 != batch_checksum(data.gather(DistributedSampler::batch(shard, 2, 4))));
+}
+
+// Every byte value scales to the IEEE float quotient b / 255.0f computed here on the host, on the CPU and (where one
+// is visible) on a GPU: a GPU dividing by a host number multiplies by its reciprocal, one ulp off for 126 values.
+TEST_CASE("scale_images: all 256 byte values give b / 255.0f exactly, on the CPU and on a visible GPU") {
+  const torch::Tensor bytes = torch::arange(256, torch::kInt64).to(torch::kUInt8);
+  std::vector<torch::Device> devices{torch::Device(torch::kCPU)};
+  if (torch::cuda::is_available()) devices.emplace_back(torch::kCUDA, 0);
+  for (const auto& device : devices) {
+    CAPTURE(device.str());
+    const torch::Tensor scaled = scale_images(bytes.to(device)).cpu();
+    REQUIRE((scaled.scalar_type() == torch::kFloat32));
+    int differ = 0;
+    for (int b = 0; b < 256; ++b) {
+      const float expected = static_cast<float>(b) / 255.0f;
+      const float got = scaled[b].item<float>();
+      differ += std::memcmp(&expected, &got, sizeof(float)) != 0 ? 1 : 0;
+    }
+    CHECK(differ == 0);
   }
 }
 

@@ -204,6 +204,11 @@ TEST_CASE("test hooks come from the environment once, into the options; bad valu
   CHECK_FALSE(hooks.nonfinite.applies(1, 7));
   vars = {{"HPCLAUNCH_TRAIN_STEP_SLEEP_MS", "soon"}};
   CHECK_THROWS_WITH(read(), doctest::Contains("HPCLAUNCH_TRAIN_STEP_SLEEP_MS: 'soon' is not a number of milliseconds"));
+  CHECK(none.stale_batch_step == 0);
+  vars = {{"HPCLAUNCH_TRAIN_STALE_BATCH", "3"}};
+  CHECK(read().stale_batch_step == 3);
+  vars = {{"HPCLAUNCH_TRAIN_STALE_BATCH", "1"}};  // step 1 has no step before it
+  CHECK_THROWS_WITH(read(), doctest::Contains("HPCLAUNCH_TRAIN_STALE_BATCH: '1' is not a step number of 2 or more"));
 }
 
 TEST_SUITE_END();
