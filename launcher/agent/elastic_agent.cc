@@ -157,7 +157,8 @@ std::string ElasticAgent::attempt_dir() const {
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
-                      omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv};
+                      omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
+                      m_opt.signals.empty() ? forwarded_signals() : m_opt.signals};
   auto argv = worker_argv(m_opt.command);
   // torchrun's filtered_stdout.log / filtered_stderr.log: one file per attempt for all the workers' tee'd lines.
   struct Files {
