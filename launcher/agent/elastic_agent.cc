@@ -192,7 +192,7 @@ void ElasticAgent::start_workers(const Assignment& a) {
     if (lr < static_cast<int>(m_opt.worker_cpus.size())) s.cpus = m_opt.worker_cpus[lr];
     s.null_stdin = true;
     s.output = ProcessSpec::Output::lines;
-    s.prefix = fmt::format("[{}:{}] ", m_opt.host, rank);
+    s.prefix = line_prefix(m_opt, lr, rank);
     const StreamRoute out = stream_route(m_opt, lr, 0), err = stream_route(m_opt, lr, 1);
     s.console_out = out.console;
     s.console_err = err.console;
