@@ -23,35 +23,16 @@ two_nodes() {  # NAME ARG...: runs two agents (node ranks 0, 1) with ARG...; the
   return $rc
 }
 
-cat >client.py <<'PY'
-import sys
-import torch
-import torch.distributed as dist
-from torch.distributed.elastic.multiprocessing.errors import record
-
-
-@record
-def main():
-    dist.init_process_group("gloo")
-    t = torch.tensor([float(dist.get_rank())])
-    dist.all_reduce(t)
-    print(f"client rank={dist.get_rank()} world={dist.get_world_size()} sum={int(t.item())}", flush=True)
-    if sys.argv[1:] == [str(dist.get_rank())]:  # the rank to crash
-        raise RuntimeError("checkpoint directory /ckpt is not writable")
-    dist.destroy_process_group()
-
-
-main()
-PY
-two_nodes plain client.py || fail "the client failed: $(cat plain0.out plain1.out)"
+cp "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-torch-client.py" client.py
+two_nodes plain client.py client || fail "the client failed: $(cat plain0.out plain1.out)"
 out=$(cat plain0.out plain1.out)
 for r in 0 1 2 3; do assert_contains "$out" "[$(hostname):$r] client rank=$r world=4 sum=6"; done
 rc=0
-two_nodes crash client.py 3 || rc=$?
+two_nodes crash client.py crash 3 || rc=$?
 assert_eq 1 "$rc" "exit of the job whose rank 3 raised"
 out=$(cat crash0.out crash1.out)
 assert_contains "$out" "root cause: rank 3 (local rank 1) on "
-assert_contains "$out" "RuntimeError: checkpoint directory /ckpt is not writable"
+assert_contains "$out" "RuntimeError: crash: checkpoint directory /ckpt is not writable"
 
 cat >lit.py <<'PY'
 import os
