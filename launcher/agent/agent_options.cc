@@ -36,8 +36,12 @@ int parse_nproc(const std::string& s, const std::optional<int>& job_gpus, const 
     if (gpus < 1) throw Error("--nproc-per-node", "'gpu' but no GPU is visible", "give a number instead");
     return gpus;
   }
+  if (s == "xpu") {
+    if (m.xpus < 1) throw Error("--nproc-per-node", "'xpu' but no Intel GPU is visible", "give a number instead");
+    return m.xpus;
+  }
   if (s == "cpu") return std::max(1, m.cpus);
-  if (s == "auto") return gpus > 0 ? gpus : std::max(1, m.cpus);
+  if (s == "auto") return gpus > 0 ? gpus : m.xpus > 0 ? m.xpus : std::max(1, m.cpus);  // torchrun's order
   return parse_count("--nproc-per-node", s, 1);
 }
 

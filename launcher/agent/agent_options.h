@@ -15,6 +15,7 @@ struct MachineInfo {
   std::string hostname;
   int cpus = 1;  // usable by this process (affinity)
   int gpus = 0;  // devices seen on the machine
+  int xpus = 0;  // Intel GPUs seen on the machine (torchrun's --nproc-per-node xpu)
 };
 
 struct AgentOptions {

@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "agent/elastic_agent.h"
@@ -34,6 +35,13 @@ MachineInfo this_machine() {
   static const std::regex gpu_dev("nvidia[0-9]+");
   for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
     if (std::regex_match(e.path().filename().string(), gpu_dev)) ++m.gpus;
+  // Intel's GPUs: the DRM render nodes whose PCI vendor is Intel's (0x8086), as Level Zero finds them.
+  static const std::regex render_dev("renderD[0-9]+");
+  for (const auto& e : std::filesystem::directory_iterator("/sys/class/drm", ec)) {
+    std::ifstream vendor(e.path() / "device" / "vendor");
+    std::string id;
+    if (std::regex_match(e.path().filename().string(), render_dev) && vendor >> id && id == "0x8086") ++m.xpus;
+  }
   return m;
 }
 
@@ -92,7 +100,7 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.prefix_command();
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one wins
   app.add_option("--nnodes", f.nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
-  app.add_option("--nproc-per-node,--nproc_per_node", f.nproc, "workers on this node: N, gpu, cpu or auto");
+  app.add_option("--nproc-per-node,--nproc_per_node", f.nproc, "workers on this node: N, gpu, xpu, cpu or auto");
   app.add_option("--rdzv-endpoint,--rdzv_endpoint", f.endpoint, "HOST:PORT of the node-0 agent's store");
   app.add_option("--rdzv-id,--rdzv_id", f.rdzv_id, "the job's id (TORCHELASTIC_RUN_ID; default: the job id)");
   app.add_option("--max-restarts,--max_restarts", o.max_restarts, "restarts of the whole job after a failure")

@@ -84,6 +84,13 @@ while IFS='|' read -r name flags worker want; do
 done <<<"$cases"
 # --log-dir with --redirects 1: the worker's stdout in the file only.
 assert_contains "$(cat logs/attempt_0/rank_0/stdout.log)" "LWS=1" "--log-dir: the rank's stdout.log"
+# --nproc-per-node xpu: one worker per Intel GPU; with none, both refuse it (a machine with one runs both).
+ref=0 ours=0
+env -i PATH=/usr/bin:/bin HOME="$test_tmp" timeout 120 $py -m torch.distributed.run --standalone --nproc-per-node xpu \
+  --no-python true >/dev/null 2>&1 || ref=$?
+face --standalone --nproc-per-node xpu --no-python true >xpu.out 2>&1 || ours=$?
+assert_eq "$([ $ref = 0 ] && echo runs || echo refused)" "$([ $ours = 0 ] && echo runs || echo refused)" \
+  "--nproc-per-node xpu, torchrun 2.15 (first) and ours ($(cat xpu.out))"
 # Refused, each with one line naming the flag and why: Python plugins.
 assert_fails "--logs-specs: 'mine' is a Python plugin" face --logs-specs mine --no-python true
 assert_fails "--event-log-handler: 'console' names a handler in torch's Python events registry" \
