@@ -243,9 +243,11 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
                 "drop it; --log-dir, --redirects and --tee choose where the output goes");
   if (!flags.event_log_handler.empty() && flags.event_log_handler != "null")
     throw Error("--event-log-handler",
-                "'" + flags.event_log_handler + "' names a handler in torch's Python events registry, which a C++ agent cannot call",
+                "'" + flags.event_log_handler +
+                    "' names a handler in torch's Python events registry, which a C++ agent cannot call",
                 "drop it; -v logs the agent's rendezvous and restarts to stderr");
-  if (o.log_line_prefix_template.empty()) o.log_line_prefix_template = env_or(env, "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE");
+  if (o.log_line_prefix_template.empty())
+    o.log_line_prefix_template = env_or(env, "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE");
   if (!flags.signals.empty()) {
     for (const auto& item : split(flags.signals, ',')) {
       int sig = 0;
