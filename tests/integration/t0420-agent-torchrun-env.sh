@@ -4,7 +4,7 @@
 # torchrun's worker variables is compared by name (lib-torchrun-env.py, which lists the differences kept by
 # design; their reasons are in docs/agent.md, "Deliberate differences"). Then a worker that
 # raises under torch 2.15's @record writes TORCHELASTIC_ERROR_FILE, and the agent's root-cause summary shows the
-# exception and its traceback.
+# exception and its traceback, as torchrun 2.15's own summary of the same job does (rank, exit code, exception).
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 py=$(peer_python)
@@ -54,3 +54,13 @@ assert_contains "$out" "exited with code 1"
 assert_contains "$out" "error file of rank 1:"
 assert_contains "$out" "ValueError: learning rate must be positive"
 assert_contains "$out" "Traceback"
+# torchrun 2.15 names the same root cause from the same error file: its rank, exit code and the exception's last
+# traceback line, which ours shows as well.
+ref=$("${clean_env[@]}" timeout 120 $py -m torch.distributed.run --standalone --nproc-per-node 2 "$test_tmp/raise.py" 2>&1) &&
+  fail "torchrun 2.15 succeeded with a raising rank: $ref"
+root=$(sed -n '/^Root Cause/,/^=====/p' <<<"$ref")
+assert_contains "$root" "rank      : 1 (local_rank: 1)" "torchrun 2.15's root cause (the reference)"
+assert_contains "$root" "exitcode  : 1"
+last=$(grep -E '^  [A-Za-z]+Error: ' <<<"$root" | tail -1 | sed 's/^ *//')
+assert_eq "ValueError: learning rate must be positive" "$last" "the exception in torchrun 2.15's root cause"
+assert_contains "$out" "$last" "our root cause shows the exception torchrun's does"
