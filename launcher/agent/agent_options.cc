@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <optional>
 
 #include "util/error.h"
@@ -34,8 +36,12 @@ int parse_nproc(const std::string& s, const std::optional<int>& job_gpus, const 
     if (gpus < 1) throw Error("--nproc-per-node", "'gpu' but no GPU is visible", "give a number instead");
     return gpus;
   }
+  if (s == "xpu") {
+    if (m.xpus < 1) throw Error("--nproc-per-node", "'xpu' but no Intel GPU is visible", "give a number instead");
+    return m.xpus;
+  }
   if (s == "cpu") return std::max(1, m.cpus);
-  if (s == "auto") return gpus > 0 ? gpus : std::max(1, m.cpus);
+  if (s == "auto") return gpus > 0 ? gpus : m.xpus > 0 ? m.xpus : std::max(1, m.cpus);  // torchrun's order
   return parse_count("--nproc-per-node", s, 1);
 }
 
@@ -133,6 +139,40 @@ StreamRoute stream_route(const AgentOptions& o, int local_rank, int stream) {
   return {/*file=*/redirected || teed, /*console=*/shown && (teed || !redirected), /*duplicate=*/shown && teed};
 }
 
+std::string line_prefix(const AgentOptions& o, int local_rank, int rank) {
+  if (o.log_line_prefix_template.empty()) return fmt::format("[{}:{}] ", o.host, rank);
+  const std::map<std::string, std::string> macros = {
+      {"role_name", o.role}, {"local_rank", std::to_string(local_rank)}, {"rank", std::to_string(rank)},
+      {"hostname", o.host}};
+  const std::string& t = o.log_line_prefix_template;
+  auto ident = [](char c, bool first) {
+    auto u = static_cast<unsigned char>(c);
+    return c == '_' || std::isalpha(u) || (!first && std::isdigit(u));
+  };
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '$' || i + 1 == t.size()) {
+      out += t[i];
+      continue;
+    }
+    if (t[i + 1] == '$') {
+      out += '$', ++i;
+      continue;
+    }
+    const bool braced = t[i + 1] == '{';
+    size_t start = i + 1 + braced, end = start;
+    while (end < t.size() && ident(t[end], end == start)) ++end;
+    auto it = macros.find(t.substr(start, end - start));
+    if (it == macros.end() || (braced && (end == t.size() || t[end] != '}'))) {
+      out += t[i];  // not a macro of ours: kept as written
+      continue;
+    }
+    out += it->second;
+    i = end - 1 + braced;
+  }
+  return out;
+}
+
 void check_stream_spec(const std::string& flag, const std::string& spec) {
   auto bad = [&] {
     return Error(flag, "'" + spec + "' is not 0-3 or LOCAL_RANK:0-3,...", "0 none, 1 stdout, 2 stderr, 3 both");
@@ -201,6 +241,13 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   if (!logs_specs.empty() && logs_specs != "default" && logs_specs != "DefaultLogsSpecs")
     throw Error("--logs-specs", "'" + logs_specs + "' is a Python plugin; only the default is known here",
                 "drop it; --log-dir, --redirects and --tee choose where the output goes");
+  if (!flags.event_log_handler.empty() && flags.event_log_handler != "null")
+    throw Error("--event-log-handler",
+                "'" + flags.event_log_handler +
+                    "' names a handler in torch's Python events registry, which a C++ agent cannot call",
+                "drop it; -v logs the agent's rendezvous and restarts to stderr");
+  if (o.log_line_prefix_template.empty())
+    o.log_line_prefix_template = env_or(env, "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE");
   if (!flags.signals.empty()) {
     for (const auto& item : split(flags.signals, ',')) {
       int sig = 0;

@@ -15,6 +15,7 @@ struct MachineInfo {
   std::string hostname;
   int cpus = 1;  // usable by this process (affinity)
   int gpus = 0;  // devices seen on the machine
+  int xpus = 0;  // Intel GPUs seen on the machine (torchrun's --nproc-per-node xpu)
 };
 
 struct AgentOptions {
@@ -37,6 +38,7 @@ struct AgentOptions {
   double last_call_s = 30;
   double heartbeat_timeout_s = 5;
   std::string host;    // the label in "[host:rank]" and in summaries
+  std::string log_line_prefix_template;  // torchrun's ${role_name} ${local_rank} ${rank} ${hostname}; "": [host:rank]
   std::string secret;  // HPCLAUNCH_RDZV_SECRET
   std::string local_addr;         // --local-addr: on node rank 0, the MASTER_ADDR the workers get
   std::vector<int> signals;       // forwarded to the workers (--signals-to-handle); empty: the agent's default set
@@ -74,6 +76,7 @@ struct AgentFlags {
   std::string nnodes, nproc, endpoint, local_ranks_filter, node_rank, rdzv_id, rdzv_backend = "c10d", rdzv_conf;
   std::string master_addr, master_port, signals, logs_specs, numa_binding;
   std::string shutdown_timeout;  // --grace / --shutdown-timeout, as written
+  std::string event_log_handler;  // torchrun's --event-log-handler: only its default, null, applies here
   std::string dup_stdout_filters, dup_stderr_filters;
   std::vector<std::string> rest;             // from the first word the parser did not take as a flag on
   std::vector<std::string> after_separator;  // AgentArgv's
@@ -107,5 +110,9 @@ struct StreamRoute {
 };
 // stream: 0 stdout, 1 stderr.
 StreamRoute stream_route(const AgentOptions& o, int local_rank, int stream);
+
+// The prefix of a worker's console lines: "[host:rank] ", or o.log_line_prefix_template with torchrun's macros
+// replaced as Python's string.Template.safe_substitute does ($name or ${name}; $$ is a $; others kept as written).
+std::string line_prefix(const AgentOptions& o, int local_rank, int rank);
 
 }  // namespace hpclaunch

@@ -157,7 +157,8 @@ std::string ElasticAgent::attempt_dir() const {
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
-                      omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv};
+                      omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
+                      m_opt.signals.empty() ? forwarded_signals() : m_opt.signals};
   auto argv = worker_argv(m_opt.command);
   // torchrun's filtered_stdout.log / filtered_stderr.log: one file per attempt for all the workers' tee'd lines.
   struct Files {
@@ -191,7 +192,7 @@ void ElasticAgent::start_workers(const Assignment& a) {
     if (lr < static_cast<int>(m_opt.worker_cpus.size())) s.cpus = m_opt.worker_cpus[lr];
     s.null_stdin = true;
     s.output = ProcessSpec::Output::lines;
-    s.prefix = fmt::format("[{}:{}] ", m_opt.host, rank);
+    s.prefix = line_prefix(m_opt, lr, rank);
     const StreamRoute out = stream_route(m_opt, lr, 0), err = stream_route(m_opt, lr, 1);
     s.console_out = out.console;
     s.console_err = err.console;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "util/command.h"  // signal_name
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -38,11 +39,16 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   env["TORCHELASTIC_RESTART_COUNT"] = std::to_string(a.restart_count);
   env["TORCHELASTIC_MAX_RESTARTS"] = std::to_string(layout.max_restarts);
   env["TORCHELASTIC_RUN_ID"] = layout.run_id;
-  // The workers get no agent store: they build their own from MASTER_ADDR:MASTER_PORT, as with torchrun's c10d.
+  // torchrun 2.x says True: its workers are TCPStore clients of the agent's store. Ours speaks the agents' sealed
+  // protocol, not TCPStore's, so a worker told True would wait for a server no one runs: rank 0 serves its own.
   env["TORCHELASTIC_USE_AGENT_STORE"] = "False";
   env["TORCHELASTIC_ERROR_FILE"] = error_file;
-  env.emplace("NCCL_ASYNC_ERROR_HANDLING", "1");        // torchrun 1.x's name
-  env.emplace("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1");  // torchrun 2.x's
+  if (!layout.signals.empty()) {
+    std::vector<std::string> names;
+    for (int sig : layout.signals) names.push_back(signal_name(sig));
+    env["TORCHELASTIC_SIGNALS_TO_HANDLE"] = join(names, ",");
+  }
+  env.emplace("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1");
   env.emplace("OMP_NUM_THREADS", std::to_string(layout.omp_threads));
   env.emplace("PYTHONUNBUFFERED", "1");
   if (!layout.use_libuv) env.emplace("USE_LIBUV", "0");  // torch.distributed's env:// store then takes no libuv

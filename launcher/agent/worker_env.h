@@ -20,6 +20,7 @@ struct WorkerLayout {
   int omp_threads = 1;  // OMP_NUM_THREADS when the agent's environment has none
   bool virtual_local_rank = false;  // LOCAL_RANK=0 and CUDA_VISIBLE_DEVICES = this worker's GPU only
   bool use_libuv = true;  // false: USE_LIBUV=0 when the agent's environment has no USE_LIBUV
+  std::vector<int> signals;  // passed on to the workers by the agent: TORCHELASTIC_SIGNALS_TO_HANDLE, "SIGTERM,..."
 };
 
 // The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment). With

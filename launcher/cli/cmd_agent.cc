@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "agent/elastic_agent.h"
@@ -17,6 +18,7 @@
 #include "agent/numa_topology.h"
 #include "cli/help_text.h"
 #include "util/cli_error.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -33,6 +35,13 @@ MachineInfo this_machine() {
   static const std::regex gpu_dev("nvidia[0-9]+");
   for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
     if (std::regex_match(e.path().filename().string(), gpu_dev)) ++m.gpus;
+  // Intel's GPUs: the DRM render nodes whose PCI vendor is Intel's (0x8086), as Level Zero finds them.
+  static const std::regex render_dev("renderD[0-9]+");
+  for (const auto& e : std::filesystem::directory_iterator("/sys/class/drm", ec)) {
+    std::ifstream vendor(e.path() / "device" / "vendor");
+    std::string id;
+    if (std::regex_match(e.path().filename().string(), render_dev) && vendor >> id && id == "0x8086") ++m.xpus;
+  }
   return m;
 }
 
@@ -40,6 +49,21 @@ MachineInfo this_machine() {
 std::string pet_variable(std::string name) {
   for (char& ch : name) ch = ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return "PET_" + name;
+}
+
+// torchrun's --print-completion (its shtab's job): the long flags, for `complete` in bash (zsh through
+// bashcompinit) or tcsh; a file name is completed after them.
+std::string completion_script(const CLI::App& app, const std::string& command, const std::string& shell) {
+  std::vector<std::string> flags;
+  for (const CLI::Option* opt : app.get_options())
+    for (const auto& n : opt->get_lnames()) flags.push_back("--" + n);
+  std::string words = join(flags, " ");
+  if (shell == "tcsh") {
+    for (auto& f : flags) f = f.substr(2);
+    return fmt::format("complete {} 'c/--/({})/' 'p/*/f/'\n", command, join(flags, " "));
+  }
+  std::string s = shell == "zsh" ? "autoload -U +X bashcompinit && bashcompinit\n" : "";
+  return s + fmt::format("complete -o default -W '{}' {}\n", words, command);
 }
 
 int run_agent(const Args& args, AgentFace face) {
@@ -75,8 +99,9 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
                    : "Start one worker per GPU on this node and keep the job alive through failures (torchrun's job).",
                name);
   app.prefix_command();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one wins
   app.add_option("--nnodes", f.nnodes, "N or MIN:MAX nodes (default: the allocation's, else 1)");
-  app.add_option("--nproc-per-node,--nproc_per_node", f.nproc, "workers on this node: N, gpu, cpu or auto");
+  app.add_option("--nproc-per-node,--nproc_per_node", f.nproc, "workers on this node: N, gpu, xpu, cpu or auto");
   app.add_option("--rdzv-endpoint,--rdzv_endpoint", f.endpoint, "HOST:PORT of the node-0 agent's store");
   app.add_option("--rdzv-id,--rdzv_id", f.rdzv_id, "the job's id (TORCHELASTIC_RUN_ID; default: the job id)");
   app.add_option("--max-restarts,--max_restarts", o.max_restarts, "restarts of the whole job after a failure")
@@ -101,11 +126,19 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.add_flag("-m,--module", o.command.module, "the command is a python module (python -m)");
   app.add_option("--rdzv-backend,--rdzv_backend", f.rdzv_backend, "c10d (the agent's own store; the only one)");
   app.add_option("--rdzv-conf,--rdzv_conf", f.rdzv_conf, "K=V,... torchrun's rendezvous settings (docs/agent.md)");
-  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method, no event handler.
-  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect");
+  // Workers are exec'd processes watched by SIGCHLD: no polling interval, no start method.
+  app.add_option("--monitor-interval,--monitor_interval", ignored, "accepted for torchrun; no effect")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--start-method,--start_method", ignored, "accepted for torchrun; no effect")
       ->check(CLI::IsMember({"spawn", "fork", "forkserver"}));
-  app.add_option("--event-log-handler,--event_log_handler", ignored, "accepted for torchrun; no effect");
+  app.add_option("--event-log-handler,--event_log_handler", f.event_log_handler,
+                 "torchrun's Python events handler: only null (its default) applies here");
+  app.add_option("--log-line-prefix-template,--log_line_prefix_template", o.log_line_prefix_template,
+                 "console line prefix with ${role_name} ${local_rank} ${rank} ${hostname} (default: [HOST:RANK] ; "
+                 "else TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE)");
+  std::string completion;
+  app.add_option("--print-completion,--print_completion", completion, "print a shell completion script and exit")
+      ->check(CLI::IsMember({"bash", "zsh", "tcsh"}));
   app.add_option("--master-addr,--master_addr", f.master_addr,
                  "the node-rank-0 host, when --rdzv-endpoint is not given (torchrun's static rendezvous)");
   app.add_option("--master-port,--master_port", f.master_port, "its port, when --rdzv-endpoint is not given");
@@ -128,12 +161,17 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   for (const char* name : {"nnodes", "nproc-per-node", "rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf",
                            "standalone", "max-restarts", "monitor-interval", "start-method", "event-log-handler",
                            "role", "module", "no-python", "run-path", "log-dir", "redirects", "tee",
+                           "log-line-prefix-template",
                            "local-ranks-filter", "duplicate-stdout-filters", "duplicate-stderr-filters", "node-rank",
                            "master-addr", "master-port", "local-addr", "signals-to-handle", "shutdown-timeout",
                            "virtual-local-rank"})
     app.get_option(std::string("--") + name)->envname(pet_variable(name));
   if (parse_cli(app, argv.flags, name) != Parsed::flags) {
     *help = app.help() + "\nEverything after -- (or the first word that is no flag) is the worker's command.\n";
+    return false;
+  }
+  if (!completion.empty()) {
+    *help = completion_script(app, name == "torchrun" ? "torchrun" : "hpclaunch", completion);
     return false;
   }
   f.rest = app.remaining();

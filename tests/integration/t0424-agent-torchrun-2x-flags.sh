@@ -2,10 +2,11 @@
 # torchrun 2.x's newest flags on a real agent (issue 15): --duplicate-stdout-filters / --duplicate-stderr-filters
 # copy the tee'd lines that hold a filter into LOG_DIR/attempt_N/filtered_stdout.log / filtered_stderr.log (as
 # torchrun's DefaultLogsSpecs, a line of every tee'd worker); --shutdown-timeout bounds the wait for a worker that
-# ignores SIGTERM; PET_* variables stand for flags not given, as torchrun's `env` actions. Debian's torchrun (1.13)
-# knows none of these, so they are checked against torchrun's documented behaviour (docs/agent.md).
+# ignores SIGTERM; PET_* variables stand for flags not given, as torchrun's `env` actions. The filters' files are
+# compared with torchrun 2.15's own (the peers' venv), with torchrun's prefix given to both.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
+py=$(peer_python)
 cd "$test_tmp"
 
 # Filters: two workers tee stdout and stderr; a comma in a filter written as ",,".
@@ -20,6 +21,19 @@ assert_eq "[$host:0] apple,pie 0
 assert_eq "[$host:0] orange 0
 [$host:1] orange 1" "$(sort logs/attempt_0/filtered_stderr.log)" "filtered stderr"
 assert_contains "$(cat out.txt)" "banana 1" "the console still has every line"
+# The same flags under torchrun 2.15, whose files are LOG_DIR/RUN_ID_XXXX/attempt_0/filtered_*.log, each line with
+# the prefix of the worker's console lines: both given torchrun's default prefix, the files must be the same.
+same=(--standalone --nproc-per-node 2 --tee 3 --duplicate-stdout-filters 'apple,,pie,cherry'
+  --duplicate_stderr_filters=orange --log-line-prefix-template '[${role_name}${local_rank}]:' --no-python)
+env -i PATH=/usr/bin:/bin HOME="$test_tmp" timeout 120 $py -m torch.distributed.run --log-dir "$test_tmp/ref" "${same[@]}" \
+  sh -c "$worker" >/dev/null 2>err.txt || fail "torchrun failed: $(cat err.txt)"
+"$HPCLAUNCH" torchrun --log-dir "$test_tmp/ours" "${same[@]}" sh -c "$worker" >/dev/null 2>err.txt ||
+  fail "the face failed: $(cat err.txt)"
+for f in filtered_stdout.log filtered_stderr.log; do
+  want=$(sort ref/*/attempt_0/$f) || fail "torchrun wrote no $f: $(find ref)"
+  assert_contains "$want" "[default1]:" "torchrun's $f (the reference itself)"
+  assert_eq "$want" "$(sort ours/attempt_0/$f)" "$f, torchrun 2.15 and ours"
+done
 
 # Only tee'd streams are duplicated (torchrun tails the tee'd files): redirected to files only, none is.
 "$HPCLAUNCH" agent --standalone --nproc-per-node 1 --redirects 3 --log-dir "$test_tmp/logs2" --duplicate-stdout-filters apple \

@@ -3,12 +3,12 @@
 # a 2-node job on the test cluster: the CC seed's `srun --ntasks-per-node=1 --ntasks=2 torchrun --nnodes=2
 # --nproc_per_node=... --rdzv_id=$SLURM_JOB_ID --rdzv_backend=c10d --rdzv_endpoint=$(hostname):$MASTER_PORT
 # main.py --batch_size=6144 --ddp` and the JSC course's `--rdzv_conf=is_host=...` with `--nproc_per_node=gpu`.
-# Each forms one gloo world across both nodes (python3-torch, Debian's) and allreduces; the script's own
+# Each forms one gloo world across both nodes (torch 2.15 from the peers' venv) and allreduces; the script's own
 # arguments reach it, a `--` among them included. No HPCLAUNCH_RDZV_SECRET is set, as in the seeds.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster
-/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || fail "/usr/bin/python3 has no torch; run scripts/install-deps.sh"
+py=$(peer_python)
 mkdir -p "$test_tmp/shim"
 ln -s "$HPCLAUNCH" "$test_tmp/shim/torchrun"
 cat >"$test_tmp/main.py" <<'PY'
@@ -25,7 +25,8 @@ PY
 port=$(free_port)
 cat >"$test_tmp/job.sh" <<JOB
 #!/bin/bash
-export PATH="$test_tmp/shim:/usr/bin:\$PATH"   # our torchrun first; Debian's python3 with torch
+export PATH="$test_tmp/shim:/usr/bin:\$PATH"   # our torchrun first
+export HPCLAUNCH_PYTHON=$py  # the workers' python: torch 2.15
 export MASTER_PORT=$port
 cd "$test_tmp"
 echo "torchrun is \$(command -v torchrun)"

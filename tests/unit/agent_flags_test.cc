@@ -64,6 +64,43 @@ TEST_CASE("torchrun's rendezvous backend and no-effect flags are accepted in bot
   CHECK(o.command.args == std::vector<std::string>{"t.py"});
 }
 
+TEST_CASE("--log-line-prefix-template: torchrun's macros as string.Template.safe_substitute; else its variable") {
+  auto o = parse({"--log-line-prefix-template", "${hostname}:$rank ${local_rank}/${role_name}$$ $x ${rank ${} ",
+                  "--role", "r", "--standalone", "t.py"});
+  o.host = "n7";
+  CHECK(line_prefix(o, 1, 5) == "n7:5 1/r$ $x ${rank ${} ");
+  o = parse({"--standalone", "t.py"}, {{"TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", "<${rank}>"}});
+  CHECK(line_prefix(o, 0, 3) == "<3>");
+  o = parse({"--log_line_prefix_template=[${rank}]", "--standalone", "t.py"},
+            {{"TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", "<${rank}>"}});
+  CHECK(line_prefix(o, 0, 3) == "[3]");  // the command line wins, as torchrun's
+  o = parse({"--standalone", "t.py"});
+  o.host = "n7";
+  CHECK(line_prefix(o, 0, 3) == "[n7:3] ");
+}
+
+TEST_CASE("a flag given twice: the last one wins, as argparse's") {
+  CHECK(parse({"--nproc-per-node", "1", "--standalone", "--nproc-per-node", "3", "t.py"}).nproc == 3);
+}
+
+TEST_CASE("--event-log-handler other than null and --logs-specs other than the default are refused: Python plugins") {
+  CHECK_THROWS_WITH(parse({"--event-log-handler", "console", "--standalone", "t.py"}),
+                    doctest::Contains("--event-log-handler: 'console' names a handler in torch's Python events registry"));
+  CHECK_THROWS_WITH(parse({"--logs-specs", "mine", "--standalone", "t.py"}),
+                    doctest::Contains("--logs-specs: 'mine' is a Python plugin"));
+}
+
+TEST_CASE("--print-completion prints a completion script with every long flag instead of running") {
+  AgentFlags flags;
+  std::string script;
+  CHECK_FALSE(parse_agent_flags({"--print-completion", "bash"}, AgentFace::torchrun, &flags, &script));
+  CHECK(script.find("complete -o default -W '--help --nnodes") == 0);
+  CHECK(script.find("--log-line-prefix-template") != std::string::npos);
+  CHECK(script.find(" torchrun\n") != std::string::npos);
+  CHECK_FALSE(parse_agent_flags({"--print-completion", "tcsh"}, AgentFace::torchrun, &flags, &script));
+  CHECK(script.find("complete torchrun 'c/--/(help nnodes") == 0);
+}
+
 TEST_CASE("--rdzv-conf keys set the agent's timeouts") {
   auto o = parse({"--rdzv_conf=join_timeout=90,last_call_timeout=7,is_host=true,read_timeout=60",
                   "--standalone", "x"});

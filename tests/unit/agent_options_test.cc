@@ -34,7 +34,7 @@ std::string refusal(const AgentFlags& f, const MachineInfo& m = k_cpu_box, Agent
 
 TEST_SUITE_BEGIN("agent options");
 
-TEST_CASE("--nproc-per-node: a number, gpu, cpu, or auto (the GPUs if any, else the CPUs); default the job's GPUs") {
+TEST_CASE("--nproc-per-node: a number, gpu, xpu, cpu, or auto (the GPUs, else the XPUs, else the CPUs); default the job's GPUs") {
   auto nproc = [](const char* spec, const MachineInfo& m, std::optional<int> job_gpus = {}) {
     AgentFlags f = with_command();
     f.nproc = spec;
@@ -51,7 +51,12 @@ TEST_CASE("--nproc-per-node: a number, gpu, cpu, or auto (the GPUs if any, else 
   CHECK(nproc("gpu", k_gpu_box, 2) == 2);  // the allocation's GPUs, not the machine's
   CHECK(nproc("", k_cpu_box) == 1);
   CHECK(nproc("", k_gpu_box, 2) == 2);
+  const MachineInfo xpu_box{"xbox", 32, 0, 8};
+  CHECK(nproc("xpu", xpu_box) == 8);
+  CHECK(nproc("auto", xpu_box) == 8);
   AgentFlags f = with_command();
+  f.nproc = "xpu";
+  CHECK(refusal(f) == "--nproc-per-node: 'xpu' but no Intel GPU is visible; give a number instead");
   f.nproc = "gpu";
   CHECK(refusal(f) == "--nproc-per-node: 'gpu' but no GPU is visible; give a number instead");
   f.nproc = "0";

@@ -2,6 +2,8 @@
 // python run unbuffered, --virtual-local-rank.
 #include <doctest/doctest.h>
 
+#include <csignal>
+
 #include "agent/worker_env.h"
 #include "util/error.h"
 
@@ -70,8 +72,17 @@ TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LO
   Env plain = worker_env({{"CUDA_VISIBLE_DEVICES", "4,6"}}, WorkerLayout{}, Assignment{}, 1, "e");
   CHECK(plain["LOCAL_RANK"] == "1");
   CHECK(plain["CUDA_VISIBLE_DEVICES"] == "4,6");
-  CHECK(plain["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");  // torchrun 2.x's name, beside 1.x's
-  CHECK(plain["NCCL_ASYNC_ERROR_HANDLING"] == "1");
+  CHECK(plain["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");
+  CHECK(plain.count("NCCL_ASYNC_ERROR_HANDLING") == 0);  // torchrun 1.x's name: torch 2.x warns that it is deprecated
+}
+
+TEST_CASE("TORCHELASTIC_SIGNALS_TO_HANDLE names the signals the agent passes on, as torchrun 2.x's launcher") {
+  WorkerLayout layout;
+  layout.signals = {SIGTERM, SIGUSR2};
+  CHECK(worker_env({}, layout, Assignment{}, 0, "e")["TORCHELASTIC_SIGNALS_TO_HANDLE"] == "SIGTERM,SIGUSR2");
+  CHECK(worker_env({{"TORCHELASTIC_SIGNALS_TO_HANDLE", "SIGINT"}}, layout, Assignment{}, 0, "e")
+            ["TORCHELASTIC_SIGNALS_TO_HANDLE"] == "SIGTERM,SIGUSR2");  // what the agent does, whatever it inherited
+  CHECK(worker_env({}, WorkerLayout{}, Assignment{}, 0, "e").count("TORCHELASTIC_SIGNALS_TO_HANDLE") == 0);
 }
 
 TEST_SUITE_END();
