@@ -309,7 +309,7 @@ def main():
         print(json.dumps({"impl": "python-ddp", "loader": args.loader, "model": args.model, "world_size": world,
                           "steps": step, "measured_steps": step - args.warmup_steps,
                           "samples_per_s": measured_samples / measured_time,
-                          "samples_per_cpu_s": measured_samples / (measured_cpu * world), "final_loss": float(loss)}))
+                          "samples_per_cpu_s": measured_samples / (measured_cpu * world), "final_loss": float(loss.detach())}))
     dist.destroy_process_group()
 
 
