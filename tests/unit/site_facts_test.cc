@@ -473,11 +473,12 @@ TEST_CASE("item 7: Perlmutter's QOS limits, Sockeye's shape and Gadi's queue lim
   CHECK(has(unverified_of("gadi"), "walltime"));
 }
 
-TEST_CASE("item 7: JUWELS Booster's module names are confirmed (JSC's easyconfigs of Stage 2024) and loaded") {
-  // github.com/easybuilders/JSC, branch 2024: Stages/2024 with GCC, OpenMPI, Python and PyTorch (CUDA 12).
-  CHECK_FALSE(has(unverified_of("juwels-booster"), "modules"));
+TEST_CASE("JUWELS Booster loads Stage 2025, which users' JUWELS scripts load; its PyTorch there stays marked") {
+  // Stage 2024 (PyTorch 2.1.2) was confirmed from JSC's easyconfigs; Stage 2025 (PyTorch 2.5.1) is what interTwin's
+  // JUWELS scripts load, but that JSC installed its PyTorch for the Booster was not seen.
+  CHECK(has(unverified_of("juwels-booster"), "modules: Stages/2025"));
   CHECK(has(script(request("juwels-booster", 2, "training2324")),
-            "module load Stages/2024 GCC OpenMPI Python PyTorch\n"));
+            "module load Stages/2025 GCC OpenMPI Python PyTorch\n"));
 }
 
 TEST_SUITE_END();
