@@ -391,8 +391,15 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                   "drop --container, or add `container:` to the profile with --site-file");
     p.container_image = r.container;
     p.modules.insert(p.modules.end(), site.container.modules.begin(), site.container.modules.end());
+    if (!site.container.srun_options.empty() && p.launcher != LaunchMode::srun && p.launcher != LaunchMode::agent)
+      throw Error("--container", fmt::format("{} runs containers as options of srun steps ({}), which the {} launch "
+                                             "does not start", site.name, site.container.runtime, to_string(p.launcher)),
+                  "use --launcher srun or --launcher agent");
+    const std::string gpu_flag = device_visibility(site.node.accelerator).container_gpu_flag;
     std::vector<std::string> wrapped;
-    for (const auto& w : site.container.wrap) wrapped.push_back(replace_all(w, "{image}", r.container));
+    for (const auto& w : site.container.wrap)
+      if (std::string arg = replace_all(replace_all(w, "{image}", r.container), "{gpu_flag}", gpu_flag); !arg.empty())
+        wrapped.push_back(arg);  // {gpu_flag} alone, for a vendor with none, is no argument
     wrapped.insert(wrapped.end(), r.command.begin(), r.command.end());
     p.command = wrapped;
   }

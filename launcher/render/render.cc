@@ -144,7 +144,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   d.set("exports", list_of(exports));
   // The network's documented settings yield to a value the user's environment already has (sbatch and qsub -V
   // pass it on); the profile's env and --env above are the job's own, and win.
-  std::vector<std::string> network;
+  std::vector<std::string> network, container_setup;
   for (const auto& v : p.site.interconnect.env) {
     if (has_env(p.env, v.name)) continue;
     network.push_back(fmt::format("[ -n \"${{{}+set}}\" ] || export {}={}", v.name, v.name, shell_quote(v.value)));
@@ -154,11 +154,34 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
     network.insert(network.begin(), fmt::format("# {}'s network settings, as the site documents them (`hpclaunch sites show "
                                                 "{}` names the source of each), unless already set:",
                                                 p.site.name, p.site.name));
-  // After the profile's setup lines, which may load the module that sets some of them.
+  if (!p.site.srun_rank_options.empty()) d.set("rank_options", " " + join(p.site.srun_rank_options, " "));
+  // A container the site runs as options of srun's steps: every step (the agents', the ranks') is in it, so it must
+  // see hpclaunch, the working directory and the job directory; an EDF file is written before the first step.
+  if (!p.container_image.empty() && !p.site.container.srun_options.empty()) {
+    const std::string edf_path = ctx.job_dir + "/container.toml";
+    auto fill = [&](const std::string& t) {
+      std::string dir = ctx.hpclaunch.substr(0, ctx.hpclaunch.rfind('/'));
+      return replace_all(replace_all(replace_all(replace_all(replace_all(t, "{image}", p.container_image), "{edf}", edf_path),
+                                                 "{hpclaunch_dir}", dir.empty() ? "/" : dir),
+                                     "{workdir}", ctx.workdir),
+                         "{job_dir}", ctx.job_dir);
+    };
+    std::vector<std::string> options;
+    for (const auto& o : p.site.container.srun_options) options.push_back(shell_quote(fill(o)));
+    d.set("step_options", " " + join(options, " "));
+    if (!p.site.container.edf.empty()) {
+      container_setup.push_back(fmt::format("# {}'s container engine: the environment definition (EDF) its srun steps run in.",
+                                            p.site.name));
+      container_setup.push_back("cat >" + shell_quote(edf_path) + " <<'HPCLAUNCH_EDF'");
+      for (const auto& line : p.site.container.edf) container_setup.push_back(fill(line));
+      container_setup.push_back("HPCLAUNCH_EDF");
+    }
+  }
+  // The network's lines after the profile's setup lines, which may load the module that sets some of them.
   std::vector<std::string> setup = p.site.setup;
   setup.insert(setup.end(), network.begin(), network.end());
+  setup.insert(setup.end(), container_setup.begin(), container_setup.end());
   d.set("setup", list_of(setup));
-  if (!p.site.srun_rank_options.empty()) d.set("rank_options", " " + join(p.site.srun_rank_options, " "));
   if (!p.site.pals_cpu_bind.empty()) d.set("pals_cpu_list", p.site.pals_cpu_bind);
   if (p.array.active()) {
     d.set("array_lines", list_of(array_lines(p, ctx, dialect)));

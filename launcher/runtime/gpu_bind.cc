@@ -34,9 +34,13 @@ bool gpus_bound_per_task(const Env& env) {
 }
 
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank) {
-  if (bind == GpuBind::none || gpus_bound_per_task(env)) return std::nullopt;
+  if (bind == GpuBind::none) return std::nullopt;
   const DeviceVisibility& vis = device_visibility(accelerator_from_env(env));
   auto list = node_gpu_list(env);
+  // Slurm's own per-task binding is kept when it left the task one device. `--gpu-bind=closest` on a node whose
+  // GPUs name no cores gives every task all the GPUs near it (the test cluster: "2,3" to both tasks), and then the
+  // task still takes its own entry, or two ranks would share device 0.
+  if (gpus_bound_per_task(env) && (!list || split(*list, ',').size() <= 1)) return std::nullopt;
   if (!list && vis.numbered_by_default && local_rank >= 0) return std::to_string(local_rank);
   if (!list)
     throw Error("--gpu-bind local-rank",

@@ -25,7 +25,7 @@ std::optional<std::string> node_gpu_list(const Env& env);
 bool gpus_bound_per_task(const Env& env);
 
 // This task's device, an entry of the node's list (bound_device_env writes it in the vendor's variables), or nullopt
-// to leave them alone (bind == none, or gpus_bound_per_task). Where the vendor numbers a node's devices itself and
+// to leave them alone (bind == none, or gpus_bound_per_task with one device left to the task). Where the vendor numbers a node's devices itself and
 // no list is given (Level Zero under PALS), the local rank. Throws
 // hpclaunch::Error if local-rank is asked and there is no list, or the list is shorter than local_rank + 1.
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank);

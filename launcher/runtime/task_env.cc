@@ -58,7 +58,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   // A task bound to one GPU sees it as device 0: LOCAL_RANK 0 keeps `torch.cuda.set_device(local_rank)` right
   // (torchrun's --virtual-local-rank); the rank on the node stays in HPCLAUNCH_NODE_LOCAL_RANK. So does a task
   // Slurm bound itself (--gpus-per-task=1 --gpu-bind=closest): its local rank would index devices it cannot see.
-  const bool slurm_bound = bind == GpuBind::local_rank && gpus_bound_per_task(env);
+  const bool slurm_bound = bind == GpuBind::local_rank && !gpu && gpus_bound_per_task(env);
   set("LOCAL_RANK", gpu || slurm_bound ? "0" : std::to_string(r.local_rank));
   if (gpu || slurm_bound) set("HPCLAUNCH_NODE_LOCAL_RANK", std::to_string(r.local_rank));
   set("WORLD_SIZE", std::to_string(r.world_size));

@@ -7,15 +7,16 @@ namespace hpclaunch {
 
 namespace {
 
-const DeviceVisibility k_nvidia{Accelerator::nvidia, {"CUDA_VISIBLE_DEVICES"}, "CUDA_VISIBLE_DEVICES", {}, false, "cuda", {"CUDA_", "NVIDIA_"}};
+const DeviceVisibility k_nvidia{Accelerator::nvidia, {"CUDA_VISIBLE_DEVICES"}, "CUDA_VISIBLE_DEVICES", {}, false, "cuda", "--nv", {"CUDA_", "NVIDIA_"}};
 const DeviceVisibility k_amd{Accelerator::amd,
                              {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"},
                              "ROCR_VISIBLE_DEVICES",
                              {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"},
                              false,
                              "cuda",
+                             "--rocm",
                              {"ROCR_", "HIP_", "HSA_", "MIOPEN_", "ROCM_"}};
-const DeviceVisibility k_intel{Accelerator::intel, {"ZE_AFFINITY_MASK"}, "ZE_AFFINITY_MASK", {}, true, "xpu", {"ZE_", "SYCL_", "CCL_"}};
+const DeviceVisibility k_intel{Accelerator::intel, {"ZE_AFFINITY_MASK"}, "ZE_AFFINITY_MASK", {}, true, "xpu", "", {"ZE_", "SYCL_", "CCL_"}};
 
 }  // namespace
 

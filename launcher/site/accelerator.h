@@ -32,6 +32,9 @@ struct DeviceVisibility {
   // PALS give no device list; Slurm's GPU lists are read from the job's face instead.
   bool numbered_by_default = false;
   std::string torch_device;  // what torch calls it: cuda (ROCm builds too), xpu
+  // What Apptainer/Singularity's exec needs to give a container the vendor's GPUs ({gpu_flag} in container.wrap);
+  // empty: none (Level Zero's devices are plain device files).
+  std::string container_gpu_flag;
   // Variable names only this vendor's software reads: a profile of another vendor that sets one is refused.
   std::vector<std::string> own_prefixes;
 };

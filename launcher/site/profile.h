@@ -89,11 +89,18 @@ struct Rendezvous {
   int port = 0;  // 0: derive from the job id (runtime formula)
 };
 
+// How a site runs a container (--container IMAGE): scheduler directives and a wrap of the command (Shifter,
+// Apptainer: `apptainer exec {gpu_flag} {image}`, the vendor's --nv or --rocm), or options of the job's srun steps
+// (Pyxis: --container-image={image}; CSCS's container engine: --environment={edf}, an EDF file the script writes
+// into the job directory from `edf`). In srun_options and edf, {image}, {edf}, {hpclaunch_dir}, {workdir} and
+// {job_dir} are replaced: a container that runs the whole step must see hpclaunch and the job's directories.
 struct Container {
-  std::string runtime;                  // shifter, apptainer, podman-hpc; empty: none
+  std::string runtime;                  // shifter, apptainer, podman-hpc, pyxis, container-engine; empty: none
   std::vector<std::string> directives;  // scheduler directives, "{image}" replaced
-  std::vector<std::string> wrap;        // argv put before the command, "{image}" replaced
+  std::vector<std::string> wrap;        // argv put before the command, "{image}" and "{gpu_flag}" replaced
   std::vector<std::string> modules;     // loaded when a container is used
+  std::vector<std::string> srun_options;  // options of the srun steps (agent and srun launchers)
+  std::vector<std::string> edf;           // the lines of an EDF file (TOML), written to JOBDIR/container.toml
 };
 
 // A variable a site's network documents: exported by the script unless the user's environment has it already.

@@ -105,7 +105,10 @@ void apply_account(const Reader& r, const YAML::Node& n, AccountRule* a) {
 }
 
 void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
-  r.check_keys(n, "container", {"runtime", "directives", "wrap", "modules"});
+  r.check_keys(n, "container", {"runtime", "directives", "wrap", "modules", "srun_options", "edf"});
+  *c = Container{};  // a container block is one form: a site file's replaces the base's whole (no wrap left over)
+  if (n["srun_options"]) c->srun_options = r.strings(n["srun_options"], "container.srun_options");
+  if (n["edf"]) c->edf = r.strings(n["edf"], "container.edf");
   if (n["runtime"]) c->runtime = r.scalar(n["runtime"], "container.runtime");
   if (n["directives"]) c->directives = r.strings(n["directives"], "container.directives");
   if (n["wrap"]) c->wrap = r.strings(n["wrap"], "container.wrap");
@@ -317,6 +320,13 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
     r.fail(at, "launch.srun_rank_options", "given, but the site allows no srun launch (its scheduler is " +
                                                std::string(to_string(p.scheduler)) + ")",
            "remove them, or allow srun");
+  // A container given as srun options runs only where the scheduler's steps are srun's.
+  if (!p.container.srun_options.empty() && launchers && !launchers(p.scheduler, LaunchMode::srun).empty())
+    r.fail(at, "container.srun_options", "the scheduler is " + std::string(to_string(p.scheduler)) +
+                                             ", whose jobs start no srun steps to run the container",
+           "use container.wrap (e.g. [apptainer, exec, \"{gpu_flag}\", \"{image}\"]) or directives");
+  if (!p.container.edf.empty() && p.container.srun_options.empty())
+    r.fail(at, "container.edf", "an EDF file that no srun option names", "add `srun_options: [\"--environment={edf}\"]`");
   if (!p.pals_cpu_bind.empty() && !p.allows(LaunchMode::pals))
     r.fail(at, "launch.pals_cpu_bind", "given, but the site allows no pals launch", "remove it, or allow pals");
   check_vendor_variables(r, at, p);
@@ -462,6 +472,9 @@ std::string profile_to_yaml(const SiteProfile& p) {
     if (!p.container.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.container.directives;
     if (!p.container.wrap.empty()) e << YAML::Key << "wrap" << YAML::Value << YAML::Flow << p.container.wrap;
     if (!p.container.modules.empty()) e << YAML::Key << "modules" << YAML::Value << YAML::Flow << p.container.modules;
+    if (!p.container.srun_options.empty())
+      e << YAML::Key << "srun_options" << YAML::Value << YAML::Flow << p.container.srun_options;
+    if (!p.container.edf.empty()) e << YAML::Key << "edf" << YAML::Value << p.container.edf;
     e << YAML::EndMap;
   }
   if (!p.env.empty()) {

@@ -115,6 +115,20 @@ TEST_CASE("where Slurm bound each task's GPU itself, LOCAL_RANK does not index d
   CHECK(t.notes[0].find("ROCR_VISIBLE_DEVICES=5 kept") != std::string::npos);
 }
 
+TEST_CASE("where Slurm's per-task binding left a task several devices, the task still takes its own") {
+  // Found by t0213 on the test cluster: `srun --gpus-per-task=1 --gpu-bind=closest` on nodes whose GPUs name no
+  // cores gave both tasks ROCR_VISIBLE_DEVICES=2,3; with LOCAL_RANK 0 both used device 2.
+  for (int local : {0, 1}) {
+    Env env = slurm_task(local);
+    env["HPCLAUNCH_ACCELERATOR"] = "amd";
+    env["ROCR_VISIBLE_DEVICES"] = "2,3";
+    env["SLURMD_TRES_BIND"] = "gpu:closest";
+    auto v = vars_of(env);
+    CHECK(v["ROCR_VISIBLE_DEVICES"] == std::to_string(2 + local));
+    CHECK(v["LOCAL_RANK"] == "0");
+  }
+}
+
 TEST_CASE("an unknown HPCLAUNCH_ACCELERATOR is one line naming the variable") {
   Env env = slurm_task(0);
   env["HPCLAUNCH_ACCELERATOR"] = "amdd";
@@ -229,6 +243,64 @@ TEST_CASE("sites show writes the accelerator, the rank options and the network w
   CHECK(profile_to_yaml(back.front()) == yaml);
   std::string aurora = profile_to_yaml(test::sites().get("aurora"));
   CHECK(profile_to_yaml(read_profiles({"a.yaml", aurora}, [](const std::string&) { return nullptr; }).front()) == aurora);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_container");
+
+TEST_CASE("Alps's container engine: an EDF in the job directory, named by srun --environment on every step") {
+  JobRequest r = request("alps-clariden", 2);
+  r.container = "/capstor/store/cscs/u/ngc-pytorch.sqsh";
+  std::string s = script(r);
+  CHECK(s.find("cat >/home/u/p/jobs/j/container.toml <<'HPCLAUNCH_EDF'\n"
+               "image = \"/capstor/store/cscs/u/ngc-pytorch.sqsh\"\n"
+               "mounts = [\"/opt/bin:/opt/bin\", \"/home/u/p:/home/u/p\", \"/home/u/p/jobs/j:/home/u/p/jobs/j\"]\n"
+               "workdir = \"/home/u/p\"\n[annotations]\n") != std::string::npos);
+  CHECK(s.find("--gpus-per-task=1 '--environment=/home/u/p/jobs/j/container.toml' \\\n  \"$HPCLAUNCH\" exec -- python train.py\n") !=
+        std::string::npos);
+  CHECK(s.find("#SBATCH --environment") == std::string::npos);  // "experimental" as a directive: srun only
+  r.launcher = "agent";
+  CHECK(script(r).find("--ntasks-per-node=1 --cpus-per-task=288 '--environment=/home/u/p/jobs/j/container.toml' \\\n") !=
+        std::string::npos);
+  CHECK(script(request("alps-clariden", 2)).find("container.toml") == std::string::npos);  // no --container: none
+}
+
+TEST_CASE("Pyxis is srun --container-image=, from a site file") {
+  auto ps = read_profiles({"pyxis.yaml", "name: mine\nextends: jupiter\ncontainer: {runtime: pyxis, srun_options: "
+                                         "['--container-image={image}', '--container-mounts={hpclaunch_dir},{workdir}']}\n"},
+                          [](const std::string& n) { return &test::sites().get(n); }, launcher_refusal);
+  JobRequest r = request("jupiter", 1);
+  r.container = "nvcr.io#nvidia/pytorch:26.02-py3";
+  std::string s = render_script(make_plan(r, ps.front()), {"/opt/bin/hpclaunch", "/home/u/p", "/home/u/p/jobs/j"});
+  CHECK(s.find(" '--container-image=nvcr.io#nvidia/pytorch:26.02-py3' '--container-mounts=/opt/bin,/home/u/p' \\\n  "
+               "\"$HPCLAUNCH\" exec -- python train.py\n") != std::string::npos);
+}
+
+TEST_CASE("Apptainer gets the vendor's GPU flag: --rocm on AMD, --nv on NVIDIA") {
+  JobRequest r = request("frontier", 1);
+  r.container = "pytorch.sif";
+  CHECK(make_plan(r, test::sites().get("frontier")).command ==
+        std::vector<std::string>{"apptainer", "exec", "--rocm", "pytorch.sif", "python", "train.py"});
+  r = request("lumi-g", 1);
+  r.container = "lumi.sif";
+  CHECK(make_plan(r, test::sites().get("lumi-g")).command.at(2) == "--rocm");
+}
+
+TEST_CASE("a container form the scheduler or the launcher cannot run is refused") {
+  CHECK(load_error("name: p\nscheduler: pbs\nnode: {gpus: 4, cores: 8}\nlaunch: {default: pals, allowed: [pals]}\n"
+                   "container: {runtime: pyxis, srun_options: ['--container-image={image}']}\n")
+            .find("t.yaml:1:1: container.srun_options: the scheduler is pbs, whose jobs start no srun steps") == 0);
+  CHECK(load_error("name: p\nscheduler: slurm\nnode: {gpus: 4, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n"
+                   "container: {runtime: x, edf: ['image = \"{image}\"']}\n")
+            .find("container.edf: an EDF file that no srun option names") != std::string::npos);
+  auto ps = read_profiles({"p.yaml", "name: mine\nextends: vista\ncontainer: {runtime: pyxis, srun_options: "
+                                     "['--container-image={image}']}\n"},
+                          [](const std::string& n) { return &test::sites().get(n); }, launcher_refusal);
+  JobRequest r = request("vista", 1);
+  r.container = "img";
+  r.launcher = "mpirun";
+  CHECK(test::error_of_call([&] { make_plan(r, ps.front()); }).find("--container: mine runs containers as options of srun steps") == 0);
 }
 
 TEST_SUITE_END();
