@@ -304,3 +304,40 @@ TEST_CASE("a container form the scheduler or the launcher cannot run is refused"
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts_2026");
+
+TEST_CASE("time limits that grow with the node count: Frontier's batch and Aurora's prod routing") {
+  JobRequest r = request("frontier", 91);
+  r.time = "06:00:00";
+  CHECK(test::error_of_call([&] { make_plan(r, test::sites().get("frontier")); })
+            .find("--time: 06:00:00 is more than the 02:00:00 limit of batch for 91 node(s) on frontier") == 0);
+  r.nodes = 92;
+  CHECK(make_plan(r, test::sites().get("frontier")).time_s == 6 * 3600);
+  r.nodes = 184;
+  r.time = "12:00:00";
+  CHECK(make_plan(r, test::sites().get("frontier")).time_s == 12 * 3600);
+  // Aurora: capacity (the default) takes up to 16 nodes; 300 nodes go to prod, 12 h up to 1024 nodes.
+  JobRequest a = request("aurora", 300);
+  a.time = "12:00:00";
+  LaunchPlan p = make_plan(a, test::sites().get("aurora"));
+  CHECK(p.partition == "prod");
+  a.time = "18:00:00";
+  CHECK(test::error_of_call([&] { make_plan(a, test::sites().get("aurora")); }).find("for 300 node(s) on aurora") !=
+        std::string::npos);
+  a.nodes = 1100;
+  CHECK(make_plan(a, test::sites().get("aurora")).time_s == 18 * 3600);
+  a.nodes = 40;  // between capacity's 16 and prod's 256: debug-scaling, 1 h
+  a.time = "";
+  CHECK(make_plan(a, test::sites().get("aurora")).partition == "debug-scaling");
+}
+
+TEST_CASE("the Alliance's PAICE accounts (aip-) look like cc accounts") {
+  JobRequest r = request("cc", 1);
+  r.account = "aip-someprof";
+  CHECK(make_plan(r, test::sites().get("cc")).warnings.empty());
+  r.account = "xyz-someprof";
+  CHECK_FALSE(make_plan(r, test::sites().get("cc")).warnings.empty());
+}
+
+TEST_SUITE_END();
