@@ -60,4 +60,16 @@ std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank
   return gpus[static_cast<size_t>(local_rank)];
 }
 
+std::vector<std::pair<std::string, std::string>> worker_device_env(const Env& env, int local_rank) {
+  const DeviceVisibility& vis = device_visibility(accelerator_from_env(env));
+  auto list = visible_device_list(env, vis);
+  if (!list) return bound_device_env(vis, std::to_string(local_rank));
+  std::vector<std::string> devices = split(*list, ',');
+  if (local_rank < 0 || local_rank >= static_cast<int>(devices.size()))
+    throw Error("--virtual-local-rank", fmt::format("local rank {} but {} lists {} device(s)", local_rank,
+                                                    vis.list_variables.front(), devices.size()),
+                "start at most that many workers per node (--nproc-per-node)");
+  return bound_device_env(vis, std::string(trim(devices[static_cast<size_t>(local_rank)])));
+}
+
 }  // namespace hpclaunch

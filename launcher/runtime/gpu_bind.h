@@ -30,4 +30,9 @@ bool gpus_bound_per_task(const Env& env);
 // hpclaunch::Error if local-rank is asked and there is no list, or the list is shorter than local_rank + 1.
 std::optional<std::string> bind_gpu(GpuBind bind, const Env& env, int local_rank);
 
+// The variables of a worker that sees only its own GPU (the agent's --virtual-local-rank): entry `local_rank` of the
+// devices `env` lists in its vendor's variables (HPCLAUNCH_ACCELERATOR), or the local rank itself where none are
+// listed, written by bound_device_env. Throws hpclaunch::Error (--virtual-local-rank) when the list is shorter.
+std::vector<std::pair<std::string, std::string>> worker_device_env(const Env& env, int local_rank);
+
 }  // namespace hpclaunch

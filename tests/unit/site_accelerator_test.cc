@@ -129,6 +129,16 @@ TEST_CASE("where Slurm's per-task binding left a task several devices, the task 
   }
 }
 
+TEST_CASE("the agent's workers can be given their device in the vendor's variables (worker_device_env)") {
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  CHECK(worker_device_env({{"CUDA_VISIBLE_DEVICES", "4,5,6,7"}}, 1) == Pairs{{"CUDA_VISIBLE_DEVICES", "5"}});
+  CHECK(worker_device_env({{"HPCLAUNCH_ACCELERATOR", "amd"}, {"ROCR_VISIBLE_DEVICES", "0,1"}}, 1) ==
+        Pairs{{"ROCR_VISIBLE_DEVICES", "1"}, {"HIP_VISIBLE_DEVICES", "0"}, {"CUDA_VISIBLE_DEVICES", "0"}});
+  CHECK(worker_device_env({{"HPCLAUNCH_ACCELERATOR", "intel"}}, 11) == Pairs{{"ZE_AFFINITY_MASK", "11"}});
+  CHECK(test::error_of_call([] { worker_device_env({{"CUDA_VISIBLE_DEVICES", "0"}}, 1); })
+            .find("--virtual-local-rank: local rank 1 but CUDA_VISIBLE_DEVICES lists 1 device(s)") == 0);
+}
+
 TEST_CASE("an unknown HPCLAUNCH_ACCELERATOR is one line naming the variable") {
   Env env = slurm_task(0);
   env["HPCLAUNCH_ACCELERATOR"] = "amdd";
