@@ -276,6 +276,17 @@ TEST_CASE("Alps's container engine: an EDF in the job directory, named by srun -
   CHECK(script(request("alps-clariden", 2)).find("container.toml") == std::string::npos);  // no --container: none
 }
 
+TEST_CASE("Alps's uenv is given as two directives, and NCCL_NET_PLUGIN stays refused with it") {
+  JobRequest r = request("alps-clariden-uenv", 1);
+  r.container = "pytorch/v2.8.0:/user-environment";
+  std::string s = script(r);
+  CHECK(s.find("#SBATCH --uenv=pytorch/v2.8.0:/user-environment\n#SBATCH --view=default\n") != std::string::npos);
+  CHECK(s.find("export TRITON_HOME=/dev/shm/\n") != std::string::npos);
+  CHECK(s.find("container.toml") == std::string::npos);
+  r.env = {"NCCL_NET_PLUGIN=ofi"};
+  CHECK(test::error_of_call([&] { make_plan(r, test::sites().get("alps-clariden-uenv")); }).find("--env: NCCL_NET_PLUGIN") == 0);
+}
+
 TEST_CASE("Pyxis is srun --container-image=, from a site file") {
   auto ps = read_profiles({"pyxis.yaml", "name: mine\nextends: jupiter\ncontainer: {runtime: pyxis, srun_options: "
                                          "['--container-image={image}', '--container-mounts={hpclaunch_dir},{workdir}']}\n"},
