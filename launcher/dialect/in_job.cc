@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "dialect/dialect.h"
+#include "site/accelerator.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -34,7 +35,7 @@ std::vector<std::string> InJobFace::step_nodes(const Env& env, const FileReader&
 
 std::optional<int> InJobFace::gpu_count(const Env& env) const {
   if (auto list = gpu_list(env)) return count_device_list(*list);
-  if (auto list = env_get(env, "CUDA_VISIBLE_DEVICES"); list && !list->empty()) return count_device_list(*list);
+  if (auto list = visible_device_list(env, device_visibility(accelerator_from_env(env)))) return count_device_list(*list);
   return std::nullopt;
 }
 

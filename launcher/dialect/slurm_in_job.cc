@@ -7,6 +7,7 @@
 #include "dialect/hostlist.h"
 #include "dialect/in_job.h"
 #include "dialect/slurm.h"
+#include "site/accelerator.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -113,7 +114,7 @@ class SlurmJobFace final : public InJobFace {
       auto parts = split(*s, ':');
       if (parse_int(parts.back(), &v)) return static_cast<int>(v);
     }
-    if (auto s = non_empty(env, "CUDA_VISIBLE_DEVICES")) return count_device_list(*s);
+    if (auto s = visible_device_list(env, device_visibility(accelerator_from_env(env)))) return count_device_list(*s);
     return std::nullopt;
   }
   // slurmd binds per task under srun --gpus-per-task or --gpu-bind and says so in SLURMD_TRES_BIND

@@ -221,6 +221,30 @@ void plan_geometry(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) 
   p->ntasks = p->nodes * p->ntasks_per_node;
 }
 
+// How many CPU sets a per-rank binding gives (srun's --cpu-bind=[verbose,]mask_cpu:M,M or map_cpu:C,C; PALS's
+// list:A:B), or 0 when it names none. Fewer sets than ranks on a node would put two ranks on one set.
+int cpu_sets(const std::string& option) {
+  static const std::regex k_srun("--cpu-bind=(?:v(?:erbose)?,)?(?:mask_cpu|map_cpu|mask_ldom|map_ldom)[:=](.*)");
+  std::smatch m;
+  if (std::regex_match(option, m, k_srun)) return static_cast<int>(split(m[1].str(), ',').size());
+  if (option.rfind("list:", 0) == 0) return static_cast<int>(split(option.substr(5), ':').size());
+  return 0;
+}
+
+// The profile's per-rank options against the plan's geometry: each rank of a node needs a CPU set of its own.
+void check_rank_binding(const SiteProfile& site, const LaunchPlan& p) {
+  std::vector<std::string> bindings = site.srun_rank_options;
+  if (p.launcher == LaunchMode::pals && !site.pals_cpu_bind.empty()) bindings = {site.pals_cpu_bind};
+  if (p.launcher != LaunchMode::srun && p.launcher != LaunchMode::pals) return;
+  for (const auto& b : bindings)
+    if (int sets = cpu_sets(b); sets > 0 && sets < p.ntasks_per_node)
+      throw Error("--gpus-per-node",
+                  fmt::format("{}'s per-rank CPU binding '{}' has {} CPU set(s) for the {} ranks of a node", site.name,
+                              b, sets, p.ntasks_per_node),
+                  fmt::format("use --gpus-per-node {} or fewer, or fix the profile's binding (sites show {})", sets,
+                              site.name));
+}
+
 void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue, LaunchPlan* p) {
   long max = queue ? queue_max_time(*queue, r.nodes) : 0;
   std::string which = queue ? queue->name : "";
@@ -336,6 +360,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                 fmt::format("use --nodes {} or fewer{}", queue->max_nodes,
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   plan_geometry(r, site, &p);
+  check_rank_binding(site, p);
   if (queue && !queue_takes(*queue, r.nodes, r.nodes * p.gpus_per_node))
     throw Error(queue_flag(*queue),
                 fmt::format("{} takes {}{} GPUs per job; this job asks {} ({} node(s) x {})", queue->name,
@@ -366,8 +391,15 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
                   "drop --container, or add `container:` to the profile with --site-file");
     p.container_image = r.container;
     p.modules.insert(p.modules.end(), site.container.modules.begin(), site.container.modules.end());
+    if (!site.container.srun_options.empty() && p.launcher != LaunchMode::srun && p.launcher != LaunchMode::agent)
+      throw Error("--container", fmt::format("{} runs containers as options of srun steps ({}), which the {} launch "
+                                             "does not start", site.name, site.container.runtime, to_string(p.launcher)),
+                  "use --launcher srun or --launcher agent");
+    const std::string gpu_flag = device_visibility(site.node.accelerator).container_gpu_flag;
     std::vector<std::string> wrapped;
-    for (const auto& w : site.container.wrap) wrapped.push_back(replace_all(w, "{image}", r.container));
+    for (const auto& w : site.container.wrap)
+      if (std::string arg = replace_all(replace_all(w, "{image}", r.container), "{gpu_flag}", gpu_flag); !arg.empty())
+        wrapped.push_back(arg);  // {gpu_flag} alone, for a vendor with none, is no argument
     wrapped.insert(wrapped.end(), r.command.begin(), r.command.end());
     p.command = wrapped;
   }
@@ -384,6 +416,10 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   }
 
   EnvList user_env = parse_env(r.env);
+  for (const auto& bad : site.interconnect.never_set)
+    if (has_key(user_env, bad.name))
+      throw Error("--env", fmt::format("{} must not be set on {}: {}", bad.name, site.name, bad.reason),
+                  "drop --env " + bad.name);
   p.env = site.env;
   if (!has_key(user_env, "OMP_NUM_THREADS")) p.env.emplace_back("OMP_NUM_THREADS", std::to_string(p.threads_per_worker));
   p.env.insert(p.env.end(), user_env.begin(), user_env.end());

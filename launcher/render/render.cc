@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <kainjow/mustache.hpp>
 
+#include <algorithm>
+
 #include "util/embedded.h"
 #include "util/error.h"
 #include "util/shell.h"
@@ -21,6 +23,10 @@ mus::data list_of(const std::vector<std::string>& items) {
 }
 
 // The rendezvous rule for the in-job runtime (docs/CONTRACTS.md), then the profile's and user's variables.
+bool has_env(const EnvList& env, const std::string& name) {
+  return std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
+}
+
 EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   const Rendezvous& z = p.site.rendezvous;
   EnvList env = {{"HPCLAUNCH_MASTER_ADDR_RULE", to_string(z.master_addr)}};
@@ -29,6 +35,9 @@ EnvList script_env(const LaunchPlan& p, const RenderContext& ctx) {
   if (z.master_addr == MasterAddrRule::fixed) env.emplace_back("HPCLAUNCH_MASTER_ADDR_FIXED", z.fixed_addr);
   if (z.port) env.emplace_back("HPCLAUNCH_MASTER_PORT", std::to_string(z.port));
   env.emplace_back("HPCLAUNCH_GPU_BIND", to_string(p.site.gpu_bind));
+  // Read by the tasks' binding and the preflight's GPU count; NVIDIA, the default, needs no line.
+  if (p.site.node.accelerator != Accelerator::nvidia)
+    env.emplace_back("HPCLAUNCH_ACCELERATOR", to_string(p.site.node.accelerator));
   if (!p.array.active()) env.emplace_back("HPCLAUNCH_JOB_DIR", ctx.job_dir);  // an array task's: array_lines
   env.insert(env.end(), p.env.begin(), p.env.end());
   return env;
@@ -107,7 +116,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
     std::string command = "\"$HPCLAUNCH\" check";
     if (p.gpus_per_node > 0) command += " --expect-gpus " + std::to_string(p.gpus_per_node);
     // The interconnect's figure holds across nodes; one node's allreduce measures NVLink or memory instead.
-    if (p.site.expected_busbw_gbs > 0 && p.nodes > 1) command += " --expect-busbw " + std::to_string(p.site.expected_busbw_gbs);
+    if (p.site.interconnect.busbw_gbs > 0 && p.nodes > 1) command += " --expect-busbw " + std::to_string(p.site.interconnect.busbw_gbs);
     check.set("command", command);
     check.set("background", std::string());
     launches << check;
@@ -126,7 +135,6 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   std::vector<std::string> modules;
   for (const auto& m : p.modules) modules.push_back(shell_quote(m));
   if (!modules.empty()) d.set("modules", join(modules, " "));
-  d.set("setup", list_of(p.site.setup));
   d.set("notes", list_of(p.script_notes));
   std::vector<std::string> exports, forwarded;
   for (const auto& [k, v] : script_env(p, ctx)) {
@@ -134,6 +142,47 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
     forwarded.push_back(k);
   }
   d.set("exports", list_of(exports));
+  // The network's documented settings yield to a value the user's environment already has (sbatch and qsub -V
+  // pass it on); the profile's env and --env above are the job's own, and win.
+  std::vector<std::string> network, container_setup;
+  for (const auto& v : p.site.interconnect.env) {
+    if (has_env(p.env, v.name)) continue;
+    network.push_back(fmt::format("[ -n \"${{{}+set}}\" ] || export {}={}", v.name, v.name, shell_quote(v.value)));
+    forwarded.push_back(v.name);
+  }
+  if (!network.empty())
+    network.insert(network.begin(), fmt::format("# {}'s network settings, as the site documents them (`hpclaunch sites show "
+                                                "{}` names the source of each), unless already set:",
+                                                p.site.name, p.site.name));
+  if (!p.site.srun_rank_options.empty()) d.set("rank_options", " " + join(p.site.srun_rank_options, " "));
+  // A container the site runs as options of srun's steps: every step (the agents', the ranks') is in it, so it must
+  // see hpclaunch, the working directory and the job directory; an EDF file is written before the first step.
+  if (!p.container_image.empty() && !p.site.container.srun_options.empty()) {
+    const std::string edf_path = ctx.job_dir + "/container.toml";
+    auto fill = [&](const std::string& t) {
+      std::string dir = ctx.hpclaunch.substr(0, ctx.hpclaunch.rfind('/'));
+      return replace_all(replace_all(replace_all(replace_all(replace_all(t, "{image}", p.container_image), "{edf}", edf_path),
+                                                 "{hpclaunch_dir}", dir.empty() ? "/" : dir),
+                                     "{workdir}", ctx.workdir),
+                         "{job_dir}", ctx.job_dir);
+    };
+    std::vector<std::string> options;
+    for (const auto& o : p.site.container.srun_options) options.push_back(shell_quote(fill(o)));
+    d.set("step_options", " " + join(options, " "));
+    if (!p.site.container.edf.empty()) {
+      container_setup.push_back(fmt::format("# {}'s container engine: the environment definition (EDF) its srun steps run in.",
+                                            p.site.name));
+      container_setup.push_back("cat >" + shell_quote(edf_path) + " <<'HPCLAUNCH_EDF'");
+      for (const auto& line : p.site.container.edf) container_setup.push_back(fill(line));
+      container_setup.push_back("HPCLAUNCH_EDF");
+    }
+  }
+  // The network's lines after the profile's setup lines, which may load the module that sets some of them.
+  std::vector<std::string> setup = p.site.setup;
+  setup.insert(setup.end(), network.begin(), network.end());
+  setup.insert(setup.end(), container_setup.begin(), container_setup.end());
+  d.set("setup", list_of(setup));
+  if (!p.site.pals_cpu_bind.empty()) d.set("pals_cpu_list", p.site.pals_cpu_bind);
   if (p.array.active()) {
     d.set("array_lines", list_of(array_lines(p, ctx, dialect)));
     forwarded.insert(forwarded.end(), {"HPCLAUNCH_ARRAY_TASK", "HPCLAUNCH_ARRAY_TASKS", "HPCLAUNCH_ARRAY_DIR", "HPCLAUNCH_JOB_DIR"});

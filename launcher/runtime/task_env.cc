@@ -56,9 +56,11 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   GpuBind bind = options.gpu_bind ? *options.gpu_bind : gpu_bind_from_env(env);
   std::optional<std::string> gpu = bind_gpu(bind, env, r.local_rank);
   // A task bound to one GPU sees it as device 0: LOCAL_RANK 0 keeps `torch.cuda.set_device(local_rank)` right
-  // (torchrun's --virtual-local-rank); the rank on the node stays in HPCLAUNCH_NODE_LOCAL_RANK.
-  set("LOCAL_RANK", gpu ? "0" : std::to_string(r.local_rank));
-  if (gpu) set("HPCLAUNCH_NODE_LOCAL_RANK", std::to_string(r.local_rank));
+  // (torchrun's --virtual-local-rank); the rank on the node stays in HPCLAUNCH_NODE_LOCAL_RANK. So does a task
+  // Slurm bound itself (--gpus-per-task=1 --gpu-bind=closest): its local rank would index devices it cannot see.
+  const bool slurm_bound = bind == GpuBind::local_rank && !gpu && gpus_bound_per_task(env);
+  set("LOCAL_RANK", gpu || slurm_bound ? "0" : std::to_string(r.local_rank));
+  if (gpu || slurm_bound) set("HPCLAUNCH_NODE_LOCAL_RANK", std::to_string(r.local_rank));
   set("WORLD_SIZE", std::to_string(r.world_size));
   set("LOCAL_WORLD_SIZE", std::to_string(r.local_world_size));
   if (r.node_rank >= 0 && r.num_nodes > 0) {
@@ -71,12 +73,14 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   }
   set("MASTER_ADDR", addr);
   set("MASTER_PORT", std::to_string(port));
-  if (gpu) set("CUDA_VISIBLE_DEVICES", *gpu);
+  const DeviceVisibility& vis = device_visibility(accelerator_from_env(env));
+  if (gpu)
+    for (auto& [name, value] : bound_device_env(vis, *gpu)) out.vars.emplace_back(name, value);
   for (auto& [name, value] : neutral_job_vars(env, r.node_rank)) set(name.c_str(), std::move(value));
-  if (bind == GpuBind::local_rank && gpus_bound_per_task(env))
-    out.notes.push_back(fmt::format("Slurm bound each task's GPUs itself (--gpus-per-task or --gpu-bind): "
-                                    "CUDA_VISIBLE_DEVICES={} kept",
-                                    env_get(env, "CUDA_VISIBLE_DEVICES").value_or("")));
+  if (slurm_bound)
+    out.notes.push_back(fmt::format("Slurm bound each task's GPUs itself (--gpus-per-task or --gpu-bind): {}={} kept, "
+                                    "LOCAL_RANK=0",
+                                    vis.bind_variable, visible_device_list(env, vis).value_or("")));
   return out;
 }
 

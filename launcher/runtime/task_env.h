@@ -1,6 +1,7 @@
 // The variables `hpclaunch env` prints and `hpclaunch exec` sets for one task: RANK, LOCAL_RANK, WORLD_SIZE,
 // LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torch's env:// names) and,
-// with --gpu-bind local-rank, CUDA_VISIBLE_DEVICES. Pure: the effects come in through TaskEnvEffects.
+// with --gpu-bind local-rank, the vendor's visibility variables (site/accelerator.h). Pure: the effects come in through
+// TaskEnvEffects.
 #pragma once
 #include <optional>
 #include <string>

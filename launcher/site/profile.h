@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "site/accelerator.h"  // Accelerator: whose GPUs, and how a rank is given one
 #include "site/job_rules.h"  // GpuBind, MasterAddrRule: a profile picks what the runtime does
 #include "site/schedulers.h"  // Scheduler: the registry of schedulers
 #include "util/enum_names.h"
@@ -38,6 +39,7 @@ struct NodeShape {
   int threads_per_core = 1;
   int memory_gb = 0;
   std::string arch = "x86_64";
+  Accelerator accelerator = Accelerator::nvidia;
 };
 
 struct Queue {
@@ -87,11 +89,39 @@ struct Rendezvous {
   int port = 0;  // 0: derive from the job id (runtime formula)
 };
 
+// How a site runs a container (--container IMAGE): scheduler directives and a wrap of the command (Shifter,
+// Apptainer: `apptainer exec {gpu_flag} {image}`, the vendor's --nv or --rocm), or options of the job's srun steps
+// (Pyxis: --container-image={image}; CSCS's container engine: --environment={edf}, an EDF file the script writes
+// into the job directory from `edf`). In srun_options and edf, {image}, {edf}, {hpclaunch_dir}, {workdir} and
+// {job_dir} are replaced: a container that runs the whole step must see hpclaunch and the job's directories.
 struct Container {
-  std::string runtime;                  // shifter, apptainer, podman-hpc; empty: none
+  std::string runtime;                  // shifter, apptainer, podman-hpc, pyxis, container-engine; empty: none
   std::vector<std::string> directives;  // scheduler directives, "{image}" replaced
-  std::vector<std::string> wrap;        // argv put before the command, "{image}" replaced
+  std::vector<std::string> wrap;        // argv put before the command, "{image}" and "{gpu_flag}" replaced
   std::vector<std::string> modules;     // loaded when a container is used
+  std::vector<std::string> srun_options;  // options of the srun steps (agent and srun launchers)
+  std::vector<std::string> edf;           // the lines of an EDF file (TOML), written to JOBDIR/container.toml
+};
+
+// A variable a site's network documents: exported by the script unless the user's environment has it already.
+struct NetworkVar {
+  std::string name;
+  std::string value;
+  std::string source;  // where the site says so
+};
+// A variable the site says must not be set (Alps's uenv: NCCL_NET_PLUGIN): refused in env and --env.
+struct ForbiddenVar {
+  std::string name;
+  std::string reason;  // why, and where the site says so
+};
+struct Interconnect {
+  std::string name;  // slingshot, infiniband, ...: for humans
+  // The allreduce bus bandwidth (nccl-tests' busbw, GB/s) a healthy multi-node job reaches on this interconnect,
+  // with where it was measured or published; 0: unknown. `submit --preflight` flags a result below half of it.
+  int busbw_gbs = 0;
+  std::string busbw_source;
+  std::vector<NetworkVar> env;
+  std::vector<ForbiddenVar> never_set;
 };
 
 // How a job asks for memory. A GPU job left to a site's default can get very little (the Alliance: 256 MB per
@@ -163,10 +193,12 @@ struct SiteProfile {
   MemoryRequest memory;
   std::optional<Learned> learned;       // set on profiles written by `sites learn`
   bool submit_check = false;            // `submit` asks the scheduler to validate the script first (--check)
-  // The allreduce bus bandwidth (nccl-tests' busbw, GB/s) a healthy multi-node job reaches on this interconnect,
-  // with where it was measured or published; 0: unknown. `submit --preflight` flags a result below half of it.
-  int expected_busbw_gbs = 0;
-  std::string busbw_source;
+  Interconnect interconnect;
+  // Options each rank's srun gets beside the geometry (LUMI: --cpu-bind=mask_cpu:..., Frontier: --gpus-per-task=1
+  // --gpu-bind=closest); only with the srun launcher, whose tasks are the ranks.
+  std::vector<std::string> srun_rank_options;
+  // PALS's CPU list for the ranks of a node, "list:4-7:8-11:..." (Aurora), in place of --depth/--cpu-bind depth.
+  std::string pals_cpu_bind;
   std::string file;                     // the file it was read from (for messages)
 
   bool retired() const { return status == "retired"; }

@@ -10,6 +10,7 @@
 #include "util/warning_signal.h"
 #include "util/time_limit.h"
 #include "util/error.h"
+#include "util/shell.h"
 #include "util/strings.h"
 #include "util/yaml_reader.h"
 
@@ -26,7 +27,8 @@ const std::vector<std::string> k_top_keys = {
     "account_directives", "notices", "arrays"};
 
 void apply_node(const Reader& r, const YAML::Node& n, NodeShape* s) {
-  r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch"});
+  r.check_keys(n, "node", {"gpus", "gpu_model", "cores", "threads_per_core", "memory_gb", "arch", "accelerator"});
+  if (n["accelerator"]) s->accelerator = r.choice(n["accelerator"], "node.accelerator", k_accelerator_names);
   if (n["gpus"]) s->gpus = r.integer(n["gpus"], "node.gpus", 0, 64);
   if (n["gpu_model"]) s->gpu_model = r.scalar(n["gpu_model"], "node.gpu_model");
   if (n["cores"]) s->cores = r.integer(n["cores"], "node.cores", 1, 4096);
@@ -103,15 +105,42 @@ void apply_account(const Reader& r, const YAML::Node& n, AccountRule* a) {
 }
 
 void apply_container(const Reader& r, const YAML::Node& n, Container* c) {
-  r.check_keys(n, "container", {"runtime", "directives", "wrap", "modules"});
+  r.check_keys(n, "container", {"runtime", "directives", "wrap", "modules", "srun_options", "edf"});
+  *c = Container{};  // a container block is one form: a site file's replaces the base's whole (no wrap left over)
+  if (n["srun_options"]) c->srun_options = r.strings(n["srun_options"], "container.srun_options");
+  if (n["edf"]) c->edf = r.strings(n["edf"], "container.edf");
   if (n["runtime"]) c->runtime = r.scalar(n["runtime"], "container.runtime");
   if (n["directives"]) c->directives = r.strings(n["directives"], "container.directives");
   if (n["wrap"]) c->wrap = r.strings(n["wrap"], "container.wrap");
   if (n["modules"]) c->modules = r.strings(n["modules"], "container.modules");
 }
 
+// The geometry's own options (nodes, tasks, CPUs per task) come from the plan; a profile that set them too would
+// say two different things to srun.
+std::vector<std::string> rank_options(const Reader& r, const YAML::Node& n) {
+  std::vector<std::string> out = r.strings(n, "launch.srun_rank_options");
+  static const std::regex k_geometry("(-[Nnc]|--(nodes|ntasks|ntasks-per-node|cpus-per-task))(=.*|[0-9].*)?");
+  for (const auto& o : out) {
+    if (std::regex_match(o, k_geometry))
+      r.fail(n, "launch.srun_rank_options", "'" + o + "' sets the geometry, which hpclaunch plans itself",
+             "remove it: the nodes, tasks and CPUs per task come from node: and the job's flags");
+    if (o.empty() || o[0] != '-' || o.find_first_of(" \t\n'\"$`;&|<>") != std::string::npos)
+      r.fail(n, "launch.srun_rank_options", "'" + o + "' is not one srun option",
+             "give one option a list entry, e.g. `--gpu-bind=closest`");
+  }
+  return out;
+}
+
 void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
-  r.check_keys(n, "launch", {"default", "allowed", "gpu_bind", "mpirun_modules"});
+  r.check_keys(n, "launch", {"default", "allowed", "gpu_bind", "mpirun_modules", "srun_rank_options", "pals_cpu_bind"});
+  if (n["srun_rank_options"]) p->srun_rank_options = rank_options(r, n["srun_rank_options"]);
+  if (n["pals_cpu_bind"]) {
+    p->pals_cpu_bind = r.scalar(n["pals_cpu_bind"], "launch.pals_cpu_bind");
+    static const std::regex k_list("list(:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)+");
+    if (!std::regex_match(p->pals_cpu_bind, k_list))
+      r.fail(n["pals_cpu_bind"], "launch.pals_cpu_bind", "'" + p->pals_cpu_bind + "' is not a PALS CPU list",
+             "write `pals_cpu_bind: \"list:4-7:8-11\"` (one CPU set per rank of a node, ':' between them)");
+  }
   if (n["mpirun_modules"]) p->mpirun_modules = r.strings(n["mpirun_modules"], "launch.mpirun_modules");
   if (n["allowed"]) {
     const YAML::Node& list = n["allowed"];
@@ -147,6 +176,41 @@ void apply_requeue(const Reader& r, const YAML::Node& n, RequeuePolicy* q) {
     if (!parse_warning_signal(s, &q->signal, &q->seconds, &err)) r.fail(n["signal"], "requeue.signal", err, "write e.g. `signal: USR1@120`");
   }
   if (n["max_requeues"]) q->max_requeues = r.integer(n["max_requeues"], "requeue.max_requeues", 0, 1000);
+}
+
+void apply_interconnect(const Reader& r, const YAML::Node& n, Interconnect* ic) {
+  r.check_keys(n, "interconnect", {"name", "busbw_gbs", "source", "env", "never_set"});
+  if (n["name"]) ic->name = r.scalar(n["name"], "interconnect.name");
+  if (n["busbw_gbs"]) ic->busbw_gbs = r.integer(n["busbw_gbs"], "interconnect.busbw_gbs", 1, 100000);
+  if (n["source"]) ic->busbw_source = r.scalar(n["source"], "interconnect.source");
+  if (ic->busbw_gbs && ic->busbw_source.empty())
+    r.fail(n, "interconnect", "busbw_gbs without a source", "add `source:` (where the figure was measured or published)");
+  if (const YAML::Node& list = n["env"]) {
+    const char* hint = "write `env: [{name: NCCL_CROSS_NIC, value: \"1\", source: \"URL\"}]`";
+    if (!list.IsSequence()) r.fail(list, "interconnect.env", "expected a list", hint);
+    ic->env.clear();
+    for (const auto& v : list) {
+      r.check_keys(v, "interconnect.env[]", {"name", "value", "source"});
+      for (const char* key : {"name", "value", "source"})
+        if (!v[key]) r.fail(v, "interconnect.env[]", std::string("missing field '") + key + "'", hint);
+      NetworkVar var{r.scalar(v["name"], "interconnect.env[].name"), r.scalar(v["value"], "interconnect.env[].value"),
+                     r.scalar(v["source"], "interconnect.env[].source")};
+      if (!is_env_name(var.name))
+        r.fail(v["name"], "interconnect.env[].name", "'" + var.name + "' is not a variable name", "use letters, digits and _");
+      ic->env.push_back(var);
+    }
+  }
+  if (const YAML::Node& list = n["never_set"]) {
+    const char* hint = "write `never_set: [{name: NCCL_NET_PLUGIN, reason: \"... (URL)\"}]`";
+    if (!list.IsSequence()) r.fail(list, "interconnect.never_set", "expected a list", hint);
+    ic->never_set.clear();
+    for (const auto& v : list) {
+      r.check_keys(v, "interconnect.never_set[]", {"name", "reason"});
+      if (!v["name"] || !v["reason"]) r.fail(v, "interconnect.never_set[]", "needs a name and a reason", hint);
+      ic->never_set.push_back({r.scalar(v["name"], "interconnect.never_set[].name"),
+                               r.scalar(v["reason"], "interconnect.never_set[].reason")});
+    }
+  }
 }
 
 // Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
@@ -197,14 +261,7 @@ void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_vari
       p->notices.push_back(notice);
     }
   }
-  if (root["interconnect"]) {
-    const YAML::Node& n = root["interconnect"];
-    r.check_keys(n, "interconnect", {"busbw_gbs", "source"});
-    if (n["busbw_gbs"]) p->expected_busbw_gbs = r.integer(n["busbw_gbs"], "interconnect.busbw_gbs", 1, 100000);
-    if (n["source"]) p->busbw_source = r.scalar(n["source"], "interconnect.source");
-    if (p->expected_busbw_gbs && p->busbw_source.empty())
-      r.fail(n, "interconnect", "busbw_gbs without a source", "add `source:` (where the figure was measured or published)");
-  }
+  if (root["interconnect"]) apply_interconnect(r, root["interconnect"], &p->interconnect);
   if (root["memory"]) {
     const YAML::Node& n = root["memory"];
     r.check_keys(n, "memory", {"request", "amount"});
@@ -233,6 +290,22 @@ void require_complete(const Reader& r, const YAML::Node& root) {
   if (!root["launch"]["allowed"]) r.fail(root["launch"], "launch", "missing required field 'launch.allowed'", "list the launch modes the site supports");
 }
 
+// Another vendor's device variables in a profile cannot work (ROCR_VISIBLE_DEVICES on NVIDIA GPUs selects nothing
+// and hides nothing); most likely the profile names the wrong node.accelerator.
+void check_vendor_variables(const Reader& r, const YAML::Node& at, const SiteProfile& p) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : p.env) names.push_back(k);
+  for (const auto& v : p.interconnect.env) names.push_back(v.name);
+  for (const auto& name : names)
+    for (const auto& [vendor_name, vendor] : k_accelerator_names)
+      if (vendor != p.node.accelerator)
+        for (const auto& prefix : device_visibility(vendor).own_prefixes)
+          if (name.rfind(prefix, 0) == 0)
+            r.fail(at, "env", fmt::format("{} is {}'s, but node.accelerator is {}", name, vendor_name,
+                                          to_string(p.node.accelerator)),
+                   fmt::format("remove it, or write `node: {{accelerator: {}}}`", vendor_name));
+}
+
 void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p, const LauncherCheck& launchers) {
   if (launchers)
     for (const auto& [name, mode] : k_launch_mode_names)
@@ -243,6 +316,28 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
     r.fail(at, "node.cores", "fewer cores than GPUs", "check node.cores and node.gpus");
+  if (!p.srun_rank_options.empty() && !p.allows(LaunchMode::srun))
+    r.fail(at, "launch.srun_rank_options", "given, but the site allows no srun launch (its scheduler is " +
+                                               std::string(to_string(p.scheduler)) + ")",
+           "remove them, or allow srun");
+  // A container given as srun options runs only where the scheduler's steps are srun's.
+  if (!p.container.srun_options.empty() && launchers && !launchers(p.scheduler, LaunchMode::srun).empty())
+    r.fail(at, "container.srun_options", "the scheduler is " + std::string(to_string(p.scheduler)) +
+                                             ", whose jobs start no srun steps to run the container",
+           "use container.wrap (e.g. [apptainer, exec, \"{gpu_flag}\", \"{image}\"]) or directives");
+  if (!p.container.edf.empty() && p.container.srun_options.empty())
+    r.fail(at, "container.edf", "an EDF file that no srun option names", "add `srun_options: [\"--environment={edf}\"]`");
+  if (!p.pals_cpu_bind.empty() && !p.allows(LaunchMode::pals))
+    r.fail(at, "launch.pals_cpu_bind", "given, but the site allows no pals launch", "remove it, or allow pals");
+  check_vendor_variables(r, at, p);
+  for (const auto& bad : p.interconnect.never_set) {
+    bool in_env = std::any_of(p.env.begin(), p.env.end(), [&](const auto& kv) { return kv.first == bad.name; });
+    bool in_net = std::any_of(p.interconnect.env.begin(), p.interconnect.env.end(),
+                              [&](const NetworkVar& v) { return v.name == bad.name; });
+    if (in_env || in_net)
+      r.fail(at, in_env ? "env" : "interconnect.env", bad.name + " is set, but the site says not to: " + bad.reason,
+             "remove it");
+  }
 }
 
 YAML::Node parse(const ProfileSource& source) {
@@ -331,6 +426,7 @@ std::string profile_to_yaml(const SiteProfile& p) {
   e << YAML::Key << "threads_per_core" << YAML::Value << p.node.threads_per_core;
   e << YAML::Key << "memory_gb" << YAML::Value << p.node.memory_gb;
   e << YAML::Key << "arch" << YAML::Value << p.node.arch;
+  e << YAML::Key << "accelerator" << YAML::Value << to_string(p.node.accelerator);
   e << YAML::EndMap;
   if (!p.queues.empty()) {
     e << YAML::Key << "queues" << YAML::Value << YAML::BeginSeq;
@@ -376,6 +472,9 @@ std::string profile_to_yaml(const SiteProfile& p) {
     if (!p.container.directives.empty()) e << YAML::Key << "directives" << YAML::Value << YAML::Flow << p.container.directives;
     if (!p.container.wrap.empty()) e << YAML::Key << "wrap" << YAML::Value << YAML::Flow << p.container.wrap;
     if (!p.container.modules.empty()) e << YAML::Key << "modules" << YAML::Value << YAML::Flow << p.container.modules;
+    if (!p.container.srun_options.empty())
+      e << YAML::Key << "srun_options" << YAML::Value << YAML::Flow << p.container.srun_options;
+    if (!p.container.edf.empty()) e << YAML::Key << "edf" << YAML::Value << p.container.edf;
     e << YAML::EndMap;
   }
   if (!p.env.empty()) {
@@ -390,6 +489,9 @@ std::string profile_to_yaml(const SiteProfile& p) {
   e << YAML::Key << "allowed" << YAML::Value << YAML::Flow << allowed;
   e << YAML::Key << "gpu_bind" << YAML::Value << to_string(p.gpu_bind);
   if (!p.mpirun_modules.empty()) e << YAML::Key << "mpirun_modules" << YAML::Value << YAML::Flow << p.mpirun_modules;
+  if (!p.srun_rank_options.empty())
+    e << YAML::Key << "srun_rank_options" << YAML::Value << YAML::Flow << p.srun_rank_options;
+  if (!p.pals_cpu_bind.empty()) e << YAML::Key << "pals_cpu_bind" << YAML::Value << p.pals_cpu_bind;
   e << YAML::EndMap;
   e << YAML::Key << "rendezvous" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "master_addr" << YAML::Value << to_string(p.rendezvous.master_addr);
@@ -426,9 +528,28 @@ std::string profile_to_yaml(const SiteProfile& p) {
   }
   if (!p.unverified.empty()) e << YAML::Key << "unverified" << YAML::Value << p.unverified;
   if (p.scratch_only) e << YAML::Key << "scratch_only" << YAML::Value << true;
-  if (p.expected_busbw_gbs)
-    e << YAML::Key << "interconnect" << YAML::Value << YAML::BeginMap << YAML::Key << "busbw_gbs" << YAML::Value
-      << p.expected_busbw_gbs << YAML::Key << "source" << YAML::Value << p.busbw_source << YAML::EndMap;
+  const Interconnect& ic = p.interconnect;
+  if (!ic.name.empty() || ic.busbw_gbs || !ic.env.empty() || !ic.never_set.empty()) {
+    e << YAML::Key << "interconnect" << YAML::Value << YAML::BeginMap;
+    if (!ic.name.empty()) e << YAML::Key << "name" << YAML::Value << ic.name;
+    if (ic.busbw_gbs)
+      e << YAML::Key << "busbw_gbs" << YAML::Value << ic.busbw_gbs << YAML::Key << "source" << YAML::Value << ic.busbw_source;
+    if (!ic.env.empty()) {
+      e << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
+      for (const auto& v : ic.env)
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << v.name << YAML::Key << "value"
+          << YAML::Value << v.value << YAML::Key << "source" << YAML::Value << v.source << YAML::EndMap;
+      e << YAML::EndSeq;
+    }
+    if (!ic.never_set.empty()) {
+      e << YAML::Key << "never_set" << YAML::Value << YAML::BeginSeq;
+      for (const auto& v : ic.never_set)
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << v.name << YAML::Key << "reason"
+          << YAML::Value << v.reason << YAML::EndMap;
+      e << YAML::EndSeq;
+    }
+    e << YAML::EndMap;
+  }
 
   if (p.submit_check) e << YAML::Key << "submit_check" << YAML::Value << true;
   if (p.learned) {

@@ -16,7 +16,7 @@
 # Launch: agent; 2 node(s) x 4 worker(s) = world size 8;
 # 2 Slurm task(s), 1 per node, 96 CPU(s) each.
 
-module load Stages/2024 GCC OpenMPI Python PyTorch
+module load Stages/2025 GCC OpenMPI Python PyTorch
 
 # Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"

@@ -6,7 +6,10 @@
 # What cannot run here is stood in for, and only that: no PBS server (the variables, lib-mpi.sh's pbs_job_env), no
 # sshd for the hosts n1, n2 (the ssh stand-in starts orted on this machine; everything after it is real Open MPI),
 # no Lmod or conda (`module` and `conda` do nothing), and no Cray PALS (Polaris, Derecho): a stand-in mpiexec starts
-# its ranks here with the variables PALS sets (PALS_RANKID, PALS_LOCAL_RANKID, PALS_NODEID, PMI_SIZE, ...).
+# its ranks here with the variables PALS sets (PALS_RANKID, PALS_LOCAL_RANKID, PALS_NODEID, PMI_SIZE, ...), and
+# writes down the CPU binding it was asked for (one machine of 2 cores cannot bind Aurora's 12 CPU sets).
+# Aurora (intel): each rank must be told its own tile in ZE_AFFINITY_MASK (its local rank: PALS lists no devices),
+# LOCAL_RANK 0, and the MASTER_ADDR of the site's rule (this host's name with the Slingshot suffix).
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 source "$(dirname "$0")/lib-mpi.sh"
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
     -n|--np) n=$2; shift 2 ;;
     --ppn) ppn=$2; shift 2 ;;
     --depth|--cpu-bind|-d) shift 2 ;;
+    --cpu-bind=*) echo "${1#--cpu-bind=}" >"${PALS_STAND_IN_CPU_BIND:-/dev/null}"; shift ;;
     *) break ;;
   esac
 done
@@ -53,7 +57,7 @@ for launcher in p["launch"]["allowed"]:
 done
 [ "${#cases[@]}" -ge 4 ] || fail "fewer PBS sites and launchers than the four built in: ${cases[*]}"
 
-report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"'
+report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"; echo "device ${HPCLAUNCH_NODE_LOCAL_RANK-} $LOCAL_RANK ${ZE_AFFINITY_MASK-}"'
 host=$(hostname -s)
 id=$((100 + $$ % 9000))
 for case in "${cases[@]}"; do
@@ -69,11 +73,23 @@ for case in "${cases[@]}"; do
     nodefile=()
     for h in n1 n2; do for _ in 1 2 3 4 5 6 7 8; do nodefile+=("$h"); done; done
     pbs_job_env "$id.pbs-$site" "${nodefile[@]}"
-    export PBS_O_WORKDIR=$test_tmp/work OMPI_MCA_plm_rsh_agent=$(make_fake_ssh) PATH=$test_tmp/bin:$PATH
+    export PBS_O_WORKDIR=$test_tmp/work OMPI_MCA_plm_rsh_agent=$(make_fake_ssh) PATH=$test_tmp/bin:$PATH \
+      PALS_STAND_IN_CPU_BIND=$job.cpu-bind
     cd "$HOME"
     timeout 180 bash "$job.sh" >"$job.out" 2>"$job.err" \
       || fail "$site --launcher $launcher: the rendered script failed: $(tail -n 5 "$job.out" "$job.err")"
   )
-  assert_workers "$job.out" "$ranks" "$host" "$site --launcher $launcher: the workers' RANK WORLD_SIZE MASTER_ADDR"
+  profile=$("$HPCLAUNCH" sites show "$site" --json)
+  suffix=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"]["rendezvous"].get("suffix", ""))' <<<"$profile")
+  assert_workers "$job.out" "$ranks" "$host$suffix" "$site --launcher $launcher: the workers' RANK WORLD_SIZE MASTER_ADDR"
+  if grep -q '^export HPCLAUNCH_ACCELERATOR=intel$' "$job.sh"; then
+    ppn=$((ranks / 2))
+    expected=$(for ((n = 0; n < 2; n++)); do for ((l = 0; l < ppn; l++)); do echo "$l 0 $l"; done; done | sort)
+    got=$(grep -oE '^device .*' "$job.out" | sed 's/^device //' | sort)
+    assert_eq "$expected" "$got" "$site: each rank's node-local rank, LOCAL_RANK and ZE_AFFINITY_MASK"
+    cpus=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"]["launch"]["pals_cpu_bind"])' <<<"$profile")
+    assert_eq "$cpus" "$(cat "$job.cpu-bind")" "$site: the CPU lists PALS was given"
+    [ "$(tr ':' '\n' <<<"${cpus#list:}" | wc -l)" -eq "$ppn" ] || fail "$site: $cpus has not one CPU set for each of the $ppn ranks of a node"
+  fi
 done
-echo ok
+echo "ok: ${#cases[@]} scripts ran: ${cases[*]}"

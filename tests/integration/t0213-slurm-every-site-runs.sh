@@ -6,8 +6,9 @@
 # The test cluster is not the site, and only what it lacks is changed, in a profile that extends the site's
 # (as tests/integration/sites/test-perlmutter.yaml does): the nodes' shape (64 cores, 4 GPUs of type a100, x86_64),
 # the GPU request's type and a node feature it does not have (gpu instead), the partition where the site's is not
-# one of the cluster's (another of the site's own that is), and JUWELS's InfiniBand host-name suffix (no n1i
-# here). Everything else is the site's: directives, srun and mpirun lines, environment, requeue, memory, account.
+# one of the cluster's (another of the site's own that is, else the cluster's debug), a GPU request where the site
+# gives whole nodes with their GPUs and binds them with srun --gpus-per-task, and JUWELS's InfiniBand host-name
+# suffix (no n1i here). Everything else is the site's: directives, srun and mpirun lines, environment, requeue, memory, account.
 # No Lmod or conda here: `module` and `conda` do nothing. Each job asks 2 of the 4 GPUs a node has (Trillium, which
 # takes 1 or 4: 1), so that jobs run two at once; all are submitted first and waited for together.
 source "$(dirname "$0")/lib.sh"
@@ -38,11 +39,18 @@ for site in json.load(sys.stdin)["sites"]:
     queues = [q["name"] for q in p.get("queues", []) if q.get("kind", "partition") == "partition"]
     partition = "-"  # a retired site is rendered as it is
     if site["status"] == "active":
-        if queues and not set(queues) & set(partitions):
-            sys.exit(site["name"] + ": none of its partitions (" + " ".join(queues) + ") is the test cluster\x27s")
-        if queues and queues[0] not in partitions:  # the default and the planned may differ: give one that exists
+        derived_queues = None
+        if queues and not set(queues) & set(partitions):  # no partition of the site is here: the cluster debug
+            derived_queues = [{"name": "debug", "kind": "partition", "default": True}]
+            partition = "debug"
+        elif queues and queues[0] not in partitions:  # the default and the planned may differ: give one that exists
             partition = next(q for q in queues if q in partitions)
         gpu = dict(p.get("gpu_request") or {})
+        rank_options = (p.get("launch") or {}).get("srun_rank_options") or []
+        # The GPUs of a whole node come with it on the site (Frontier, Alps); here a job has only the GPUs it asks for,
+        # and srun --gpus-per-task needs some.
+        if gpu.get("style", "none") == "none" and any(o.startswith("--gpus-per-task") for o in rank_options):
+            gpu["style"] = "gpus-per-node"
         if gpu.get("type"):
             gpu["type"] = "a100"
         if gpu.get("constraint") and not set(gpu["constraint"].replace("&", " ").split()) <= features:
@@ -50,6 +58,8 @@ for site in json.load(sys.stdin)["sites"]:
         derived = {"name": "test-" + p["name"], "extends": p["name"], "gpu_request": gpu,
                    "node": {"gpus": 4, "gpu_model": "fake", "cores": 64, "threads_per_core": 1, "memory_gb": 250,
                             "arch": "x86_64"}}
+        if derived_queues:
+            derived["queues"] = derived_queues
         rdzv = p.get("rendezvous") or {}
         if rdzv.get("suffix"):
             derived["rendezvous"] = dict(rdzv, suffix="")
@@ -63,7 +73,7 @@ for site in json.load(sys.stdin)["sites"]:
 mapfile -t cases <"$test_tmp/cases"
 [ "${#cases[@]}" -ge 20 ] || fail "fewer Slurm sites and launchers than built in: ${cases[*]}"
 
-report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"'
+report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"; echo "device $LOCAL_RANK ${ROCR_VISIBLE_DEVICES-unset} ${HIP_VISIBLE_DEVICES-unset}"'
 ids=()
 for case in "${cases[@]}"; do
   read -r site status launcher gpus account partition <<<"$case"
@@ -97,5 +107,14 @@ for entry in "${ids[@]}"; do
     master=$(getent ahostsv4 "$first" | awk 'NR == 1 { print $1 }')
   fi
   assert_workers "$out" "$ranks" "$master" "$site --launcher $launcher (job $id): workers' RANK WORLD_SIZE MASTER_ADDR"
+  # On the AMD sites each rank of a direct launch sees one GPU, through ROCm's variables, as device 0.
+  if [ "$launcher" = srun ] && grep -q '^export HPCLAUNCH_ACCELERATOR=amd$' "$job/job.sh"; then
+    devices=$(untag <"$out" | grep -oE 'device .*$' | sort -u)
+    [ -n "$devices" ] || fail "$site: no rank reported its devices"
+    while read -r _ local_rank rocr hip; do
+      [ "$local_rank" = 0 ] && [[ $rocr =~ ^[0-9]+$ ]] && { [ "$hip" = 0 ] || [ "$hip" = unset ]; } \
+        || fail "$site: a rank was told LOCAL_RANK=$local_rank ROCR_VISIBLE_DEVICES=$rocr HIP_VISIBLE_DEVICES=$hip"
+    done <<<"$devices"
+  fi
 done
 echo "ok: ${#ids[@]} jobs on the test cluster, $((${#cases[@]} - ${#ids[@]})) retired scripts rendered"

@@ -15,8 +15,8 @@ for spec in "$examples"/*.yaml; do
   script=$("$HPCLAUNCH" render --spec "$spec" "${args[@]}" 2>"$test_tmp/err") \
     || fail "$(basename "$spec") does not render: $(cat "$test_tmp/err")"
   assert_contains "$script" "hpclaunch-train --model" "script of $(basename "$spec")"
-  case $site in
-    sockeye-pbs|polaris|derecho|gadi) assert_contains "$script" "#PBS -l walltime=" "script of $(basename "$spec")" ;;
+  case $("$HPCLAUNCH" sites show "$site" | sed -n 's/^scheduler: *//p') in
+    pbs) assert_contains "$script" "#PBS -l walltime=" "script of $(basename "$spec")" ;;
     local) assert_contains "$script" "local-srun --nodes 2" "script of $(basename "$spec")" ;;
     *) assert_contains "$script" "#SBATCH --nodes=" "script of $(basename "$spec")" ;;
   esac

@@ -1,0 +1,44 @@
+#!/bin/bash
+#SBATCH --job-name=train
+#SBATCH --nodes=2
+#SBATCH --ntasks=8
+#SBATCH --ntasks-per-node=4
+#SBATCH --cpus-per-task=72
+#SBATCH --partition=normal
+#SBATCH --account=g123
+#SBATCH --time=01:00:00
+#SBATCH --chdir=/home/user/project
+#SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out
+#
+# Rendered by hpclaunch 0.1.0 for site alps-daint (CSCS Alps Daint (GH200, HPC platform)).
+# Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
+# 8 Slurm task(s), 4 per node, 72 CPU(s) each.
+
+# alps-daint's network settings, as the site documents them (`hpclaunch sites show alps-daint` names the source of each), unless already set:
+[ -n "${NCCL_NET+set}" ] || export NCCL_NET='AWS Libfabric'
+[ -n "${NCCL_NET_GDR_LEVEL+set}" ] || export NCCL_NET_GDR_LEVEL=PHB
+[ -n "${NCCL_CROSS_NIC+set}" ] || export NCCL_CROSS_NIC=1
+[ -n "${NCCL_PROTO+set}" ] || export NCCL_PROTO='^LL128'
+[ -n "${FI_CXI_DEFAULT_CQ_SIZE+set}" ] || export FI_CXI_DEFAULT_CQ_SIZE=131072
+[ -n "${FI_CXI_DEFAULT_TX_SIZE+set}" ] || export FI_CXI_DEFAULT_TX_SIZE=16384
+[ -n "${FI_CXI_DISABLE_HOST_REGISTER+set}" ] || export FI_CXI_DISABLE_HOST_REGISTER=1
+[ -n "${FI_CXI_RX_MATCH_MODE+set}" ] || export FI_CXI_RX_MATCH_MODE=software
+[ -n "${FI_MR_CACHE_MONITOR+set}" ] || export FI_MR_CACHE_MONITOR=userfaultfd
+# Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
+export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
+export HPCLAUNCH_MASTER_ADDR_RULE=first-node
+export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
+export HPCLAUNCH_GPU_BIND=local-rank
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
+export MPICH_GPU_SUPPORT_ENABLED=0
+export TORCH_NCCL_ASYNC_ERROR_HANDLING=1
+export CUDA_CACHE_DISABLE=1
+export OMP_NUM_THREADS=72
+HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
+
+# One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
+# --label prefixes every line with the task's rank (`hpclaunch logs --rank R` reads it); --kill-on-bad-exit
+# ends the step when one rank fails, instead of leaving the others waiting for it until the time limit.
+srun --label --kill-on-bad-exit=1 --nodes=2 --ntasks=8 --ntasks-per-node=4 --cpus-per-task=72 --gpus-per-task=1 \
+  "$HPCLAUNCH" exec -- python train.py --epochs 2
+
