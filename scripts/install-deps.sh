@@ -28,7 +28,6 @@ test_packages=(
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
   g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
-  debootstrap                     # t0513/t0515: a Debian 13 root with LibTorch 2.6 (scripts/debian13-cuda-root.sh)
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-cloudpickle python3-tqdm  # python/ (docs/python.md): its wheel, tests, Executor, wait's bar
   python3-nbclient python3-nbformat python3-ipykernel  # t0802: examples/executor.ipynb run headless (a python3 kernel)
 )

@@ -3,10 +3,10 @@
 #
 # In phases, each printed with its time (docs/install.md, "Tests and their cost", has the figures of cold runs):
 #   1. packages (scripts/install-deps.sh);
-#   2. the main build, while the Debian 13 root (scripts/debian13-cuda-root.sh, once per machine: downloads and
-#      unpacking, little CPU) is made beside it;
+#   2. the main build;
 #   3. prepare: the tests' one-time builds in folders of their own (the sanitizer and fuzz builds, the static
-#      x86_64 and aarch64 launchers, the build in the Debian 13 root), one at a time, each with both cores. Each is
+#      x86_64 and aarch64 launchers, the trainer against the torch 2.15 wheel with and without gloo headers), one
+#      at a time, each with both cores. Each is
 #      the test's own build code (HPCLAUNCH_PREPARE=1: the test stops after it; tests/integration/lib.sh), so a
 #      test run alone still builds what it needs, and under CTest, later, it finds the build done;
 #   4. CTest runs every test, two at a time.
@@ -22,23 +22,15 @@ phase() {  # NAME: ends the phase begun before it
 "$root/scripts/install-deps.sh"
 phase "packages"
 
-sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 # HPCLAUNCH_ROOTS: where the roots are made (default /opt/hpclaunch; a fresh folder measures a cold run).
 roots=${HPCLAUNCH_ROOTS:-/opt/hpclaunch}
-debian13_root=$roots/debian13-cuda-root
-export HPCLAUNCH_DEBIAN13_ROOT=$debian13_root HPCLAUNCH_AARCH64_SYSROOT=$roots/aarch64-sysroot
-echo "test.sh: making the Debian 13 root in $debian13_root beside the main build (once per machine)"
-$sudo "$root/scripts/debian13-cuda-root.sh" "$debian13_root" &
-root_pid=$!
-trap 'wait' EXIT  # a failed build leaves no half-made root behind it still being written
+export HPCLAUNCH_AARCH64_SYSROOT=$roots/aarch64-sysroot
 build=${HPCLAUNCH_BUILD_DIR:-$root/build}
 # The static launcher (t0720), the launcher-only build (t0710) and rebuilds reuse the main build's objects (ccache).
 source "$root/scripts/lib-build.sh"
 configure_build "$root" "$build" -DHPCLAUNCH_BUILD_TESTS=ON
 cmake --build "$build" -j "$(nproc)"
 phase "main build"
-wait "$root_pid" || { echo "test.sh: the Debian 13 root could not be made (above)" >&2; exit 1; }
-phase "Debian 13 root (the rest of it after the main build)"
 
 # The tests with one-time builds (tests/CMakeLists.txt, "Prepared tests"), one after another.
 echo "test.sh: prepare: the tests' own builds, one at a time"

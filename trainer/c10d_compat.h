@@ -1,7 +1,8 @@
-// The one place that knows how c10d differs between LibTorch 1.13 (Debian, CPU) and 2.x (CUDA wheels):
-// in 2.x ProcessGroupGloo/NCCL derive from c10d::Backend, in 1.13 from c10d::ProcessGroup. Everything else
+// The one place that knows how c10d and autograd differ between LibTorch 1.13 (Debian, CPU) and 2.x (the CUDA
+// wheels, 2.15 tested): in 2.x ProcessGroupGloo/NCCL derive from c10d::Backend, in 1.13 from c10d::ProcessGroup;
+// the handle to a gradient accumulator changed type in 2.15 (NodePtr). Everything else
 // (TCPStore, PrefixStore, Work, the gloo device factories) is the same in both, but for TCPStore's libuv server
-// (below). Built and tested against Debian 13's LibTorch 2.6 by t0515. gloo is compiled in where its headers were
+// (below). Built and tested against the torch 2.15 wheel by t0513 and t0509. gloo is compiled in where its headers were
 // found (HPCTRAIN_WITH_GLOO: trainer/CMakeLists.txt; the pip wheels ship none), NCCL with a CUDA LibTorch.
 #pragma once
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -9,10 +10,18 @@
 #if defined(HPCTRAIN_WITH_GLOO)
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
+#include <torch/csrc/autograd/variable.h>  // grad_accumulator
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
 #if defined(HPCTRAIN_WITH_NCCL)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+// The nccl.h compiled here must be the one configure compared with the NCCL torch loads: a header of another
+// version lays the process group's options out differently, and nothing else would notice.
+#if defined(HPCTRAIN_NCCL_HEADER_MAJOR)
+static_assert(NCCL_MAJOR == HPCTRAIN_NCCL_HEADER_MAJOR && NCCL_MINOR == HPCTRAIN_NCCL_HEADER_MINOR &&
+                  NCCL_PATCH == HPCTRAIN_NCCL_HEADER_PATCH,
+              "this nccl.h is not the one trainer/CMakeLists.txt checked (HPCTRAIN_NCCL_INCLUDE_DIR)");
+#endif
 #endif
 
 #include <chrono>
@@ -32,6 +41,9 @@ using Backend = c10d::ProcessGroup;
 using BackendPtr = c10::intrusive_ptr<Backend>;
 using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 using StorePtr = c10::intrusive_ptr<c10d::Store>;
+// The owning handle to a parameter's gradient accumulator: std::shared_ptr<Node> in 1.13 and 2.x until autograd's
+// nodes became intrusive, c10::intrusive_ptr<Node> in 2.15. Taken from the function itself.
+using NodePtr = decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor&>()));
 
 inline constexpr bool k_have_nccl =
 #if defined(HPCTRAIN_WITH_NCCL)

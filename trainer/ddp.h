@@ -90,7 +90,7 @@ class GradientReducer {
   std::vector<torch::Tensor> m_views;    // the bucket slice each parameter's gradient must live in
   std::vector<size_t> m_bucket_of;
   std::vector<Bucket> m_buckets;
-  std::vector<std::shared_ptr<torch::autograd::Node>> m_accumulators;
+  std::vector<compat::NodePtr> m_accumulators;
   std::vector<uintptr_t> m_hook_keys;
   torch::Tensor m_control;
   Communicator* m_comm;

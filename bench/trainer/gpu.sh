@@ -19,11 +19,8 @@
 # The table of every config (samples/s, each hpclaunch-train variant over the ceiling and the DataLoader) is
 # printed last, and with --results FILE appended to it as a section naming the GPU, driver, torch, CUDA and NCCL.
 #
-# Usage: bench/trainer/gpu.sh [--dry-run] [--root DIR] [--budget SECONDS] [--out DIR] [--results FILE] [REPEATS]
+# Usage: bench/trainer/gpu.sh [--dry-run] [--budget SECONDS] [--out DIR] [--results FILE] [REPEATS]
 #   --dry-run: print the build and run commands, build and run nothing (any machine; t0514 checks it).
-#   --root DIR: build in the Debian 13 CUDA root that scripts/debian13-cuda-root.sh makes (its CUDA LibTorch 2.6,
-#      CUDA 12.4, NCCL 2.22 and python3-torch-cuda), then stop with one "no GPU" line when torch sees no CUDA device
-#      (t0513 runs it so). BUILD_DIR is then a folder of this machine, bound as the root's /build.
 #   --budget SECONDS: the time the runs may take in all (default: no limit).
 #   --out DIR: where the records go (default $OUT, else build-gpu-out).
 #   REPEATS: runs of each measurement (default 1); the table gives the median.
@@ -35,14 +32,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 dry=0
-cuda_root=
 budget=0
 out=${OUT:-$root/build-gpu-out}
 results=
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1; shift ;;
-    --root) cuda_root=${2:?"gpu.sh: --root needs a folder (scripts/debian13-cuda-root.sh makes it)"}; shift 2 ;;
     --budget) budget=${2:?"gpu.sh: --budget needs seconds"}; shift 2 ;;
     --out) out=${2:?"gpu.sh: --out needs a folder"}; shift 2 ;;
     --results) results=${2:?"gpu.sh: --results needs a file"}; shift 2 ;;
@@ -53,32 +48,6 @@ done
 repeats=${1:-1}
 [[ $budget =~ ^[0-9]+$ ]] || { echo "gpu.sh: --budget '$budget' is not a whole number of seconds" >&2; exit 2; }
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "gpu.sh: REPEATS '$repeats' is not a positive number" >&2; exit 2; }
-if [ -n "$cuda_root" ]; then
-  # Once more, inside the root: the source bound at /src, BUILD_DIR at /build, and /dev, /proc and /sys, so that a
-  # GPU's device nodes are there. The mounts die with the namespace.
-  [ "$(id -u)" -eq 0 ] || { echo "gpu.sh: --root needs root (a mount namespace, chroot)" >&2; exit 1; }
-  [ -f "$cuda_root/.hpclaunch-packages" ] ||
-    { echo "gpu.sh: no Debian 13 CUDA root in $cuda_root; make it with scripts/debian13-cuda-root.sh $cuda_root" >&2; exit 1; }
-  build_dir=${BUILD_DIR:-$root/build-gpu-debian13}
-  mkdir -p "$build_dir"
-  args=()
-  [ "$dry" = 0 ] || args+=(--dry-run)
-  # shellcheck disable=SC2016  # expanded by the inner bash
-  exec unshare --mount --propagation private bash -c '
-    set -e
-    croot=$1 src=$2 build=$3
-    shift 3
-    mount --bind "$src" "$croot/src"
-    mount --bind "$build" "$croot/build"
-    mount --rbind /dev "$croot/dev"
-    mount -t proc proc "$croot/proc"
-    mount --rbind /sys "$croot/sys"
-    exec chroot "$croot" "$@"
-  ' _ "$cuda_root" "$root" "$build_dir" env -i PATH=/usr/bin:/bin HOME=/root TMPDIR=/tmp HPCLAUNCH_GPU_SH_IN_ROOT=1 \
-    BUILD_DIR=/build CONFIGS="${CONFIGS:-}" ${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES="$CUDA_VISIBLE_DEVICES"} \
-    bash /src/bench/trainer/gpu.sh --out /build/gpu-out "${args[@]}" "$repeats"
-fi
-in_root=${HPCLAUNCH_GPU_SH_IN_ROOT:-0}
 py=${PYTHON:-python3}
 build=${BUILD_DIR:-$root/build-gpu}
 train=${TRAIN:-$build/trainer/hpclaunch-train}
@@ -122,7 +91,7 @@ no_gpu="$py's torch sees no CUDA device"
 
 # The build (1): against the PyTorch under test, unless TRAIN names a built trainer.
 if [ -z "${TRAIN:-}" ]; then
-  if [ "$dry" = 0 ] && [ "$in_root" = 0 ] && [ "$fact_cuda" != True ]; then
+  if [ "$dry" = 0 ] && [ "$fact_cuda" != True ]; then
     echo "gpu.sh: no GPU here ($no_gpu): nothing measured; run it on a GPU node (--dry-run prints the commands)" >&2
     exit 1
   fi
@@ -135,10 +104,6 @@ if [ -z "${TRAIN:-}" ]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" -DHPCLAUNCH_BUILD_TESTS=OFF \
       "${cmake_args[@]}"
     cmake --build "$build" -j "$(nproc)" --target hpclaunch-train
-  fi
-  if [ "$in_root" = 1 ] && [ "$dry" = 0 ] && [ "$fact_cuda" != True ]; then
-    echo "gpu.sh: no GPU here (torch.cuda.is_available() is False in the Debian 13 CUDA root): built $("$train" --version); nothing measured; run it on a GPU node" >&2
-    exit 1
   fi
 elif [ "$dry" = 0 ] && [ "$fact_cuda" != True ]; then
   echo "gpu.sh: no GPU here ($no_gpu): nothing measured; run it on a GPU node (--dry-run prints the commands)" >&2

@@ -1,78 +1,38 @@
 #!/usr/bin/env bash
-# t0516: the trainer against a LibTorch laid out as the pip wheels are, with no gloo headers (issue 35 §1). In a mount
-# namespace of its own an empty folder hides Debian's /usr/include/gloo (libgloo-dev), which Debian's LibTorch finds
-# through its include path /usr/include, as a wheel's torch/include has no gloo/. There: configure says so in one line
-# and names HPCLAUNCH_GLOO_INCLUDE_DIR, and the trainer's DDP unit (ddp.cc, where c10d_compat.h makes the process
-# groups) compiles without gloo, in unity batches as a user's build does; with HPCLAUNCH_GLOO_INCLUDE_DIR naming a copy
-# of the hidden headers, configure is quiet about gloo and the same unit compiles with ProcessGroupGloo; a folder
-# without gloo/ is refused at configure in one line. Without gloo the whole of hpclaunch-train and hpclaunch-probe
-# builds and links, and runs as a wheel user meets it: --version ends ", without gloo)", one CPU rank trains (no process
-# group), and --backend gloo or two CPU ranks are refused in one line, exit 2 (the decision itself is
-# gpu_policy_test.cc's). No optimisation and no precompiled header (ddp.cc with gloo alone: file by file), in build
-# folders kept beside the build (BUILD-wheel/*: configured again each run, make recompiles what changed; ccache where it
-# is installed): about 3 CPU-minutes cold (three configures, the no-gloo trainer and probe, ddp.cc with gloo), under a
-# minute after.
+# t0516: the trainer as a pip wheel user builds it by default: against torch 2.15 from PyPI (the peers' venv), whose
+# torch/include has no gloo headers (wheel_build, lib-wheel.sh; made in scripts/test.sh's prepare phase). Configure
+# says so in one line and names HPCLAUNCH_GLOO_INCLUDE_DIR; hpclaunch-train and hpclaunch-probe build and link with
+# no ProcessGroupGloo, and run as a wheel user meets them: --version says "without gloo", one CPU rank trains (no
+# process group), and --backend gloo or two CPU ranks are refused in one line, exit 2 (the decision itself is
+# gpu_policy_test.cc's). Configure refuses, each in one line: a HPCLAUNCH_GLOO_INCLUDE_DIR without gloo/, an NCCL
+# header of another version than the NCCL torch loads (the machine's CUDA 13.0 ships NCCL 2.28's, the wheel loads
+# 2.30: the process group's options would be laid out by the wrong header), and a CUDA toolkit of another version
+# than torch's CUDA (the machine's 13.0 for the wheel's 13.2). The same build with Debian's gloo headers and the
+# whole trainer suite is t0513's. Under a minute after the prepare phase (three configures).
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib-wheel.sh"
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "built without LibTorch: no trainer to configure"
-need_cmd unshare mount
-[ "$(id -u)" -eq 0 ] || fail "needs root (a mount namespace), as CI runs it"
-[ -f /usr/include/gloo/algorithm.h ] || skip "no /usr/include/gloo (libgloo-dev) to hide"
-base=$HPCLAUNCH_BUILD_DIR-wheel
-mkdir -p "$base/empty" "$base/gloo-include"
-cp -a /usr/include/gloo "$base/gloo-include/"  # before it is hidden; -a keeps the times, so make keeps the objects
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+build=$HPCLAUNCH_BUILD_DIR-wheel-nogloo
+wheel_build "$build" "hpclaunch-train hpclaunch-probe"
 
-# compile NAME: ddp.cc's object only.
-# shellcheck disable=SC2016  # expanded by the inner bash
-inner='
-set -euo pipefail
-base=$1 src=$2
-shift 2
-mount --bind "$base/empty" /usr/include/gloo
-[ ! -e /usr/include/gloo/algorithm.h ] || { echo "FAIL: /usr/include/gloo is not hidden"; exit 1; }
-configure() {  # DIR LOG FLAGS...: gloo is looked for at every configure (nothing of it is cached)
-  local dir=$1 log=$2
-  shift 2
-  cmake -S "$src" -B "$base/$dir" -DCMAKE_BUILD_TYPE= -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DHPCLAUNCH_PLOT=OFF \
-    -DHPCLAUNCH_BUILD_TESTS=OFF "$@" >"$base/$log.log" 2>&1
-}
-configure nogloo nogloo "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR= ||
-  { tail -20 "$base/nogloo.log"; echo "FAIL: configure without gloo"; exit 1; }
-# The whole trainer and probe, as a wheel user builds them (unity batches, the default): every unit compiles and
-# links with no gloo.
-make -C "$base/nogloo" -j"$(nproc)" hpclaunch-train hpclaunch-probe >"$base/nogloo-all.log" 2>&1 ||
-  { grep -B2 -A8 "error" "$base/nogloo-all.log" | head -30; echo "FAIL: the trainer does not build without gloo"; exit 1; }
-# With the headers named: ddp.cc alone (file by file, so that its object is its own).
-configure gloo gloo "$@" -DCMAKE_UNITY_BUILD=OFF -DHPCLAUNCH_GLOO_INCLUDE_DIR="$base/gloo-include" ||
-  { tail -20 "$base/gloo.log"; echo "FAIL: configure with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
-make -C "$base/gloo/trainer" ddp.o >"$base/gloo-make.log" 2>&1 ||
-  { tail -20 "$base/gloo-make.log"; echo "FAIL: ddp.cc does not compile with HPCLAUNCH_GLOO_INCLUDE_DIR"; exit 1; }
-rc=0
-configure gloo bad "$@" -DHPCLAUNCH_GLOO_INCLUDE_DIR="$base/empty" || rc=$?  # the next run sets it right again
-[ "$rc" != 0 ] || { echo "FAIL: configure took a HPCLAUNCH_GLOO_INCLUDE_DIR without gloo/"; exit 1; }
-echo "inner: ok"
-'
-out=$(unshare --mount --propagation private bash -c "$inner" _ "$base" "$HPCLAUNCH_SOURCE_DIR" "${launcher[@]}" 2>&1) ||
-  fail "$out"
-assert_contains "$out" "inner: ok"
-
-# Without gloo: one line says so, names the way out, and nothing else of hpclaunch-train's mentions gloo.
-said=$(grep "gloo" "$base/nogloo.log" | grep "hpclaunch-train" || true)
+# Without gloo: one line says so, names the way out, and nothing else of hpclaunch-train's mentions gloo (but the
+# summary of what it is built with, which --version repeats).
+said=$(grep "gloo" "$build/configure.log" | grep "hpclaunch-train" | grep -v "NCCL backend enabled" | sort -u || true)
 assert_eq 1 "$(grep -c . <<<"$said")" "lines of configure about gloo: $said"
 assert_contains "$said" "-- hpclaunch-train: no gloo headers in this LibTorch (a pip wheel?): built without gloo, \
 NCCL only; -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR"
-symbols=$(nm -C "$base/nogloo/trainer/libhpclaunch_train_torch.a")
+symbols=$(nm -C "$build/trainer/libhpclaunch_train_torch.a")
 assert_contains "$symbols" "hpctrain::Communicator::connect" "the no-gloo library"
 assert_not_contains "$symbols" "ProcessGroupGloo" "the no-gloo library"
 note "ok: without gloo headers: '$said'; the trainer's library built without ProcessGroupGloo"
 
 # What a user of that build meets (docs/trainer.md): --version says it; one CPU rank trains with no process group;
 # gloo, asked for or needed by CPU ranks, is refused before anything connects, in one line with the way out.
-train=$base/nogloo/trainer/hpclaunch-train
+train=$build/trainer/hpclaunch-train
 version=$("$train" --version)
-assert_contains "$version" ", without gloo)" "--version"
-assert_eq "${version#hpclaunch-train }" "$("$base/nogloo/trainer/hpclaunch-probe" --version | sed 's/^hpclaunch-probe //')" \
+torch_version=$("$wheel_python" -c 'import torch; print(torch.__version__.split("+")[0])')
+assert_contains "$version" "(LibTorch $torch_version, without gloo, " "--version"
+assert_eq "${version#hpclaunch-train }" "$("$build/trainer/hpclaunch-probe" --version | sed 's/^hpclaunch-probe //')" \
   "the probe's --version"
 out=$(cd "$test_tmp" && WORLD_SIZE=1 RANK=0 "$train" --model autoencoder --synthetic --synthetic-samples 512 \
   --batch-size 64 --no-validation --threads 1 --checkpoint-dir "$test_tmp/ck" 2>&1) || fail "one CPU rank: $out"
@@ -91,14 +51,35 @@ for ask in "WORLD_SIZE=1 --backend gloo" "WORLD_SIZE=2"; do
 done
 note "ok: the whole trainer and probe built without gloo: '$version'; one CPU rank trains; gloo refused in one line"
 
-# With HPCLAUNCH_GLOO_INCLUDE_DIR: quiet, and the object makes a ProcessGroupGloo.
-assert_not_contains "$(cat "$base/gloo.log")" "no gloo headers"
-symbols=$(nm -C "$base/gloo/trainer/CMakeFiles/hpclaunch_train_torch.dir/ddp.cc.o")
-assert_contains "$symbols" "c10d::ProcessGroupGloo::ProcessGroupGloo" "the object built with HPCLAUNCH_GLOO_INCLUDE_DIR"
-note "ok: HPCLAUNCH_GLOO_INCLUDE_DIR=$base/gloo-include: ddp.cc compiled with ProcessGroupGloo"
-
-# A folder without gloo/: refused in one line naming the variable.
-err=$(grep -A3 "CMake Error" "$base/bad.log" | grep -v "^CMake Error" | tr -s " " | tr -d "\n")
-assert_contains "$err" "HPCLAUNCH_GLOO_INCLUDE_DIR=$base/empty holds no gloo/algorithm.h"
+# refused ARGS...: configure (in a folder of its own, anew) fails; prints its error.
+prefix=$("$wheel_python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+refused() {
+  local dir=$test_tmp/configure rc=0
+  rm -rf "$dir"
+  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" -DHPCLAUNCH_PLOT=OFF "$@" \
+    >"$dir.log" 2>&1 || rc=$?
+  [ "$rc" != 0 ] || fail "configure took $*"
+  # The error's text, as CMake wraps it, on one line
+  sed -n '/^CMake Error/,/^$/p' "$dir.log" | sed 1d | tr -s ' \n' ' '
+}
+err=$(refused -DHPCLAUNCH_GLOO_INCLUDE_DIR="$test_tmp")
+assert_contains "$err" "HPCLAUNCH_GLOO_INCLUDE_DIR=$test_tmp holds no gloo/algorithm.h"
 note "ok: a folder without gloo/ refused: $err"
+
+# The machine's CUDA 13.0 ships an NCCL header of its own; the wheel loads the nvidia-nccl wheel's libnccl.
+other=/usr/local/cuda/include
+header=$(sed -n 's/^#define NCCL_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$other/nccl.h" | paste -sd.)
+nccl=$("$wheel_python" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))')
+[ "$header" != "$nccl" ] || fail "$other/nccl.h is NCCL $nccl, torch's own: nothing to refuse here"
+err=$(refused -DHPCTRAIN_NCCL_INCLUDE_DIR="$other")
+assert_contains "$err" "hpclaunch-train: $other/nccl.h is NCCL $header but torch loads NCCL $nccl"
+note "ok: another NCCL's header refused: $err"
+
+# The machine's CUDA toolkit (13.0) is not the wheel's (13.2): its headers are refused.
+cuda=$("$wheel_python" -c 'import torch; print(torch.version.cuda)')
+machine=$(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+[ "$machine" != "$cuda" ] || fail "the machine's CUDA is torch's ($cuda): nothing to refuse here"
+err=$(refused -DCUDA_TOOLKIT_ROOT_DIR=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+assert_contains "$err" "runs on CUDA $cuda (its nvidia-* wheels) but the CUDA toolkit found is $machine"
+note "ok: another CUDA toolkit refused: $err"
 echo PASS
