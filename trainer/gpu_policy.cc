@@ -9,6 +9,16 @@ using hpclaunch::Error;
 
 std::string choose_backend(const std::string& requested, bool cuda, int world_size, BuiltBackends built) {
   const std::string backend = requested != "auto" ? requested : cuda && built.nccl ? "nccl" : "gloo";
+  if (backend == "xccl") {
+    // Intel GPUs' collectives (oneCCL through torch's XPU build). This trainer's LibTorch builds have no XPU: say
+    // what the build has, and where a user's own xccl script runs (the launcher sets what oneCCL needs).
+    std::string have = built.gloo ? "gloo" : "";
+    if (built.nccl) have += have.empty() ? "nccl" : ", nccl";
+    throw Error("--backend",
+                "xccl (Intel GPUs) is not in this build: its LibTorch has no XPU (this build has " +
+                    (have.empty() ? std::string("no collectives: one CPU rank") : have) + ")",
+                "run a torch XPU script under `hpclaunch agent` or `hpclaunch exec`, or use a backend this build has");
+  }
   if (backend == "nccl") {
     if (!cuda) throw Error("--backend", "nccl needs CUDA tensors but the device is the CPU", "use --backend gloo");
     if (!built.nccl)

@@ -30,10 +30,11 @@ struct BuiltBackends {
   bool nccl = false;
 };
 
-// --backend auto|gloo|nccl for a run on a GPU (`cuda`) or the CPU with `world_size` ranks: auto is NCCL on a GPU,
+// --backend auto|gloo|nccl|xccl for a run on a GPU (`cuda`) or the CPU with `world_size` ranks: auto is NCCL on a GPU,
 // gloo on the CPU. A world of one forms no process group, so a CPU run of one rank needs no gloo ("none"). Throws
 // hpclaunch::Error naming --backend for what cannot run: NCCL on the CPU or in a build without it; gloo asked
-// for, or needed across ranks on the CPU, in a build without it (a pip wheel's LibTorch: docs/trainer.md).
+// for, or needed across ranks on the CPU, in a build without it (a pip wheel's LibTorch: docs/trainer.md); xccl
+// (Intel GPUs), which no build of this trainer has, naming the backends the build has.
 std::string choose_backend(const std::string& requested, bool cuda, int world_size, BuiltBackends built);
 
 // Throws hpclaunch::Error naming the flag (one line: what is wrong, the fix) for a combination that cannot run:

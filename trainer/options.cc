@@ -48,7 +48,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--optimizer", o.optimizer, "adam | sgd")->check(CLI::IsMember({"adam", "sgd"}));
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
   app.add_option("--weight-decay", o.weight_decay, "weight decay")->check(CLI::NonNegativeNumber);
-  app.add_option("--backend", o.backend, "auto | gloo | nccl")->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--backend", o.backend, "auto | gloo | nccl | xccl (Intel GPUs: refused, no XPU build)")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl", "xccl"}));
   app.add_option("--device", o.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   app.add_option("--threads", o.threads,
                  "intra-op and BLAS threads per rank (0: OMP_NUM_THREADS, else the CPUs / LOCAL_WORLD_SIZE)")

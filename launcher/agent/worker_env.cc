@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime/gpu_bind.h"
 #include "util/command.h"  // signal_name
 #include "util/error.h"
 #include "util/strings.h"
@@ -17,14 +18,10 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   std::string world = std::to_string(a.world_size);
   env["LOCAL_RANK"] = std::to_string(local_rank);
   if (layout.virtual_local_rank) {
+    // Each worker sees only its own device, in its vendor's variables (HPCLAUNCH_ACCELERATOR: CUDA_VISIBLE_DEVICES,
+    // ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK), as `hpclaunch exec` binds a task (runtime/gpu_bind.h).
     env["LOCAL_RANK"] = "0";
-    auto visible = env_get(base, "CUDA_VISIBLE_DEVICES");
-    std::vector<std::string> devices = visible ? split(*visible, ',') : std::vector<std::string>{};
-    if (visible && local_rank >= static_cast<int>(devices.size()))
-      throw Error("--virtual-local-rank", fmt::format("local rank {} but CUDA_VISIBLE_DEVICES lists {} device(s)",
-                                                      local_rank, devices.size()),
-                  "start at most that many workers per node (--nproc-per-node)");
-    env["CUDA_VISIBLE_DEVICES"] = visible ? std::string(trim(devices[local_rank])) : std::to_string(local_rank);
+    for (auto& [name, value] : worker_device_env(base, local_rank)) env[name] = value;
   }
   env["RANK"] = rank;
   env["GROUP_RANK"] = std::to_string(a.group_rank);

@@ -69,6 +69,14 @@ TEST_CASE("backend: a build without gloo (a pip wheel's LibTorch) runs NCCL and 
         "nccl, or rebuild with -DHPCLAUNCH_GLOO_INCLUDE_DIR=DIR (docs/trainer.md)");
 }
 
+TEST_CASE("backend: xccl (Intel GPUs) is refused in one line naming what the build has") {
+  CHECK(backend_for("xccl", true, 2, BuiltBackends{true, true}) ==
+        "--backend: xccl (Intel GPUs) is not in this build: its LibTorch has no XPU (this build has gloo, nccl); run "
+        "a torch XPU script under `hpclaunch agent` or `hpclaunch exec`, or use a backend this build has");
+  CHECK(backend_for("xccl", false, 1, BuiltBackends{false, false}).find("(this build has no collectives: one CPU rank)") !=
+        std::string::npos);
+}
+
 TEST_CASE("GPU flags on the CPU are refused, naming the flag") {
   GpuRun cpu;
   CHECK(refusal(cpu).empty());

@@ -69,6 +69,17 @@ TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LO
   CHECK(worker_env({}, layout, Assignment{}, 1, "e")["CUDA_VISIBLE_DEVICES"] == "1");
   CHECK_THROWS_WITH(worker_env({{"CUDA_VISIBLE_DEVICES", "0"}}, layout, Assignment{}, 1, "e"),
                     doctest::Contains("--virtual-local-rank: local rank 1 but CUDA_VISIBLE_DEVICES lists 1 device(s)"));
+  // AMD: the node's list in ROCR_VISIBLE_DEVICES (Slurm's binding sets it); the worker's own device goes there, and
+  // the HIP and CUDA lists, which number within that selection, say device 0 (not renumbered a second time).
+  Env amd = worker_env({{"HPCLAUNCH_ACCELERATOR", "amd"}, {"ROCR_VISIBLE_DEVICES", "2,3,5"}}, layout, Assignment{}, 2, "e");
+  CHECK(amd["LOCAL_RANK"] == "0");
+  CHECK(amd["ROCR_VISIBLE_DEVICES"] == "5");
+  CHECK(amd["HIP_VISIBLE_DEVICES"] == "0");
+  // Intel: Level Zero's mask, one tile each.
+  Env intel = worker_env({{"HPCLAUNCH_ACCELERATOR", "intel"}, {"ZE_AFFINITY_MASK", "0.0,0.1,1.0"}}, layout,
+                         Assignment{}, 1, "e");
+  CHECK(intel["ZE_AFFINITY_MASK"] == "0.1");
+  CHECK(intel.count("CUDA_VISIBLE_DEVICES") == 0);
   Env plain = worker_env({{"CUDA_VISIBLE_DEVICES", "4,6"}}, WorkerLayout{}, Assignment{}, 1, "e");
   CHECK(plain["LOCAL_RANK"] == "1");
   CHECK(plain["CUDA_VISIBLE_DEVICES"] == "4,6");
