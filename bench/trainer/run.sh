@@ -75,7 +75,7 @@ for c in "${all_configs[@]}"; do
   [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
 done
 blas_name=${BLAS:-$(basename "$(dirname "$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)")")}
-printf '# blas=%s threads=%s repeats=%s hpclaunch-train: %s; peer: torch %s (%s, its own BLAS) %s load=%s\n' "$blas_name" \
+printf '# blas=%s threads=%s repeats=%s hpclaunch-train: %s; peer: torch %s (%s) %s load=%s\n' "$blas_name" \
   "$threads" "$repeats" "$cpp_torch" "$peer_torch" "$peer_py" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
 printf '%-12s %-22s %10s %10s\n' config impl samples/s per-cpu-s >&2
 for config in "${configs[@]}"; do
