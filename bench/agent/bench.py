@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""hpclaunch agent against the real torchrun (python3-torch), same machine, same run, same worker.
+"""hpclaunch agent against the real torchrun (the peers' venv's torch 2.15), same machine, same run, same worker.
 
 launch:   2 agents x 2 workers that print their env and exit (/usr/bin/env, --no-python for both); wall time
           from starting the agents to both done.
@@ -7,11 +7,13 @@ recovery: rank 3 exits 1 on the first attempt, --max-restarts 1; time from its e
           second attempt running (each records its start).
 memory:   peak RSS (VmHWM) of each agent process, read while the second attempt runs.
 Usage: bench.py HPCLAUNCH [REPEATS]   (prints a Markdown table; RESULTS.md holds one run)
+Env: PEER_PYTHON, the python whose torchrun runs (default /opt/hpclaunch/peers-venv/bin/python, made by
+     scripts/peers-venv.sh; /usr/bin/python3 gives Debian's torch 1.13, the peer of the runs before 2026-11-27).
 """
 import os, socket, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PY = "/usr/bin/python3"
+PY = os.environ.get("PEER_PYTHON", "/opt/hpclaunch/peers-venv/bin/python")
 HPCLAUNCH = os.path.abspath(sys.argv[1])
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 

@@ -9,6 +9,8 @@ Each of N agent processes (one per emulated node, all on loopback) runs one work
              as the binary's, counts 1/k in each), read every ~200 ms while they run: the memory the agents take;
              per_agent_rss_mib the largest one's VmRSS (shared pages counted in full).
 One JSON line per run on stdout. Usage: scale_agents.py HPCLAUNCH hpclaunch|torchrun N [N...]
+       PEER_PYTHON: the python whose torchrun runs (default /opt/hpclaunch/peers-venv/bin/python, torch 2.15, made
+                    by scripts/peers-venv.sh; /usr/bin/python3 gives Debian's torch 1.13, the earlier runs' peer)
        scale_agents.py --svg RUNS.jsonl OUT.svg    (the times against N, both axes logarithmic; no matplotlib
                                                       in Debian's python3 here, and `hpclaunch plot` draws training
                                                       curves: so a plain SVG)
@@ -17,7 +19,7 @@ A run that needs more memory than MemAvailable / 2 is not started (the machine i
 """
 import json, os, socket, subprocess, sys, tempfile, time
 
-PY = "/usr/bin/python3"
+PY = os.environ.get("PEER_PYTHON", "/opt/hpclaunch/peers-venv/bin/python")
 
 
 def free_port():
@@ -106,6 +108,10 @@ def run(hpclaunch, kind, n):
                 "cores": os.cpu_count()}
 
 
+def torch_version():
+    return subprocess.run([PY, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True).stdout.strip()
+
+
 def svg_plot(path, out):
     import math
     runs = [json.loads(line) for line in open(path) if line.startswith("{")]
@@ -170,6 +176,8 @@ def main():
                               f"the {mem_available_mib():.0f} MiB available on this shared machine"}), flush=True)
             continue
         r = run(hpclaunch, kind, n)
+        if kind == "torchrun":
+            r["torch"] = torch_version()
         if r.get("pss_mib"):
             per_agent_mib = max(per_agent_mib, r["pss_mib"] / n)
         print(json.dumps(r), flush=True)

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Measures samples/s (and samples per CPU-second) of hpclaunch-train and of the Python DDP script (ddp_train.py, Debian's python3-torch:
-# the same LibTorch underneath) with 2 gloo ranks on this machine, same model, data, per-rank batch, optimizer
-# and threads. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
+# Measures samples/s (and samples per CPU-second) of hpclaunch-train and of the Python DDP script (ddp_train.py)
+# with 2 gloo ranks on this machine, same model, data, per-rank batch, optimizer and threads. The Python peer runs
+# under PEER_PYTHON (default the peers' venv, /opt/hpclaunch/peers-venv/bin/python: torch 2.15's wheel with its own
+# LibTorch and BLAS, made by scripts/peers-venv.sh); hpclaunch-train links Debian's LibTorch 1.13, so the two sides
+# run different LibTorch builds. PEER_PYTHON=/usr/bin/python3 gives Debian's python3-torch 1.13: the same LibTorch
+# underneath, the peer of the runs before 2026-11-27. Each JSON line names its torch version. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
 # the machine is shared. Usage: bench/trainer/run.sh [REPEATS] > results.jsonl  (a table goes to stderr)
 # Env: HPCLAUNCH_TRAIN (default build-trainer/trainer/hpclaunch-train), THREADS (per rank, default 1),
-#      BLAS: unset = the system's libblas.so.3 (OpenBLAS since scripts/install-deps.sh installs
+#      PEER_PYTHON (above). BLAS: unset = the system's libblas.so.3 (OpenBLAS since scripts/install-deps.sh installs
 #      libopenblas0-pthread); BLAS=reference: Debian's netlib reference BLAS through LD_LIBRARY_PATH (the old
 #      default); BLAS=openblas: OpenBLAS unpacked privately (apt-get download + dpkg -x under
 #      build-trainer/openblas, nothing installed), for a machine where it is not installed.
-#      OPENBLAS_NUM_THREADS=THREADS for both implementations (hpclaunch-train also sets it itself).
+#      OPENBLAS_NUM_THREADS=THREADS for both implementations (hpclaunch-train also sets it itself). BLAS
+#      picks the BLAS of Debian's LibTorch only; torch 2.15's wheel brings its own.
 #      CONFIGS: space-separated subset of the config names below (default: all).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +21,11 @@ train=${HPCLAUNCH_TRAIN:-$root/build-trainer/trainer/hpclaunch-train}
 repeats=${1:-3}
 threads=${THREADS:-1}
 py=/usr/bin/python3
+peer_py=${PEER_PYTHON:-/opt/hpclaunch/peers-venv/bin/python}
+[ -x "$peer_py" ] || { echo "run.sh: PEER_PYTHON '$peer_py' is not there; run scripts/peers-venv.sh or set PEER_PYTHON" >&2; exit 2; }
+peer_torch=$("$peer_py" -c 'import torch; print(torch.__version__)')
+# hpclaunch-train's LibTorch: Debian's, unless it was built against another (then this names Debian's package only).
+cpp_torch=libtorch-$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo unknown)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ "${BLAS:-}" = openblas ]; then
@@ -66,7 +75,8 @@ for c in "${all_configs[@]}"; do
   [ -z "${CONFIGS:-}" ] || [[ " $CONFIGS " == *" ${c%%|*} "* ]] && configs+=("$c")
 done
 blas_name=${BLAS:-$(basename "$(dirname "$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)")")}
-printf '# blas=%s threads=%s repeats=%s %s\n' "$blas_name" "$threads" "$repeats" "$(date -u +%FT%TZ)" >&2
+printf '# blas=%s threads=%s repeats=%s hpclaunch-train: %s; peer: torch %s (%s) %s load=%s\n' "$blas_name" \
+  "$threads" "$repeats" "$cpp_torch" "$peer_torch" "$peer_py" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
 printf '%-12s %-22s %10s %10s\n' config impl samples/s per-cpu-s >&2
 for config in "${configs[@]}"; do
   IFS='|' read -r name cpp_flags py_flags steps warm <<<"$config"
@@ -76,15 +86,16 @@ for config in "${configs[@]}"; do
       --metrics "$work/m.jsonl"
     read -r rate cpu_rate < <(cpp_rates "$work/m.jsonl" "$warm")
     rm -f "$work/m.jsonl"
-    echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"hpclaunch-train\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+    echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"hpclaunch-train\",\"torch\":\"$cpp_torch\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
     printf '%-12s %-22s %10.1f %10.1f\n' "$name" hpclaunch-train "$rate" "$cpu_rate" >&2
     for loader in dataloader index; do
       # shellcheck disable=SC2086
-      two_ranks "$py" "$here/ddp_train.py" $py_flags --steps "$steps" --warmup-steps "$warm" --threads "$threads" \
+      two_ranks "$peer_py" "$here/ddp_train.py" $py_flags --steps "$steps" --warmup-steps "$warm" --threads "$threads" \
         --loader "$loader"
       read -r rate cpu_rate < <("$py" -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["samples_per_s"], r["samples_per_cpu_s"])' "$work/out")
-      echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"python-ddp-$loader\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
+      echo "{\"config\":\"$name\",\"blas\":\"$blas_name\",\"impl\":\"python-ddp-$loader\",\"torch\":\"$peer_torch\",\"rep\":$rep,\"samples_per_s\":$rate,\"samples_per_cpu_s\":$cpu_rate}"
       printf '%-12s %-22s %10.1f %10.1f\n' "$name" "python-ddp-$loader" "$rate" "$cpu_rate" >&2
     done
   done
 done
+printf '# load after: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
