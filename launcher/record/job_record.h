@@ -38,8 +38,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, schedule
                                                 after, task_job_ids)
 
 // JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
-// {"pid", "state": "exited", "exit_code"}; "runner" for a job that requeues (`cancel` stops it there, so that a
-// script saving on SIGTERM is not run again).
+// {"pid", "state": "exited", "exit_code"}; "runner" for a job that requeues (between two runs its script's pid is
+// gone: `status` reads the job as running while its runner lives, and `cancel` stops the runner).
 struct LocalStateFile {
   long long pid = 0;
   std::string state;  // "running" | "exited"

@@ -154,7 +154,7 @@ void LocalBackend::cancel(const JobRecord& job, const CommandRunner&) const {
     throw failure(job.job_id, "is not running on this machine", "nothing to cancel");
   if (requeues || job.is_array()) {
     // The runner of an array or of a job that requeues (local_job.cc): it passes the signal on to the running
-    // scripts and starts no more (a script that saves on SIGTERM and exits 99 would run again).
+    // scripts and starts no more (between two runs of a job there is no script to signal).
     if (::kill(static_cast<pid_t>(requeues ? state->runner : pid), SIGTERM) != 0)
       throw failure(job.job_id, std::string("cannot signal its runner: ") + std::strerror(errno));
     return;

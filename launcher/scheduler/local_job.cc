@@ -181,7 +181,7 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
                   int max_requeues, const Started& started) {
   Runner runner({});
   int pid = 0, code = 0, requeues = 0;
-  // A job that requeues records its runner: `cancel` stops the runner, which then runs the script no more.
+  // A job that requeues records its runner, which lives between two runs: `status` and `cancel` ask it then.
   const long long runner_pid = max_requeues > 0 ? ::getpid() : 0;
   auto start = [&] {
     ExtraEnv env{{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}};
@@ -217,9 +217,20 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
   const bool attached = max_concurrent <= 1 && !started;
   const int slots = std::max(1, max_concurrent);
   int worst = 0, next = 0, running = 0;
+  std::vector<int> requeues(static_cast<size_t>(tasks), 0);
+  auto start_task = [&](int i) {
+    ExtraEnv env{{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}, {"HPCLAUNCH_ARRAY_TASK", std::to_string(i)}};
+    if (requeues[i]) env.emplace_back("HPCLAUNCH_RESTART_COUNT", std::to_string(requeues[i]));
+    start_script(runner.group(), i, script, task_record(array, i).dir, env, attached);
+  };
   runner.run([&] {
     if (attached && !runner.group().idle()) return;
     for (const auto& e : runner.take_exits()) {
+      const std::string who = fmt::format("task {} ({})", e.id, task_label(task_record(array, e.id)));
+      if (requeue_after(who, e.status(), &requeues[e.id], array.max_requeues, runner.stopping())) {
+        start_task(e.id);
+        continue;
+      }
       --running;
       write_local_state(task_record(array, e.id).dir, e.pid, e.status());
       if (!attached || !e.ok()) say(e.id, e.ok() ? "completed" : "exited with " + std::to_string(e.status()));
@@ -230,9 +241,7 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
       const std::string dir = task_record(array, i).dir;
       if (has_state(dir)) continue;  // cancelled before it started
       if (attached) say(i, "starting");
-      start_script(runner.group(), i, script, dir,
-                   {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}, {"HPCLAUNCH_ARRAY_TASK", std::to_string(i)}},
-                   attached);
+      start_task(i);
       ++running;
       if (!attached) say(i, "started");
     }

@@ -35,9 +35,10 @@ int run_local_job(const std::string& script, const std::string& job_dir, const s
 
 // Runs the tasks of an array job: `bash script` once per task with HPCLAUNCH_ARRAY_TASK=I, each task's output in
 // JOB_DIR/tasks/I/output.log and its state in tasks/I/state.json; one after another, streaming the output here too
-// (max_concurrent <= 1), or up to max_concurrent at once. The runner's own pid is JOB_DIR/state.json: SIGTERM to it
-// stops every running task and starts no more. Returns the highest exit status of the tasks. Detached (`started`
-// given), nothing is streamed here.
+// (max_concurrent <= 1), or up to max_concurrent at once. A task runs again as after_local_run says, on the
+// array's plan.json max_requeues (each task its own count). The runner's own pid is JOB_DIR/state.json: SIGTERM
+// to it stops every running task and starts no more. Returns the highest exit status of the tasks. Detached
+// (`started` given), nothing is streamed here.
 int run_local_array(const std::string& script, const std::string& job_dir, const std::string& job_id, int tasks,
                     int max_concurrent, const Started& started = {});
 
