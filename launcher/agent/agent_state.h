@@ -8,12 +8,12 @@
 
 #include "agent/failure.h"
 #include "agent/rendezvous_state.h"
+#include "util/error.h"
 
 namespace hpclaunch {
 
-// A worker's "I saved; requeue me" (hpclaunch-train's k_exit_requeue, docs/RUNTIME.md): the rendered Slurm script
-// requeues the job on it. The agent does not restart such a worker in place: it ends the job with this status.
-inline constexpr int k_exit_requeue = 99;
+// A worker that exits k_exit_requeue (util/error.h) is not restarted in place: the agent ends the job with that
+// status, for the job's script (Slurm) or runner (local) to requeue.
 
 struct AgentStateConfig {
   std::string host;

@@ -83,8 +83,10 @@ class InJobFace {
   // The batch script itself, no launcher: a world of one if the job has one task slot, an Error (start it under
   // the launcher) if it has more.
   virtual TaskRanks batch_ranks(const Env& env, const FileReader& read_file) const = 0;
-  // What Slurm does that a scheduler may not: requeue a job so that its next run leaves out named nodes
-  // (`hpclaunch exclude --requeue`), and send a warning signal before the time limit (`--signal`, `--requeue`).
+  // What Slurm does that a scheduler may not: run a job again from its start when its script asks (`--requeue`),
+  // requeue it so that its next run leaves out named nodes (`hpclaunch exclude --requeue`), and send the job's
+  // script a warning signal before the end (`--signal`, `--requeue`).
+  virtual bool requeues() const { return false; }
   virtual bool requeues_excluding_nodes() const { return false; }
   virtual bool sends_warning_signal() const { return false; }
 };

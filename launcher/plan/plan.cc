@@ -263,12 +263,13 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
   p->time_s = *t;
 }
 
-// What the scheduler's face says it cannot do of what requeueing needs (a warning signal before the time limit, and a
-// requeue that leaves out the bad nodes), in words: "sends no warning signal and ..."; "" when it can do both.
+// What the scheduler's face says it cannot do of what requeueing needs (a warning signal before the end, and running
+// the job again), in words: "sends no warning signal and ..."; "" when it can do both. Leaving out bad nodes is the
+// preflight's and the agents' (below, and the Slurm script), not every requeue's.
 std::string requeue_missing(const InJobFace& face) {
   std::vector<std::string> cannot;
   if (!face.sends_warning_signal()) cannot.push_back("sends no warning signal");
-  if (!face.requeues_excluding_nodes()) cannot.push_back("cannot requeue a job without its bad nodes");
+  if (!face.requeues()) cannot.push_back("cannot requeue a job");
   return join(cannot, " and ");
 }
 

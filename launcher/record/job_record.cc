@@ -72,12 +72,14 @@ void from_json(const nlohmann::json& j, PlanFile& p) {
 void to_json(nlohmann::json& j, const LocalStateFile& s) {
   j = {{"pid", s.pid}, {"state", s.state}};
   if (s.exit_code) j["exit_code"] = *s.exit_code;
+  if (s.runner) j["runner"] = s.runner;
 }
 
 void from_json(const nlohmann::json& j, LocalStateFile& s) {
   s.pid = j.value("pid", 0LL);
   s.state = j.at("state").get<std::string>();
   if (auto it = j.find("exit_code"); it != j.end() && !it->is_null()) s.exit_code = it->get<int>();
+  s.runner = j.value("runner", 0LL);
 }
 
 namespace {
@@ -160,6 +162,7 @@ JobRecord read_job_record(const std::string& dir) {
     r.command = plan->command;
     r.array_tasks = plan->array.tasks;
     r.array_max_concurrent = plan->array.max_concurrent;
+    r.max_requeues = plan->requeue ? plan->max_requeues : 0;
   }
   if (auto job = read_json_file<SubmissionFile>(fs::path(r.dir) / "job.json")) {
     r.submitted = true;

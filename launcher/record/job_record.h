@@ -38,11 +38,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, schedule
                                                 after, task_job_ids)
 
 // JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
-// {"pid", "state": "exited", "exit_code"}.
+// {"pid", "state": "exited", "exit_code"}; "runner" for a job that requeues (between two runs its script's pid is
+// gone: `status` reads the job as running while its runner lives, and `cancel` stops the runner).
 struct LocalStateFile {
   long long pid = 0;
   std::string state;  // "running" | "exited"
   std::optional<int> exit_code;
+  long long runner = 0;  // the runner's pid; 0: not recorded
 };
 void to_json(nlohmann::json& j, const LocalStateFile& s);
 void from_json(const nlohmann::json& j, LocalStateFile& s);
@@ -144,6 +146,7 @@ struct JobRecord {
   std::vector<std::string> command;  // plan.json's command, as typed
   std::vector<std::string> after;    // job.json's dependencies: "afterok:123", ...
   std::vector<ExcludedNode> excluded;  // excluded-nodes.json's nodes
+  int max_requeues = 0;              // plan.json's, 0 without --requeue: how often the local runner runs it again
   // An array job: its task count and plan.json's limit. One task of it (task_record) has `task` set, `dir` its run
   // directory JOBDIR/tasks/I, `job_id` the scheduler's name for the task, and its own values and command.
   int array_tasks = 0;

@@ -27,6 +27,11 @@ void SchedulerBackend::requeue_excluding(const std::string&, const std::vector<s
                 "resubmit the job without the bad nodes");
 }
 
+void SchedulerBackend::send_signal(const JobRecord& job, int) const {
+  throw Error("--signal", std::string("hpclaunch sends no signal to ") + to_string(kind()) + " jobs",
+              "on Slurm: scancel --signal=USR1 --batch " + job.job_id);
+}
+
 ClusterInfo SchedulerBackend::survey(const std::string&, const CommandRunner&) const {
   throw Error("sites check", "the " + std::string(to_string(kind())) + " site has no scheduler to ask",
               "check a Slurm or PBS site on its login node");

@@ -57,6 +57,9 @@ class SchedulerBackend {
   virtual std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const;
   // Cancels the job (an array job: all its tasks); throws Error naming the command when that fails.
   virtual void cancel(const JobRecord& job, const CommandRunner& run) const = 0;
+  // Sends signal `number` (a warning: save, exit 99 and be requeued) to the job's script, which passes it on to
+  // the job (`cancel --signal`). The default: an Error saying that this scheduler's jobs cannot be sent one here.
+  virtual void send_signal(const JobRecord& job, int number) const;
   // The files the job's output goes to, most specific first.
   virtual std::vector<std::string> output_files(const JobRecord& job) const = 0;
 

@@ -111,7 +111,7 @@ std::optional<int> LocalBackend::run_in_foreground(const std::string& script, co
                                                    const std::string& job_id) const {
   JobRecord job = read_job_record(job_dir);
   if (job.is_array()) return run_local_array(script, job_dir, job_id, job.array_tasks, job.array_max_concurrent);
-  return run_local_job(script, job_dir, job_id);
+  return run_local_job(script, job_dir, job_id, job.max_requeues);
 }
 
 void LocalBackend::start_detached(const std::string& script, const std::string& job_dir,
@@ -120,7 +120,7 @@ void LocalBackend::start_detached(const std::string& script, const std::string& 
   run_detached(job_dir, [&](const Started& started) {
     if (job.is_array())
       return run_local_array(script, job_dir, job_id, job.array_tasks, job.array_max_concurrent, started);
-    return run_local_job(script, job_dir, job_id, started);
+    return run_local_job(script, job_dir, job_id, job.max_requeues, started);
   });
 }
 
@@ -131,7 +131,9 @@ JobState LocalBackend::query(const JobRecord& job, const CommandRunner& run) con
     auto state = read_state(job);
     if (!state && job.task) return waiting_task(job);
     if (!state) return forgotten_job(output_files(job));  // a job run before the runner wrote state.json
-    JobState s = local_job_state(*state, pid_alive(state->pid), state_path(job));
+    // Between two runs of a job that requeues, the script's pid is gone but its runner lives.
+    const bool alive = pid_alive(state->pid) || (state->runner && pid_alive(state->runner));
+    JobState s = local_job_state(*state, alive, state_path(job));
     // The runner records the exit right after reaping the job: a gone pid still marked running may be that moment.
     if (s.phase != Phase::failed || s.exit_code || attempt == 3) return s;
     ::usleep(100000);
@@ -147,16 +149,31 @@ void LocalBackend::cancel(const JobRecord& job, const CommandRunner&) const {
     write_local_state(job.dir, 0, 128 + SIGTERM);
     return;
   }
-  if (pid <= 0 || !pid_alive(pid)) throw failure(job.job_id, "is not running on this machine", "nothing to cancel");
-  if (job.is_array()) {
-    // The array's runner (local_job.cc): it passes the signal to the running tasks and starts no more.
-    if (::kill(static_cast<pid_t>(pid), SIGTERM) != 0)
+  const bool requeues = state && state->state == "running" && state->runner && pid_alive(state->runner);
+  if (!requeues && (pid <= 0 || !pid_alive(pid)))
+    throw failure(job.job_id, "is not running on this machine", "nothing to cancel");
+  if (requeues || job.is_array()) {
+    // The runner of an array or of a job that requeues (local_job.cc): it passes the signal on to the running
+    // scripts and starts no more (between two runs of a job there is no script to signal).
+    if (::kill(static_cast<pid_t>(requeues ? state->runner : pid), SIGTERM) != 0)
       throw failure(job.job_id, std::string("cannot signal its runner: ") + std::strerror(errno));
     return;
   }
   // The runner started the script in its own process group (local_job.cc): signal all of it.
   if (::kill(-static_cast<pid_t>(pid), SIGTERM) != 0)
     throw failure(job.job_id, std::string("cannot signal its process group: ") + std::strerror(errno));
+}
+
+void LocalBackend::send_signal(const JobRecord& job, int number) const {
+  require_submitted(job);
+  auto state = read_state_or_none(job);
+  const long long pid = state && state->state == "running" ? state->pid : 0;
+  if (pid <= 0 || !pid_alive(pid)) throw failure(job.job_id, "is not running on this machine", "nothing to signal");
+  // An array's runner passes a warning on to its running tasks (local_job.cc); a job's script and its launch
+  // (local-srun, mpirun) share one process group, and each passes it on to its own children.
+  const pid_t target = job.is_array() ? static_cast<pid_t>(pid) : -static_cast<pid_t>(pid);
+  if (::kill(target, number) != 0)
+    throw failure(job.job_id, std::string("cannot signal it: ") + std::strerror(errno));
 }
 
 std::vector<std::string> LocalBackend::output_files(const JobRecord& job) const {

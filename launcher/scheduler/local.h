@@ -18,6 +18,7 @@ class LocalBackend final : public SchedulerBackend {
   void start_detached(const std::string& script, const std::string& job_dir, const std::string& job_id) const override;
   JobState query(const JobRecord& job, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
+  void send_signal(const JobRecord& job, int number) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
 };
 

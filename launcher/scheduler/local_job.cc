@@ -91,7 +91,7 @@ int open_log(const std::string& run_dir) {
 // Starts `bash script` with `extra` in its environment, its output (both streams) to RUN_DIR/output.log, and also
 // to our stdout with `tee`; RUN_DIR/state.json says it runs. Returns its pid.
 int start_script(ProcessGroup& group, int id, const std::string& script, const std::string& run_dir,
-                 const ExtraEnv& extra, bool tee) {
+                 const ExtraEnv& extra, bool tee, long long runner = 0) {
   ProcessSpec spec;
   spec.id = id;
   spec.argv = {"bash", script};
@@ -107,7 +107,7 @@ int start_script(ProcessGroup& group, int id, const std::string& script, const s
     throw;
   }
   ::close(spec.fd);
-  write_local_state(run_dir, pids.at(0), -1);
+  write_local_state(run_dir, pids.at(0), -1, runner);
   return pids.at(0);
 }
 
@@ -117,9 +117,9 @@ bool has_state(const std::string& run_dir) { return ::access((run_dir + "/state.
 
 // JOB_DIR/state.json (record/job_record.h's LocalStateFile) for `hpclaunch status|wait|cancel`. Written by
 // rename, so a reader never sees half of it.
-void write_local_state(const std::string& job_dir, long long pid, int exit_code) {
+void write_local_state(const std::string& job_dir, long long pid, int exit_code, long long runner) {
   std::string path = job_dir + "/state.json";
-  LocalStateFile state{pid, exit_code < 0 ? "running" : "exited", std::nullopt};
+  LocalStateFile state{pid, exit_code < 0 ? "running" : "exited", std::nullopt, runner};
   if (exit_code >= 0) state.exit_code = exit_code;
   if (write_file_atomic(path, nlohmann::json(state).dump() + "\n")) return;
   fmt::print(stderr, "hpclaunch: warning: cannot write {}: `hpclaunch status` will not know this job\n", path);
@@ -148,17 +148,55 @@ std::vector<std::pair<std::string, std::string>> local_task_env(const std::strin
 
 std::string new_local_job_id() { return fmt::format("local-{}-{}", std::time(nullptr), ::getpid()); }
 
+AfterRun after_local_run(int exit_code, int requeues_done, int max_requeues, bool stopping) {
+  if (exit_code != k_exit_requeue || stopping || max_requeues <= 0) return AfterRun::finish;
+  return requeues_done < max_requeues ? AfterRun::requeue : AfterRun::out_of_requeues;
+}
+
+namespace {
+
+// Carries out after_local_run for a run of `who` ("job ID") that ended with `code`: says what it decided, as Slurm's
+// script does, and counts the requeue in *requeues. True when the script is to run again.
+bool requeue_after(const std::string& who, int code, int* requeues, int max_requeues, bool stopping) {
+  switch (after_local_run(code, *requeues, max_requeues, stopping)) {
+    case AfterRun::finish:
+      return false;
+    case AfterRun::requeue:
+      ++*requeues;
+      fmt::print(stderr, "hpclaunch: requeueing {} (requeue {} of {}) after exit {}\n", who, *requeues, max_requeues,
+                 code);
+      std::fflush(stderr);
+      return true;
+    case AfterRun::out_of_requeues:
+      fmt::print(stderr, "hpclaunch: {} used its {} requeue(s); not requeueing\n", who, max_requeues);
+      std::fflush(stderr);
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 int run_local_job(const std::string& script, const std::string& job_dir, const std::string& job_id,
-                  const Started& started) {
+                  int max_requeues, const Started& started) {
   Runner runner({});
-  int pid = 0, code = 0;
+  int pid = 0, code = 0, requeues = 0;
+  // A job that requeues records its runner, which lives between two runs: `status` and `cancel` ask it then.
+  const long long runner_pid = max_requeues > 0 ? ::getpid() : 0;
+  auto start = [&] {
+    ExtraEnv env{{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}};
+    if (requeues) env.emplace_back("HPCLAUNCH_RESTART_COUNT", std::to_string(requeues));
+    pid = start_script(runner.group(), requeues, script, job_dir, env, !started, runner_pid);
+  };
   runner.run([&] {
     if (!pid) {
-      pid = start_script(runner.group(), 0, script, job_dir,
-                         {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}}, !started);
+      start();
       if (started) started();
     }
-    for (const auto& e : runner.take_exits()) code = e.status();
+    for (const auto& e : runner.take_exits()) {
+      code = e.status();
+      if (requeue_after("job " + job_id, code, &requeues, max_requeues, runner.stopping())) start();
+    }
   });
   write_local_state(job_dir, pid, code);
   return code;
@@ -179,9 +217,20 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
   const bool attached = max_concurrent <= 1 && !started;
   const int slots = std::max(1, max_concurrent);
   int worst = 0, next = 0, running = 0;
+  std::vector<int> requeues(static_cast<size_t>(tasks), 0);
+  auto start_task = [&](int i) {
+    ExtraEnv env{{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}, {"HPCLAUNCH_ARRAY_TASK", std::to_string(i)}};
+    if (requeues[i]) env.emplace_back("HPCLAUNCH_RESTART_COUNT", std::to_string(requeues[i]));
+    start_script(runner.group(), i, script, task_record(array, i).dir, env, attached);
+  };
   runner.run([&] {
     if (attached && !runner.group().idle()) return;
     for (const auto& e : runner.take_exits()) {
+      const std::string who = fmt::format("task {} ({})", e.id, task_label(task_record(array, e.id)));
+      if (requeue_after(who, e.status(), &requeues[e.id], array.max_requeues, runner.stopping())) {
+        start_task(e.id);
+        continue;
+      }
       --running;
       write_local_state(task_record(array, e.id).dir, e.pid, e.status());
       if (!attached || !e.ok()) say(e.id, e.ok() ? "completed" : "exited with " + std::to_string(e.status()));
@@ -192,9 +241,7 @@ int run_local_array(const std::string& script, const std::string& job_dir, const
       const std::string dir = task_record(array, i).dir;
       if (has_state(dir)) continue;  // cancelled before it started
       if (attached) say(i, "starting");
-      start_script(runner.group(), i, script, dir,
-                   {{"HPCLAUNCH_JOB_ID", job_id}, {"HPCLAUNCH_JOB_DIR", job_dir}, {"HPCLAUNCH_ARRAY_TASK", std::to_string(i)}},
-                   attached);
+      start_task(i);
       ++running;
       if (!attached) say(i, "started");
     }

@@ -9,6 +9,9 @@ namespace hpclaunch {
 // Exit codes: 2 bad input (nothing was written or submitted), 1 a failure while doing the work.
 inline constexpr int k_exit_bad_input = 2;
 inline constexpr int k_exit_failure = 1;
+// A worker's "I saved; requeue me" (hpclaunch-train's too, docs/RUNTIME.md): the rendered Slurm script and the local
+// runner (scheduler/local_job.h) run the job again on it.
+inline constexpr int k_exit_requeue = 99;
 
 class Error : public std::runtime_error {
  public:

@@ -89,7 +89,7 @@ class Checkpointable:
     """A callable whose job is requeued when preempted or near its time limit (submitit's): on the warning signal
     rank 0 calls checkpoint(*args, **kwargs), and the requeued job calls what it returns (by default this object
     again with the same arguments; save your state in its attributes, or return a DelayedSubmission of your own).
-    The Executor asks the site for --requeue (Slurm) for it."""
+    The Executor asks the site for --requeue (Slurm, local) for it."""
 
     def __call__(self, *args, **kwargs):
         raise NotImplementedError
@@ -236,11 +236,13 @@ class ExecutorJob(Job):
         self._ready()
         return super().done()
 
-    def cancel(self, check=True):
-        """Cancels the job; check=False: quietly, also when the scheduler refuses (it ended already)."""
+    def cancel(self, check=True, signal=None):
+        """Cancels the job; check=False: quietly, also when the scheduler refuses (it ended already). signal="USR1":
+        sends the job its warning instead (`hpclaunch cancel --signal`, local site): a Checkpointable call
+        checkpoints, and the job runs again from the checkpoint."""
         self._ready()
         try:
-            super().cancel()
+            super().cancel(signal=signal)
         except HpclaunchError:
             if check:
                 raise

@@ -210,8 +210,12 @@ class Job:
         """None: the job's stderr is in its one output file (stdout()). An Executor job has each rank's apart."""
         return None
 
-    def cancel(self):
-        """Cancels the job (`hpclaunch cancel --json`)."""
+    def cancel(self, signal=None):
+        """Cancels the job (`hpclaunch cancel --json`); with signal="USR1" sends the job that warning instead
+        (`hpclaunch cancel --signal USR1`: a Checkpointable call checkpoints and its job is requeued)."""
+        if signal is not None:
+            _cli.check(["cancel", "--signal", signal, self._ref()])
+            return
         _cli.run_json(["cancel", "--json", self._ref()])
 
     def metrics(self, as_frame=False):

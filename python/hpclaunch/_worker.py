@@ -9,8 +9,8 @@ OOM killer), writes one naming its exit code or signal and its last lines of out
 
 A Checkpointable call (hpclaunch.Checkpointable) checkpoints on the job's warning signal (SIGUSR1 unless
 HPCLAUNCH_CHECKPOINT_SIGNAL says another): rank 0 calls its checkpoint(), writes the call it returns to
-OUT/checkpoint.pkl and exits 99, which the job script requeues (templates/slurm.sh.mustache); the next run calls
-that instead of call.pkl."""
+OUT/checkpoint.pkl and exits 99, on which the job is requeued (by the Slurm script, templates/slurm.sh.mustache, or
+the local runner, launcher/scheduler/local_job.cc); the next run calls that instead of call.pkl."""
 import collections
 import os
 import pickle
@@ -21,7 +21,7 @@ import threading
 import time
 import traceback
 
-# hpclaunch-train's "saved, requeue me": the Slurm script requeues a launch that exits so.
+# hpclaunch-train's "saved, requeue me": the Slurm script and the local runner requeue a launch that exits so.
 EXIT_REQUEUE = 99
 TAIL_LINES = 20
 # What the launcher may send a rank: passed on to the child, which acts on it.

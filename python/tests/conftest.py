@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -39,3 +40,11 @@ def cli_json(*args):
     lines = p.stdout.splitlines()
     assert len(lines) == 1, f"--json printed {len(lines)} lines on stdout: {p.stdout!r}"
     return json.loads(lines[0])
+
+
+def wait_for_file(path, timeout=120.0):
+    """Waits until `path` exists (a job's sign that it runs); fails the test when it does not within `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline, f"{path} did not appear within {timeout} s: the job never started"
+        time.sleep(0.1)

@@ -1,10 +1,12 @@
 """submitit 1.5.4 (PyPI, in the peers' venv) as the peer of our Executor: its public surface, walked from the
 installed package, is ours or listed in docs/python.md as not supported (with why); and the same small functions
-give the same results through submitit's LocalExecutor and through our Executor on the local site. Run by
+give the same results through submitit's LocalExecutor and through our Executor on the local site, a
+Checkpointable interrupted once included. Run by
 t0803-python-submitit under the peers' venv (torch 2.15, submitit)."""
 import inspect
 import os
 import re
+import time
 import types
 
 import cloudpickle
@@ -12,7 +14,7 @@ import pytest
 import submitit
 
 import hpclaunch
-from conftest import SOURCE_DIR
+from conftest import SOURCE_DIR, wait_for_file
 
 # This module is pickled by value: both executors' jobs import the functions from the pickle, not from here.
 cloudpickle.register_pickle_by_value(__import__(__name__))
@@ -165,3 +167,37 @@ def test_map_array(workdir):
     our_jobs = ours.map_array(pow, [2, 3, 4], [2, 2, 3])
     assert [j.result() for j in their_jobs] == [j.result() for j in our_jobs] == [4, 9, 64]
     assert len({j.job_id for j in our_jobs}) == 3 and len({j.id for j in our_jobs}) == 1  # one array job
+
+
+class CountRuns(submitit.helpers.Checkpointable):
+    """Counts its runs (the count is the state its checkpoint keeps); the first one writes `marker` and waits to be
+    interrupted. submitit's own Checkpointable: a submitit script's class, run by both executors unchanged."""
+
+    def __init__(self):
+        self.runs = 0
+
+    def __call__(self, marker, x):
+        self.runs += 1
+        if self.runs == 1:
+            with open(marker, "w"):
+                pass
+            time.sleep(300)
+        return {"x": x, "runs": self.runs}
+
+
+def test_a_checkpointable_interrupted_once_resumes_from_its_checkpoint(workdir):
+    theirs, ours = both(workdir)
+    # submitit's LocalExecutor interrupts a run at its time limit: USR2 signal_delay_s before timeout_min, then it
+    # runs the task again when it exits 144 (its LocalJob._interrupt() signals the controller, which dies of it).
+    # Ours: the warning sent by `hpclaunch cancel --signal USR1`, then the local runner runs the job again on 99.
+    theirs.update_parameters(timeout_min=30 / 60, signal_delay_s=15)  # the warning 15 s in; the 2nd run is quick
+    their_job = theirs.submit(CountRuns(), str(workdir / "theirs-running"), 3)
+    our_job = ours.submit(CountRuns(), str(workdir / "ours-running"), 3)
+    wait_for_file(workdir / "ours-running")
+    our_job.cancel(signal="USR1")
+    expected = {"x": 3, "runs": 2}  # the second run, from the state the first one checkpointed
+    assert their_job.result() == expected
+    assert our_job.result() == expected
+    assert "checkpointed" in our_job.stderr()
+    with open(os.path.join(our_job.dir, "output.log")) as f:
+        assert "requeueing job" in f.read()

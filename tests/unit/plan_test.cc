@@ -310,12 +310,12 @@ TEST_CASE("bad requeue input names the flag") {
   r = request("sockeye-pbs");
   r.requeue = true;
   // What PBS cannot do, as its face answers (requeues_excluding_nodes, sends_warning_signal).
-  CHECK(error_of(r) == "--requeue: sockeye-pbs runs pbs, which sends no warning signal and cannot requeue a job "
-                       "without its bad nodes; drop the flag; resume by hand with the trainer's --resume");
+  CHECK(error_of(r) == "--requeue: sockeye-pbs runs pbs, which sends no warning signal and cannot requeue a job; "
+                       "drop the flag; resume by hand with the trainer's --resume");
   r = request("gadi");
   r.signal = "USR1@60";
-  CHECK(error_of(r) == "--signal: gadi runs pbs, which sends no warning signal and cannot requeue a job without "
-                       "its bad nodes; drop the flag; resume by hand with the trainer's --resume");
+  CHECK(error_of(r) == "--signal: gadi runs pbs, which sends no warning signal and cannot requeue a job; drop the "
+                       "flag; resume by hand with the trainer's --resume");
   r = request("perlmutter");
   r.max_requeues = -1;
   CHECK(error_of(r) == "--max-requeues: is below 0; use 0 or more");
@@ -335,6 +335,19 @@ TEST_CASE("a profile can turn requeueing on by default") {
   CHECK_FALSE(make_plan(r, reg.get("pm-preempt")).requeue);
 }
 
+TEST_CASE("the local site requeues: its runner runs the script again, and the signal comes from cancel --signal") {
+  JobRequest r = request("local");
+  r.requeue = true;
+  r.max_requeues = 2;
+  LaunchPlan p = plan(r);
+  CHECK(p.requeue);
+  CHECK(p.max_requeues == 2);
+  CHECK(p.warning_signal == "USR1");  // the profile's default; the runner keeps no time limit to send it before
+  r.signal = "USR2@60";
+  CHECK(plan(r).warning_signal == "USR2");
+  CHECK_FALSE(plan(request("local")).requeue);  // off unless asked
+}
+
 TEST_CASE("a PBS profile's requeueing is one line of the plan's warnings, not a script part that does nothing") {
   SiteRegistry reg = builtin_sites();
   reg.add({{"pre.yaml", "name: gadi-requeue\nextends: gadi\nrequeue: {enabled: true}\n"}});
@@ -344,7 +357,7 @@ TEST_CASE("a PBS profile's requeueing is one line of the plan's warnings, not a 
   CHECK_FALSE(p.requeue);
   CHECK(p.warning_signal.empty());
   const std::string line = "gadi-requeue's profile asks for requeueing, but pbs sends no warning signal and cannot "
-                           "requeue a job without its bad nodes: the script has no requeue";
+                           "requeue a job: the script has no requeue";
   CHECK(std::count(p.warnings.begin(), p.warnings.end(), line) == 1);
   LaunchPlan plain = plan(request("gadi"));  // no requeue asked, no line
   CHECK(std::count(plain.warnings.begin(), plain.warnings.end(), line) == 0);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "scheduler/local.h"
+#include "scheduler/local_job.h"
 #include "scheduler/pbs.h"
 #include "scheduler/slurm.h"
 #include "test_util.h"
@@ -104,6 +105,22 @@ TEST_CASE("the local runner's state.json: running, exited with a code, cancelled
   CHECK(describe(cancelled) == "CANCELLED (exit 143)");
   CHECK_THROWS_WITH(parse_local_state("{", true, "/j/state.json"),
                     doctest::Contains("/j/state.json: is not a local job state"));
+}
+
+TEST_CASE("the local runner runs a script that exited 99 again, up to --max-requeues times, and never a cancelled one") {
+  CHECK(after_local_run(99, 0, 3, false) == AfterRun::requeue);
+  CHECK(after_local_run(99, 2, 3, false) == AfterRun::requeue);
+  CHECK(after_local_run(99, 3, 3, false) == AfterRun::out_of_requeues);
+  CHECK(after_local_run(99, 0, 0, false) == AfterRun::finish);  // no --requeue: 99 is an exit code like others
+  CHECK(after_local_run(99, 0, 3, true) == AfterRun::finish);   // cancel stopped the runner
+  for (int code : {0, 1, 98, 100, 128 + 15}) CHECK(after_local_run(code, 0, 3, false) == AfterRun::finish);
+}
+
+TEST_CASE("state.json keeps the runner's pid of a job that requeues, for cancel") {
+  LocalStateFile s = parse_local_state_file(R"({"pid": 12, "state": "running", "runner": 7})", "s.json");
+  CHECK(s.runner == 7);
+  CHECK(parse_local_state_file(R"({"pid": 12, "state": "running"})", "s.json").runner == 0);
+  CHECK(nlohmann::json(s).dump() == R"({"pid":12,"runner":7,"state":"running"})");
 }
 
 TEST_CASE("unknown job ids are told apart from unreachable schedulers") {
