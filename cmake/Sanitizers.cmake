@@ -12,7 +12,9 @@ if(HPCLAUNCH_FUZZ)
   # (nlohmann::json's among them) whatever the build type says.
   add_compile_options(-O1 -gline-tables-only -UNDEBUG)
   add_link_options(-fsanitize=address,undefined)
-  # Only the pure parsers and what they link: no trainer (LibTorch), plot, tests or installed programs.
+  # Only the pure parsers and what they link: no trainer (LibTorch), plot, tests or installed programs. The
+  # libraries are whole (no list of the files a target reaches, which a new file broke): the fuzz targets, built
+  # alone (scripts/fuzz.sh), pull in only the libraries they link (fuzz/CMakeLists.txt).
   set(HPCLAUNCH_BUILD_TRAINER OFF)
   set(HPCLAUNCH_BUILD_TESTS OFF)
   set(HPCLAUNCH_PLOT OFF)
@@ -21,40 +23,3 @@ elseif(HPCLAUNCH_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
-
-# The files the fuzz targets reach (what their linker takes from the layers, found with -Wl,-Map): the fuzz build
-# compiles only these, so that t0065's clang build stays short. A target that reaches a new file fails to link
-# until it is listed here.
-set(HPCLAUNCH_FUZZ_SOURCES
-  launcher/util/strings.cc launcher/util/time_limit.cc launcher/util/warning_signal.cc launcher/util/file.cc
-  launcher/util/shell.cc launcher/util/command.cc launcher/util/line_splitter.cc
-  launcher/process/process_group.cc launcher/process/orphan_guard.cc launcher/process/signals.cc
-  launcher/dialect/hostlist.cc launcher/runtime/ranks.cc launcher/util/environment.cc
-  launcher/site/profile.cc launcher/site/profile_yaml.cc launcher/site/registry.cc launcher/site/schedulers.cc
-  launcher/dialect/dialect.cc launcher/dialect/job_state.cc launcher/dialect/cluster.cc launcher/dialect/slurm.cc
-  launcher/dialect/pbs.cc launcher/dialect/in_job.cc launcher/dialect/slurm_in_job.cc launcher/dialect/pbs_in_job.cc
-  launcher/dialect/local_in_job.cc launcher/dialect/mpi_in_job.cc
-  launcher/plan/job_spec.cc launcher/plan/sweep.cc
-  launcher/record/job_record.cc
-  launcher/scheduler/backend.cc launcher/scheduler/slurm.cc
-  launcher/scheduler/pbs.cc launcher/scheduler/local.cc launcher/scheduler/local_job.cc
-  launcher/metrics/records.cc launcher/jobs/run_curves.cc launcher/jobs/latest_records.cc launcher/jobs/log_filter.cc
-  launcher/submit/job_index.cc
-  launcher/survey/cluster_info.cc
-  launcher/agent/protocol.cc launcher/agent/failure.cc
-  trainer/idx_file.cc trainer/metrics_writer.cc trainer/atomic_file.cc)
-
-# Keeps in the list `var` (absolute paths) only the files above when building for fuzzing.
-function(hpclaunch_fuzz_sources var)
-  if(NOT HPCLAUNCH_FUZZ)
-    return()
-  endif()
-  set(kept)
-  foreach(source IN LISTS ${var})
-    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${source})
-    if(rel IN_LIST HPCLAUNCH_FUZZ_SOURCES)
-      list(APPEND kept ${source})
-    endif()
-  endforeach()
-  set(${var} ${kept} PARENT_SCOPE)
-endfunction()
