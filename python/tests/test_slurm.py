@@ -123,7 +123,9 @@ class Counter(hpclaunch.helpers.Checkpointable):
 def test_a_preempted_checkpointable_job_is_requeued_and_resumes(workdir):
     import subprocess
 
-    ex = hpclaunch.Executor(nodes=1, gpus_per_node=2, launcher="srun", time="5", **SITE)
+    # 15 minutes: Slurm's own warning (--signal USR1@120) comes 2 minutes before the limit, so with 5 a second run
+    # that started slowly (a loaded machine: a cold CI run once) was warned again and requeued a second time.
+    ex = hpclaunch.Executor(nodes=1, gpus_per_node=2, launcher="srun", time="15", **SITE)
     marker = workdir / "running"
     job = ex.submit(Counter(), str(marker))
     with open(os.path.join(job.dir, "job.sh")) as f:
