@@ -48,9 +48,22 @@ for how in srun mpirun agent; do
   assert_not_contains "$out" "$how-crash exited 0" "$how: the job whose rank 3 raised fails"
   assert_contains "$out" "RuntimeError: $how-crash: checkpoint directory /ckpt is not writable"
 done
-assert_contains "$out" "root cause: rank 3 (local rank 1) on n2 exited with code 1" "the agent names rank 3"
-assert_contains "$out" "task 3: Exited with exit code 1" "srun names task 3"
+# The raising rank exits 1, or is aborted on its way out: torch 2.15's gloo group, never destroyed, can end the
+# process with "terminate called without an active exception" once its peers are gone (a race, seen in a cold run
+# and in one of four runs here). Either way each launcher must name rank 3, and the agent its exception.
+case $out in
+  *"root cause: rank 3 (local rank 1) on n2 exited with code 1"* | *"root cause: rank 3 (local rank 1) on n2 was killed by SIGABRT"*) ;;
+  *) fail "the agent's root cause does not name rank 3 on n2: $out" ;;
+esac
+assert_contains "$out" "error file of rank 3:"$'\n'"  RuntimeError: agent-crash: checkpoint directory /ckpt is not writable" \
+  "the agent's root cause quotes rank 3's error file"
+case $out in
+  *"task 3: Exited with exit code 1"* | *"task 3: Aborted"*) ;;
+  *) fail "srun does not name task 3: $out" ;;
+esac
 mpirun_says=$(grep -A6 "exited on signal\|non-zero status" <<<"$out" || true)
-assert_contains "$mpirun_says" "Process name: [[" "mpirun names the rank that failed"
-assert_contains "$mpirun_says" ",3]" "mpirun names rank 3"
+case $mpirun_says in
+  *"Process name: [["*",3]"* | *"process rank 3 with PID"*) ;;
+  *) fail "mpirun does not name rank 3 as the one that failed: $mpirun_says" ;;
+esac
 echo ok
