@@ -4,11 +4,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <random>
 
 #include "agent/agent_log.h"
 #include "agent/heartbeat.h"
 #include "agent/protocol.h"
+#include "runtime/rendezvous.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace hpclaunch {
 
@@ -34,6 +37,21 @@ asio::ip::address bind_address(asio::io_context& io, const std::string& host) {
 
 int pick_free_port() {
   asio::io_context io;
+  // A port of the band that nothing listens on now (binding it on every interface succeeds), drawn at random so
+  // that agents starting together draw apart; after 64 taken draws, or without a band, the kernel's choice.
+  const PortBand band = worker_port_band(read_file("/proc/sys/net/ipv4/ip_local_port_range").value_or(""));
+  if (band.high > band.low) {
+    std::mt19937 draw(std::random_device{}());
+    std::uniform_int_distribution<int> port(band.low, band.high - 1);
+    for (int i = 0; i < 64; ++i) {
+      boost::system::error_code ec;
+      asio::ip::tcp::acceptor a(io);
+      a.open(asio::ip::tcp::v4(), ec);
+      const int p = port(draw);
+      if (!ec) a.bind(asio::ip::tcp::endpoint(asio::ip::address_v4::any(), static_cast<unsigned short>(p)), ec);
+      if (!ec) return p;
+    }
+  }
   asio::ip::tcp::acceptor a(io, asio::ip::tcp::endpoint(asio::ip::address_v4::any(), 0));
   return a.local_endpoint().port();
 }

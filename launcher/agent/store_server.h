@@ -76,7 +76,8 @@ class StoreServer {
   RendezvousState m_state;
 };
 
-// A TCP port that was free a moment ago on every interface (what torchrun gives as MASTER_PORT).
+// A TCP port that was free a moment ago on every interface, for the workers' MASTER_PORT: drawn from
+// worker_port_band (runtime/rendezvous.h), below the ephemeral ports that torchrun hands on.
 int pick_free_port();
 
 }  // namespace hpclaunch

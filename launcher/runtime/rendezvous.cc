@@ -143,4 +143,13 @@ int choose_master_port(const Env& env, std::optional<int> flag, std::string_view
   return k_master_port_base + static_cast<int>((base + *task) % k_master_port_span);
 }
 
+PortBand worker_port_band(std::string_view ip_local_port_range) {
+  std::string_view text = trim(ip_local_port_range);
+  text = text.substr(0, text.find_first_of(" \t"));
+  long long first_ephemeral = 0;
+  if (!parse_int(text, &first_ephemeral) || first_ephemeral > 65536) return {};
+  if (first_ephemeral - k_worker_port_low < 100) return {};
+  return {k_worker_port_low, static_cast<int>(first_ephemeral)};
+}
+
 }  // namespace hpclaunch

@@ -73,4 +73,17 @@ int derive_master_port(std::string_view job_id);
 // as above. Every value must be a port number in [1, 65535] (Error naming the variable or flag otherwise).
 int choose_master_port(const Env& env, std::optional<int> flag, std::string_view job_id);
 
+// Where the agent draws its workers' MASTER_PORT from (one per rendezvous round): [30000, the kernel's first
+// ephemeral port), above the ports derived from job ids and below every port an outgoing connection can be given.
+// torchrun binds port 0 and hands that ephemeral port on; until rank 0 binds it, seconds later after its imports,
+// any connection this node opens may take it ("Address already in use"). Drawn here, only a listener that chose the
+// same port can. `ip_local_port_range` is /proc/sys/net/ipv4/ip_local_port_range's text ("32768\t60999"); the band
+// is empty (low == high) when that text is unreadable or leaves fewer than 100 ports, and the agent then binds 0.
+struct PortBand {
+  int low = 0;
+  int high = 0;  // one past the last
+};
+inline constexpr int k_worker_port_low = k_master_port_base + k_master_port_span;  // 30000
+PortBand worker_port_band(std::string_view ip_local_port_range);
+
 }  // namespace hpclaunch

@@ -63,7 +63,7 @@ print(f"lightning env={env} world={trainer.world_size} global_rank={trainer.glob
       f"node_rank={trainer.node_rank} local_rank={trainer.local_rank} rank={os.environ['RANK']} "
       f"steps={trainer.global_step}", flush=True)
 PY
-two_nodes lit lit.py || fail "the Lightning job failed: $(tail -30 lit0.out lit1.out)"
+two_nodes lit lit.py || fail "the Lightning job failed: $(tail -n 30 lit0.out lit1.out)"
 out=$(cat lit0.out lit1.out)
 for r in 0 1 2 3; do
   assert_contains "$out" "lightning env=TorchElasticEnvironment world=4 global_rank=$r node_rank=$((r / 2)) local_rank=$((r % 2)) rank=$r steps=2" \

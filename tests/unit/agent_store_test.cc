@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "agent/store_client.h"
 #include "agent/store_server.h"
+#include "runtime/rendezvous.h"
+#include "util/file.h"
 
 using namespace hpclaunch;
 using namespace std::chrono_literals;
@@ -76,6 +79,19 @@ TEST_CASE("a peer with the wrong secret is refused and told nothing") {
   CHECK(bad.messages.empty());
   CHECK(good.messages.empty());  // the round still waits for a real node 1
   CHECK_FALSE(good.lost);
+}
+
+TEST_CASE("the agent's worker port is drawn from that band, free, and not ephemeral") {
+  const PortBand band = worker_port_band(read_file("/proc/sys/net/ipv4/ip_local_port_range").value_or(""));
+  REQUIRE(band.high > band.low);  // this machine's range leaves one (Linux's default 32768-60999 does)
+  std::set<int> seen;
+  for (int i = 0; i < 8; ++i) {
+    const int port = pick_free_port();
+    CHECK(port >= band.low);
+    CHECK(port < band.high);
+    seen.insert(port);
+  }
+  CHECK(seen.size() > 1);  // drawn, not one fixed port
 }
 
 TEST_CASE("an agent that cannot reach the store gives up at its deadline with the reason") {

@@ -112,6 +112,21 @@ TEST_CASE("the derived port follows the documented formula") {
   CHECK(derive_master_port("4243") != derive_master_port("4242"));  // neighbouring jobs do not collide
 }
 
+TEST_CASE("the agent's worker ports lie between the derived ports and the kernel's ephemeral ones") {
+  PortBand band = worker_port_band("32768\t60999\n");
+  CHECK(band.low == 30000);
+  CHECK(band.high == 32768);
+  CHECK(band.low >= k_master_port_base + k_master_port_span);  // above every derived port
+  band = worker_port_band("40000 65000");
+  CHECK(band.high == 40000);
+  // unreadable, nonsense, or too few ports below the ephemeral range: no band (the kernel picks)
+  for (const char* text : {"", "x 6", "30050\t60999", "1024 60999", "70000 80000"}) {
+    CAPTURE(text);
+    band = worker_port_band(text);
+    CHECK(band.low == band.high);
+  }
+}
+
 TEST_CASE("MASTER_PORT: existing, then flag, then profile default, then derived") {
   CHECK(choose_master_port({{"MASTER_PORT", "12345"}, {"HPCLAUNCH_MASTER_PORT", "29500"}}, 7000, "42") == 12345);
   CHECK(choose_master_port({{"HPCLAUNCH_MASTER_PORT", "29500"}}, 7000, "42") == 7000);
