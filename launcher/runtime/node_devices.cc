@@ -233,4 +233,13 @@ std::optional<int> preflight_gpu_count(Accelerator vendor, const std::vector<Gpu
   return n;
 }
 
+TorchDeviceCounts torch_device_counts(const SysfsView& sys, const Env& env) {
+  TorchDeviceCounts c;
+  c.cuda = static_cast<int>(visible_devices(Accelerator::nvidia, node_devices(Accelerator::nvidia, sys), env).size());
+  if (c.cuda == 0)
+    c.cuda = static_cast<int>(visible_devices(Accelerator::amd, node_devices(Accelerator::amd, sys), env).size());
+  c.xpu = static_cast<int>(visible_devices(Accelerator::intel, node_devices(Accelerator::intel, sys), env).size());
+  return c;
+}
+
 }  // namespace hpclaunch

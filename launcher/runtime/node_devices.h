@@ -47,4 +47,13 @@ std::vector<GpuDevice> visible_devices(Accelerator vendor, const std::vector<Gpu
 // the vendor's list (ZE_AFFINITY_MASK=0,1,...). nullopt on NVIDIA: there torch's CUDA count is the truth. Pure.
 std::optional<int> preflight_gpu_count(Accelerator vendor, const std::vector<GpuDevice>& devices, const Env& env);
 
+// What torch would count here, for torchrun's --nproc-per-node gpu, xpu and auto: CUDA devices (NVIDIA's, or AMD's,
+// which a ROCm build numbers as CUDA devices) and XPU devices (Intel's: 12 tiles on an Aurora node under FLAT),
+// each as this process's variables select them. Pure over `sys`.
+struct TorchDeviceCounts {
+  int cuda = 0;
+  int xpu = 0;
+};
+TorchDeviceCounts torch_device_counts(const SysfsView& sys, const Env& env);
+
 }  // namespace hpclaunch

@@ -1,7 +1,8 @@
 // A node's GPUs by vendor (runtime/node_devices.h) on sysfs layouts recorded as files: an MI250X node as the
 // Frontier and LUMI-G guides draw it (8 GCDs, two on each of the 4 NUMA nodes, ROCr's order not the NUMA order),
 // an Aurora node (6 Max 1550 cards of 2 tiles, 3 on each socket), and an NVIDIA node; which of them a process
-// sees under each vendor's variables, the NUMA node each worker is bound near, and the preflight's count.
+// sees under each vendor's variables, the NUMA node each worker is bound near, the preflight's count, and what
+// torch counts for torchrun's --nproc-per-node.
 #include <doctest/doctest.h>
 #include <fmt/core.h>
 
@@ -211,6 +212,19 @@ TEST_CASE("the preflight's count: the vendor's devices on AMD and Intel nodes, t
   CHECK(preflight_gpu_count(Accelerator::amd, {}, {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"}}) == 8);
   CHECK(preflight_gpu_count(Accelerator::amd, {}, {{"HIP_VISIBLE_DEVICES", "0,1"}}) == 2);
   CHECK_FALSE(preflight_gpu_count(Accelerator::nvidia, node_devices(Accelerator::nvidia, nvidia_node()), {}));
+}
+
+TEST_CASE("torchrun's --nproc-per-node gpu and xpu: what torch counts, by vendor, under the variables") {
+  // Aurora: 12 XPU devices (tiles), not its 6 cards; a mask keeps its entries.
+  CHECK(torch_device_counts(aurora_node(), {}).xpu == 12);
+  CHECK(torch_device_counts(aurora_node(), {}).cuda == 0);
+  CHECK(torch_device_counts(aurora_node(), {{"ZE_AFFINITY_MASK", "0,1"}}).xpu == 2);
+  CHECK(torch_device_counts(aurora_node(), {{"ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE"}}).xpu == 6);
+  // An MI250X node: ROCm's torch numbers its GCDs as CUDA devices.
+  CHECK(torch_device_counts(mi250x_node(), {}).cuda == 8);
+  CHECK(torch_device_counts(mi250x_node(), {{"ROCR_VISIBLE_DEVICES", "0,1,2"}}).cuda == 3);
+  CHECK(torch_device_counts(mi250x_node(), {}).xpu == 0);
+  CHECK(torch_device_counts(nvidia_node(), {{"CUDA_VISIBLE_DEVICES", "1"}}).cuda == 1);
 }
 
 TEST_SUITE_END();
