@@ -5,7 +5,7 @@
 // when a node is bad, naming it.
 // Test hooks (no real fault can be put on one emulated node of this machine; documented in docs/preflight.md):
 // HPCLAUNCH_PROBE_TEST_SLOW_NODE=NODE adds 0.5 s to NODE's workload, HPCLAUNCH_PROBE_TEST_GPUS=NODE=N makes NODE
-// report N GPUs.
+// report N GPUs. An AMD or Intel node's GPUs come from `hpclaunch check` (HPCLAUNCH_NODE_GPUS; reported_gpus).
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -51,30 +51,6 @@ std::string node_name() {
   ::gethostname(host, sizeof host - 1);
   // `hpclaunch check` sets HPCLAUNCH_NODENAME from the job's face (dialect/in_job.h), which the probe cannot link.
   return env_or("HPCLAUNCH_NODENAME", host).substr(0, k_name_slots);
-}
-
-int visible_gpus(const std::string& node) {
-  // Test hook first: "n2=3,n5=0".
-  std::string hook = env_or("HPCLAUNCH_PROBE_TEST_GPUS", "");
-  for (size_t start = 0; start < hook.size();) {
-    size_t end = hook.find(',', start);
-    std::string item = hook.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    size_t eq = item.find('=');
-    if (eq != std::string::npos && item.substr(0, eq) == node) return std::stoi(item.substr(eq + 1));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  if (torch::cuda::is_available()) return static_cast<int>(torch::cuda::device_count());
-  std::string list = env_or("CUDA_VISIBLE_DEVICES", "");  // CPU build: what the scheduler gave this node
-  int n = 0;
-  for (size_t start = 0; start <= list.size() && !list.empty();) {
-    size_t end = list.find(',', start);
-    std::string id = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!id.empty() && id != "NoDevFiles") ++n;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return n;
 }
 
 // The same small workload on every rank: the best of three runs of 30 128x128 matrix products on one thread.
@@ -142,7 +118,9 @@ int run(const ProbeOptions& o) {
   // Everyone learns everyone's report: rank r fills row r, a sum gathers them.
   auto reports = torch::zeros({world, k_name_slots + 2}, torch::kDouble);
   for (size_t i = 0; i < node.size(); ++i) reports[rank][static_cast<int64_t>(i)] = static_cast<double>(static_cast<unsigned char>(node[i]));
-  reports[rank][k_name_slots] = visible_gpus(node);
+  reports[rank][k_name_slots] = reported_gpus(
+      [](const char* name) { return std::getenv(name); }, node,
+      torch::cuda::is_available() ? std::optional<int>(static_cast<int>(torch::cuda::device_count())) : std::nullopt);
   reports[rank][k_name_slots + 1] = probe;
   auto gathered = reports.to(device);
   comm->allreduce_sum(gathered);

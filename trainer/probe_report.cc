@@ -3,7 +3,40 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "util/strings.h"
+
 namespace hpctrain {
+
+namespace {
+
+// The entries of a comma list that name something ("NoDevFiles": Slurm's word for none).
+int listed_entries(const std::string& list) {
+  int n = 0;
+  for (const auto& item : hpclaunch::split(list, ',')) {
+    auto id = hpclaunch::trim(item);
+    if (!id.empty() && id != "NoDevFiles") ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+int reported_gpus(const std::function<const char*(const char*)>& getenv, const std::string& node,
+                  std::optional<int> cuda_count) {
+  auto value = [&](const char* name) -> std::string {
+    const char* v = getenv(name);
+    return v ? v : "";
+  };
+  for (const auto& item : hpclaunch::split(value("HPCLAUNCH_PROBE_TEST_GPUS"), ',')) {
+    size_t eq = item.find('=');
+    long long n = 0;
+    if (eq != std::string::npos && item.substr(0, eq) == node && hpclaunch::parse_int(item.substr(eq + 1), &n))
+      return static_cast<int>(n);
+  }
+  if (long long n = 0; hpclaunch::parse_int(value("HPCLAUNCH_NODE_GPUS"), &n) && n >= 0) return static_cast<int>(n);
+  if (cuda_count) return *cuda_count;
+  return listed_entries(value("CUDA_VISIBLE_DEVICES"));
+}
 
 std::vector<std::size_t> probe_sizes(std::size_t min_bytes, std::size_t max_bytes) {
   std::vector<std::size_t> out;

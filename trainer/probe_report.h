@@ -3,6 +3,8 @@
 // report. Pure: no Torch, no clock.
 #pragma once
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,13 @@ struct RankReport {
   int gpus = 0;              // GPUs this rank's node shows
   double probe_seconds = 0;  // the same local workload on every rank
 };
+
+// The GPUs a rank reports for its node, the first of: the test hook HPCLAUNCH_PROBE_TEST_GPUS's figure for `node`
+// ("n2=3,n5=0"); HPCLAUNCH_NODE_GPUS, which `hpclaunch check` hands over on AMD and Intel nodes (their vendor's
+// devices: torch.cuda sees no Level Zero device, and a bound rank only its own); `cuda_count`, torch's (nullopt
+// when CUDA is not available); the entries of CUDA_VISIBLE_DEVICES (a CPU build: what the scheduler gave).
+int reported_gpus(const std::function<const char*(const char*)>& getenv, const std::string& node,
+                  std::optional<int> cuda_count);
 
 struct NodeVerdict {
   std::string node;

@@ -24,7 +24,7 @@ struct NumaDomain {
 
 struct Topology {
   std::vector<NumaDomain> domains;     // NUMA nodes with usable CPUs
-  std::vector<int> gpu_numa;           // the NUMA node (os_index) of each visible GPU, in CUDA order
+  std::vector<int> gpu_numa;           // the NUMA node (os_index) of each visible GPU, in its runtime's order
 };
 
 // The NUMA domain (index into t.domains) of worker `local_rank` of `nproc`: its GPU's node when the GPU is known,

@@ -3,12 +3,9 @@
 #include <hwloc.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
+#include "runtime/node_devices.h"
 #include "util/error.h"
-#include "util/file.h"
-#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -20,36 +17,7 @@ std::vector<int> cpus_of(hwloc_const_bitmap_t set) {
   return out;
 }
 
-int numa_node_of_bus(const std::string& bus) {
-  auto text = read_file("/sys/bus/pci/devices/" + bus + "/numa_node");
-  long long n = -1;
-  if (!text || !parse_int(trim(*text), &n) || n < 0) return 0;  // -1: a machine with one node
-  return static_cast<int>(n);
-}
-
 }  // namespace
-
-std::vector<std::string> nvidia_gpu_buses() {
-  std::vector<std::string> buses;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
-    buses.push_back(ascii_lower(e.path().filename().string()));  // the directory is named after the PCI address
-  }
-  std::sort(buses.begin(), buses.end());
-  return buses;
-}
-
-std::vector<std::string> visible_gpu_buses(const std::vector<std::string>& buses, const Env& env) {
-  auto visible = env_get(env, "CUDA_VISIBLE_DEVICES");
-  if (!visible) return buses;
-  std::vector<std::string> out;
-  for (const auto& item : split(*visible, ',')) {
-    long long i = -1;
-    if (!parse_int(trim(item), &i) || i < 0 || i >= static_cast<long long>(buses.size())) break;
-    out.push_back(buses[i]);
-  }
-  return out;
-}
 
 Topology read_topology(const Env& env) {
   hwloc_topology_t topo;
@@ -75,7 +43,9 @@ Topology read_topology(const Env& env) {
     t.domains.push_back(d);
   }
   hwloc_topology_destroy(topo);
-  for (const auto& bus : visible_gpu_buses(nvidia_gpu_buses(), env)) t.gpu_numa.push_back(numa_node_of_bus(bus));
+  const Accelerator vendor = accelerator_from_env(env);
+  for (const auto& gpu : visible_devices(vendor, node_devices(vendor, machine_sysfs()), env))
+    t.gpu_numa.push_back(std::max(0, gpu.numa_node));  // -1: a machine with one node
   return t;
 }
 

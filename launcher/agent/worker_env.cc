@@ -21,6 +21,9 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
     // Each worker sees only its own device, in its vendor's variables (HPCLAUNCH_ACCELERATOR: CUDA_VISIBLE_DEVICES,
     // ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK), as `hpclaunch exec` binds a task (runtime/gpu_bind.h).
     env["LOCAL_RANK"] = "0";
+    // As exec's bound task: the rank on the node, which also tells `hpclaunch check` that this worker's variables
+    // name its own device and not the node's.
+    env["HPCLAUNCH_NODE_LOCAL_RANK"] = std::to_string(local_rank);
     for (auto& [name, value] : worker_device_env(base, local_rank)) env[name] = value;
   }
   env["RANK"] = rank;

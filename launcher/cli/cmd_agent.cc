@@ -10,13 +10,13 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include "agent/elastic_agent.h"
 #include "agent/job_environment.h"
 #include "agent/numa_topology.h"
 #include "cli/help_text.h"
+#include "runtime/node_devices.h"
 #include "util/cli_error.h"
 #include "util/strings.h"
 
@@ -24,23 +24,23 @@ namespace hpclaunch {
 
 namespace {
 
-MachineInfo this_machine() {
+MachineInfo this_machine(const Env& env) {
   MachineInfo m;
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   m.hostname = host;
   cpu_set_t set;
   m.cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  std::error_code ec;
-  static const std::regex gpu_dev("nvidia[0-9]+");
-  for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
-    if (std::regex_match(e.path().filename().string(), gpu_dev)) ++m.gpus;
-  // Intel's GPUs: the DRM render nodes whose PCI vendor is Intel's (0x8086), as Level Zero finds them.
-  static const std::regex render_dev("renderD[0-9]+");
-  for (const auto& e : std::filesystem::directory_iterator("/sys/class/drm", ec)) {
-    std::ifstream vendor(e.path() / "device" / "vendor");
-    std::string id;
-    if (std::regex_match(e.path().filename().string(), render_dev) && vendor >> id && id == "0x8086") ++m.xpus;
+  // The devices each vendor's runtime would number, as the variables select them (runtime/node_devices.h).
+  TorchDeviceCounts counts = torch_device_counts(machine_sysfs(), env);
+  m.gpus = counts.cuda;
+  m.xpus = counts.xpu;
+  if (m.gpus == 0 && node_devices(Accelerator::nvidia, machine_sysfs()).empty()) {
+    // NVIDIA's device files, where its /proc folder is not there (some containers)
+    std::error_code ec;
+    static const std::regex gpu_dev("nvidia[0-9]+");
+    for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
+      if (std::regex_match(e.path().filename().string(), gpu_dev)) ++m.gpus;
   }
   return m;
 }
@@ -68,7 +68,7 @@ std::string completion_script(const CLI::App& app, const std::string& command, c
 
 int run_agent(const Args& args, AgentFace face) {
   EnvMap env = capture_environment();
-  MachineInfo machine = this_machine();
+  MachineInfo machine = this_machine(env);
   JobEnvironment job = read_job_environment(env, runtime_rules());
   AgentFlags flags;
   std::string help;

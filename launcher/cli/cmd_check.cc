@@ -1,7 +1,9 @@
 // `hpclaunch check [ARGS]`: the preflight, run as a job's command on every rank (`submit ... -- hpclaunch check`):
 // execs hpclaunch-probe (built with the trainer against LibTorch) from beside this binary. The probe links no
 // scheduler's face (only hpclaunch_util and hpclaunch_metrics), so the node's name as the job's face gives it
-// (SLURMD_NODENAME: several emulated nodes share one host) is handed over as HPCLAUNCH_NODENAME.
+// (SLURMD_NODENAME: several emulated nodes share one host) is handed over as HPCLAUNCH_NODENAME, and on an AMD or
+// Intel node the GPUs its vendor's devices and variables give (torch.cuda sees no Level Zero device, and a bound
+// rank only its own) as HPCLAUNCH_NODE_GPUS.
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "dialect/in_job.h"
+#include "runtime/node_devices.h"
 #include "util/error.h"
 #include "util/command.h"
 
@@ -37,6 +40,10 @@ int cmd_check(const Args& args) {
   Env env = capture_environment();
   if (const InJobFace* face = job_face(env); face && !env_has(env, "HPCLAUNCH_NODENAME"))
     if (std::string node = face->node_name(env); !node.empty()) ::setenv("HPCLAUNCH_NODENAME", node.c_str(), 1);
+  const Accelerator vendor = accelerator_from_env(env);
+  if (!env_has(env, "HPCLAUNCH_NODE_GPUS"))
+    if (auto gpus = preflight_gpu_count(vendor, node_devices(vendor, machine_sysfs()), env))
+      ::setenv("HPCLAUNCH_NODE_GPUS", std::to_string(*gpus).c_str(), 1);
   std::vector<char*> argv;
   argv.push_back(probe.data());
   std::vector<std::string> copy(args.begin(), args.end());

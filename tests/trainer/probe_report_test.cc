@@ -2,6 +2,8 @@
 // with too few GPUs or a slow workload, the report.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "probe_report.h"
 
 using namespace hpctrain;
@@ -70,6 +72,29 @@ TEST_CASE("a busbw below half the interconnect's is flagged, job-wide; nothing w
   CHECK(j["expected_busbw_gbs"] == 40.0);
   CHECK(j["busbw_shortfall"].get<std::string>() == s);
   CHECK(j["ok"] == true);  // no node is to blame: the job goes on, flagged
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("probe_report");
+
+TEST_CASE("a rank's GPUs: the test hook, the count `hpclaunch check` hands over, torch's CUDA count, the CPU build's list") {
+  std::map<std::string, std::string> env;
+  auto getenv = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  CHECK(reported_gpus(getenv, "n1", std::nullopt) == 0);
+  env["CUDA_VISIBLE_DEVICES"] = "0,1,NoDevFiles,";
+  CHECK(reported_gpus(getenv, "n1", std::nullopt) == 2);
+  CHECK(reported_gpus(getenv, "n1", 4) == 4);
+  // An Intel or AMD node: its vendor's devices, whatever torch.cuda says (none under Level Zero).
+  env["HPCLAUNCH_NODE_GPUS"] = "12";
+  CHECK(reported_gpus(getenv, "n1", 0) == 12);
+  CHECK(reported_gpus(getenv, "n1", std::nullopt) == 12);
+  env["HPCLAUNCH_PROBE_TEST_GPUS"] = "n2=3,n1=5";
+  CHECK(reported_gpus(getenv, "n1", 4) == 5);
+  CHECK(reported_gpus(getenv, "n3", 4) == 12);
 }
 
 TEST_SUITE_END();

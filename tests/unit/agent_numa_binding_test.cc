@@ -1,9 +1,8 @@
-// --numa-binding's rules (agent/numa_binding.h) on a made-up two-socket topology, and the GPUs' order
-// (agent/numa_topology.h).
+// --numa-binding's rules (agent/numa_binding.h) on a made-up two-socket topology (the GPUs' order and NUMA nodes:
+// runtime_node_devices_test.cc).
 #include <doctest/doctest.h>
 
 #include "agent/numa_binding.h"
-#include "agent/numa_topology.h"
 #include "util/error.h"
 
 using namespace hpclaunch;
@@ -63,15 +62,6 @@ TEST_CASE("--numa-binding: each worker gets the CPUs near its GPU, by node, sock
   CHECK(bind_workers(one, NumaBinding::core_complex, 2)[1] == std::vector<int>{0, 1, 2});  // no L3 known
   CHECK_THROWS_WITH(bind_workers(Topology{}, NumaBinding::node, 1), doctest::Contains("no NUMA node"));
   CHECK(parse_numa_binding("core_complex") == NumaBinding::core_complex);
-}
-
-TEST_CASE("GPUs in CUDA order: CUDA_VISIBLE_DEVICES indexes the buses, and stops at what it cannot use") {
-  std::vector<std::string> buses = {"0000:07:00.0", "0000:46:00.0", "0000:85:00.0"};
-  CHECK(visible_gpu_buses(buses, {}) == buses);
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "2,0"}}) ==
-        std::vector<std::string>{"0000:85:00.0", "0000:07:00.0"});
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "1,GPU-abc,0"}}) == std::vector<std::string>{"0000:46:00.0"});
-  CHECK(visible_gpu_buses(buses, {{"CUDA_VISIBLE_DEVICES", "7"}}).empty());
 }
 
 TEST_SUITE_END();

@@ -75,6 +75,7 @@ TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LO
   CHECK(amd["LOCAL_RANK"] == "0");
   CHECK(amd["ROCR_VISIBLE_DEVICES"] == "5");
   CHECK(amd["HIP_VISIBLE_DEVICES"] == "0");
+  CHECK(amd["HPCLAUNCH_NODE_LOCAL_RANK"] == "2");  // as exec's bound task: the preflight counts the node's GCDs
   // Intel: Level Zero's mask, one tile each.
   Env intel = worker_env({{"HPCLAUNCH_ACCELERATOR", "intel"}, {"ZE_AFFINITY_MASK", "0.0,0.1,1.0"}}, layout,
                          Assignment{}, 1, "e");
@@ -82,6 +83,7 @@ TEST_CASE("--virtual-local-rank: each worker sees its own GPU as device 0 and LO
   CHECK(intel.count("CUDA_VISIBLE_DEVICES") == 0);
   Env plain = worker_env({{"CUDA_VISIBLE_DEVICES", "4,6"}}, WorkerLayout{}, Assignment{}, 1, "e");
   CHECK(plain["LOCAL_RANK"] == "1");
+  CHECK(plain.count("HPCLAUNCH_NODE_LOCAL_RANK") == 0);
   CHECK(plain["CUDA_VISIBLE_DEVICES"] == "4,6");
   CHECK(plain["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");
   CHECK(plain.count("NCCL_ASYNC_ERROR_HANDLING") == 0);  // torchrun 1.x's name: torch 2.x warns that it is deprecated

@@ -482,3 +482,30 @@ TEST_CASE("JUWELS Booster loads Stage 2025, which users' JUWELS scripts load; it
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("site_facts");
+
+TEST_CASE("the PAICE AI clusters: aip- accounts, their node shapes, TamIA's whole nodes and day, Vulcan's week") {
+  for (const char* site : {"cc-killarney", "cc-killarney-h100", "cc-tamia", "cc-vulcan"}) {
+    CAPTURE(site);
+    CHECK_FALSE(has_warning(plan(request(site, 1, "aip-someprof")), "does not look like"));
+    CHECK(has_warning(plan(request(site, 1, "def-someprof")), "does not look like"));  // PAICE charges aip- only
+    CHECK(sites().get(site).account.example == "aip-someprof");
+  }
+  CHECK(script(request("cc-killarney", 2, "aip-someprof")).find("--gpus-per-node=l40s:4") != std::string::npos);
+  CHECK(script(request("cc-killarney-h100", 1, "aip-someprof")).find("--gpus-per-node=h100:8") != std::string::npos);
+  CHECK(script(request("cc-vulcan", 1, "aip-someprof")).find("--gpus-per-node=l40s:4") != std::string::npos);
+  JobRequest part = request("cc-tamia", 1, "aip-someprof");
+  part.gpus_per_node = 2;
+  CHECK(test::error_of_call([&] { plan(part); }).find("2 GPUs of a node cannot be asked for on cc-tamia") != std::string::npos);
+  JobRequest week = request("cc-tamia", 1, "aip-someprof");
+  week.time = "2-00:00:00";
+  CHECK_FALSE(test::error_of_call([&] { plan(week); }).empty());
+  week.site = "cc-vulcan";
+  CHECK(plan(week).time_s == 2 * 86400);
+  week.time = "8-00:00:00";
+  CHECK_FALSE(test::error_of_call([&] { plan(week); }).empty());
+  CHECK(has_warning(plan(request("cc-tamia", 1, "aip-someprof")), "each job must use all 4 GPUs"));
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,33 @@
+#!/bin/bash
+#SBATCH --job-name=train
+#SBATCH --nodes=2
+#SBATCH --ntasks=16
+#SBATCH --ntasks-per-node=8
+#SBATCH --cpus-per-task=6
+#SBATCH --gpus-per-node=h100:8
+#SBATCH --mem=0
+#SBATCH --account=aip-someprof
+#SBATCH --time=01:00:00
+#SBATCH --chdir=/home/user/project
+#SBATCH --output=/home/user/project/hpclaunch-jobs/train/slurm-%j.out
+#
+# Rendered by hpclaunch 0.1.0 for site cc-killarney-h100 (Alliance PAICE - Killarney (H100)).
+# Launch: srun; 2 node(s) x 8 worker(s) = world size 16;
+# 16 Slurm task(s), 8 per node, 6 CPU(s) each.
+
+# Since Slurm 22.05 srun no longer inherits --cpus-per-task from the allocation.
+export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
+export HPCLAUNCH_MASTER_ADDR_RULE=first-node
+export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
+export HPCLAUNCH_GPU_BIND=none
+export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
+export NCCL_BLOCKING_WAIT=1
+export OMP_NUM_THREADS=6
+HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
+
+# One task per GPU; `hpclaunch exec` sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs.
+# --label prefixes every line with the task's rank (`hpclaunch logs --rank R` reads it); --kill-on-bad-exit
+# ends the step when one rank fails, instead of leaving the others waiting for it until the time limit.
+srun --label --kill-on-bad-exit=1 --nodes=2 --ntasks=16 --ntasks-per-node=8 --cpus-per-task=6 \
+  "$HPCLAUNCH" exec -- python train.py --epochs 2
+
