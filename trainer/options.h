@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"  // k_exit_requeue, which the launcher and the local runner act on
+
 namespace hpctrain {
 
 // Exit codes (documented in docs/trainer.md): 0, the launcher's 1 and 2 (hpclaunch::k_exit_failure and
@@ -14,8 +16,9 @@ inline constexpr int k_exit_ok = 0;
 // The loss went non-finite (NaN or infinite) on some rank: stopped without saving (--on-nonfinite stop), or
 // after --max-skipped-steps skipped steps in a row (skip-step). Not worth a requeue: the same run would diverge.
 inline constexpr int k_exit_nonfinite = 3;
-// Stopped by SIGUSR1/SIGTERM after finishing the step and saving: the batch script should requeue.
-inline constexpr int k_exit_requeue = 99;
+// Stopped by SIGUSR1/SIGTERM after finishing the step and saving: the batch script should requeue (the launcher's
+// own code for "saved; requeue me", defined once in util/error.h).
+using hpclaunch::k_exit_requeue;
 
 // Test hooks, read from the environment once by main() (read_test_hooks) and handed to the run in
 // TrainOptions::hooks: nothing in the training loop reads the environment.
