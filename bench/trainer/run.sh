@@ -2,8 +2,9 @@
 # Measures samples/s (and samples per CPU-second) of hpclaunch-train and of the Python DDP script (ddp_train.py)
 # with 2 gloo ranks on this machine, same model, data, per-rank batch, optimizer and threads. The Python peer runs
 # under PEER_PYTHON (default the peers' venv, /opt/hpclaunch/peers-venv/bin/python: torch 2.15's wheel with its own
-# LibTorch and BLAS, made by scripts/peers-venv.sh); hpclaunch-train links Debian's LibTorch 1.13, so the two sides
-# run different LibTorch builds. PEER_PYTHON=/usr/bin/python3 gives Debian's python3-torch 1.13: the same LibTorch
+# LibTorch and BLAS, made by scripts/peers-venv.sh); hpclaunch-train links Debian's LibTorch 1.13 unless
+# HPCLAUNCH_TRAIN names a build against the wheel (t0513's build-wheel-gloo), so by default the two sides run
+# different LibTorch builds. PEER_PYTHON=/usr/bin/python3 gives Debian's python3-torch 1.13: the same LibTorch
 # underneath, the peer of the runs before 2026-11-27. Each JSON line names its torch version. Runs are interleaved (C++, Python, Python...) and repeated, and the median is reported, because
 # the machine is shared. Usage: bench/trainer/run.sh [REPEATS] > results.jsonl  (a table goes to stderr)
 # Env: HPCLAUNCH_TRAIN (default build-trainer/trainer/hpclaunch-train), THREADS (per rank, default 1),
@@ -24,8 +25,10 @@ py=/usr/bin/python3
 peer_py=${PEER_PYTHON:-/opt/hpclaunch/peers-venv/bin/python}
 [ -x "$peer_py" ] || { echo "run.sh: PEER_PYTHON '$peer_py' is not there; run scripts/peers-venv.sh or set PEER_PYTHON" >&2; exit 2; }
 peer_torch=$("$peer_py" -c 'import torch; print(torch.__version__)')
-# hpclaunch-train's LibTorch: Debian's, unless it was built against another (then this names Debian's package only).
-cpp_torch=libtorch-$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo unknown)
+# hpclaunch-train's LibTorch, as its --version names it ("LibTorch 2.15.0" for a build against the peers' wheel:
+# HPCLAUNCH_TRAIN=BUILD/build-wheel-gloo/trainer/hpclaunch-train, t0513's, gives the same LibTorch on both sides).
+cpp_torch=libtorch-$("$train" --version | sed -n 's/.*(LibTorch \([^,)]*\).*/\1/p')
+[ "$cpp_torch" != libtorch- ] || cpp_torch=libtorch-unknown
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ "${BLAS:-}" = openblas ]; then
