@@ -87,14 +87,37 @@ Scheduler register_dialect(const std::string& name, const SchedulerDialect& dial
   return id;
 }
 
+bool SchedulerDialect::offers(LaunchMode mode) const {
+  const std::vector<LaunchMode> mine = launchers();
+  return std::find(mine.begin(), mine.end(), mode) != mine.end();
+}
+
+bool SchedulerDialect::writes(GpuStyle style) const {
+  const std::vector<GpuStyle> mine = gpu_styles();
+  return style == GpuStyle::none || std::find(mine.begin(), mine.end(), style) != mine.end();
+}
+
 std::string launcher_needs(LaunchMode mode) {
-  if (mode == LaunchMode::pals) return "pals (Cray PALS mpiexec) needs PBS";
-  return std::string(to_string(mode)) + " needs Slurm";
+  std::vector<std::string> starters;
+  for (const SchedulerDialect* d : dialects())
+    if (d->offers(mode)) starters.push_back(to_string(d->kind()));
+  return std::string(to_string(mode)) + (starters.empty() ? " is started by no scheduler" : " needs " + join_or(starters));
 }
 
 std::string launcher_refusal(Scheduler scheduler, LaunchMode mode) {
   return dialect_for(scheduler).offers(mode) ? "" : launcher_needs(mode);
 }
+
+std::string gpu_style_refusal(Scheduler scheduler, GpuStyle style) {
+  const SchedulerDialect& dialect = dialect_for(scheduler);
+  if (dialect.writes(style)) return "";
+  std::vector<std::string> takes;
+  for (GpuStyle s : dialect.gpu_styles()) takes.push_back(to_string(s));
+  takes.push_back(to_string(GpuStyle::none));
+  return fmt::format("{} writes no {} request (it writes {})", to_string(scheduler), to_string(style), join_or(takes));
+}
+
+SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal}; }
 
 Dependency parse_dependency(const std::string& text) {
   Dependency d;

@@ -8,7 +8,10 @@ namespace hpclaunch {
 class LocalDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::local; }
-  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }  // local-srun plays srun
+  std::vector<LaunchMode> launchers() const override {  // local-srun plays srun
+    return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
+  }
+  std::vector<GpuStyle> gpu_styles() const override { return {}; }  // no directives: the machine's GPUs are the job's
   const InJobFace& in_job() const override;  // local_in_job.cc
   std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
   std::vector<std::string> array_options(int, int) const override { return {}; }

@@ -66,7 +66,7 @@ std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const S
       fmt::format("--ntasks-per-node={}", p.ntasks_per_node),
       fmt::format("--cpus-per-task={}", p.cpus_per_task),
   };
-  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
+  if (std::string gpus = p.gpus_per_node > 0 ? gpu_request(p) : ""; !gpus.empty()) d.push_back(gpus);
   if (!p.memory.empty()) d.push_back(p.memory);
   if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
   if (!p.partition.empty()) d.push_back("--partition=" + p.partition);

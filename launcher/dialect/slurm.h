@@ -15,7 +15,8 @@ namespace hpclaunch {
 class SlurmDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::slurm; }
-  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
+  std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun}; }
+  std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::gpus_per_node, GpuStyle::gres}; }
   const InJobFace& in_job() const override;  // slurm_in_job.cc
   std::vector<std::string> presence_command() const override { return {"scontrol", "--version"}; }
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal

@@ -78,7 +78,8 @@ class ToyDialect final : public SchedulerDialect {
     return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
            "{{#launches}}\n{{{command}}}\n{{/launches}}\n";
   }
-  bool offers(LaunchMode mode) const override { return mode == LaunchMode::agent || mode == LaunchMode::mpirun; }
+  std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::mpirun}; }
+  std::vector<GpuStyle> gpu_styles() const override { return {}; }
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override {
     std::vector<std::string> d = {"-n " + std::to_string(r.nodes), "-name " + r.job_name, "-out " + place.job_dir + "/toy.out"};
     d.insert(d.end(), place.array_directives.begin(), place.array_directives.end());
@@ -219,7 +220,7 @@ TEST_CASE("the toy's registry line: profiles and job.json may name it, the regis
   CHECK(dialect_for(toy()).kind() == toy());
   CHECK(backend_for(toy()).kind() == toy());
   CHECK(&backend_for(toy()).dialect() == &dialect_for(toy()));
-  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
+  SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
   CHECK(sites.get("toybox").scheduler == toy());
   CHECK(profile_to_yaml(sites.get("toybox")).find("scheduler: toy\n") != std::string::npos);
   CHECK_THROWS_WITH_AS(register_scheduler("slurm", dialect_for(toy()), backend_for(toy())),
@@ -227,8 +228,8 @@ TEST_CASE("the toy's registry line: profiles and job.json may name it, the regis
 
   // A launcher the toy cannot start, in the profile: refused with the line that names the toy.
   write_file_atomic(t.site_file, std::string(k_toy_site).replace(std::string(k_toy_site).find("mpirun]"), 7, "srun]"));
-  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, launcher_refusal),
-                       doctest::Contains("launch.allowed: srun needs Slurm but the scheduler is toy"), Error);
+  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, scheduler_checks()),
+                       doctest::Contains("launch.allowed: srun needs slurm or local but the scheduler is toy"), Error);
 }
 
 TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's backend; status and cancel find it") {
@@ -322,13 +323,13 @@ TEST_CASE("a toy job's environment is read by the toy's face, which the registry
 
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
   TempState t;
-  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
+  SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
   JobRequest r;
   r.site = "toybox";
   r.command = {"python", "train.py"};
   r.launcher = "srun";
   CHECK(test::error_of_call([&] { make_plan(r, sites.get("toybox")); }) ==
-        "--launcher: srun needs Slurm, but toybox runs toy; use --launcher agent");
+        "--launcher: srun needs slurm or local, but toybox runs toy; use --launcher agent");
   r.launcher = "mpirun";
   CHECK(make_plan(r, sites.get("toybox")).launcher == LaunchMode::mpirun);
 }
