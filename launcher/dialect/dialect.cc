@@ -3,8 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
-#include <regex>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -13,44 +11,9 @@ namespace hpclaunch {
 
 std::string SchedulerDialect::template_path() const { return std::string("templates/") + to_string(kind()) + ".sh.mustache"; }
 
-namespace {
+MemoryAsk SchedulerDialect::memory_request(const SiteProfile&, const Queue*, int) const { return {}; }
 
-// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
-long amount_mb(const std::string& amount) {
-  long long n = 0;
-  std::string digits = amount;
-  char unit = 'M';
-  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
-  if (!parse_int(digits, &n)) return 0;
-  switch (unit) {
-    case 'K': return static_cast<long>(n / 1024);
-    case 'G': return static_cast<long>(n * 1024);
-    case 'T': return static_cast<long>(n * 1024 * 1024);
-    default: return static_cast<long>(n);
-  }
-}
-
-}  // namespace
-
-// sbatch's: the profile's per-GPU amount, or for a whole-node profile the whole node (--mem=0) or a GPU share of it,
-// so that no GPU job falls to a tiny site default.
-MemoryAsk SchedulerDialect::memory_request(const SiteProfile& site, const Queue*, int gpus_per_node) const {
-  const MemoryRequest& m = site.memory;
-  const NodeShape& node = site.node;
-  if (m.style == MemoryStyle::per_gpu) return {"--mem-per-gpu=" + m.amount, amount_mb(m.amount) * std::max(1, gpus_per_node)};
-  if (m.style != MemoryStyle::whole_node) return {};
-  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) return {"--mem=0", 0};
-  return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
-}
-
-std::string SchedulerDialect::task_job_id(const std::string& array_id, int task) const {
-  return array_id + "_" + std::to_string(task);
-}
-
-std::optional<std::pair<std::vector<std::string>, int>> SchedulerDialect::split_task_ref(const std::string& ref) const {
-  static const std::regex k_task("(.+)_([0-9]{1,9})");
-  std::smatch m;
-  if (std::regex_match(ref, m, k_task)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
+std::optional<std::pair<std::vector<std::string>, int>> SchedulerDialect::split_task_ref(const std::string&) const {
   return std::nullopt;
 }
 

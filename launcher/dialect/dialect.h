@@ -101,15 +101,16 @@ class SchedulerDialect {
   virtual std::vector<GpuStyle> gpu_styles() const = 0;
   bool offers(LaunchMode mode) const;
   bool writes(GpuStyle style) const;  // `none`, or one of gpu_styles()
-  // What a profile learned from it (`sites learn`) calls its queues, and how it asks for GPUs.
+  // What a profile learned from it (`sites learn`) calls its queues, and how it asks for GPUs (`none`: it cannot).
   virtual QueueKind queue_kind() const { return QueueKind::partition; }
-  virtual GpuStyle gpu_style() const { return GpuStyle::gres; }
+  virtual GpuStyle gpu_style() const { return GpuStyle::none; }
   // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
   virtual const InJobFace& in_job() const = 0;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
-  // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named).
+  // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named). By default none: the
+  // scheduler's own default.
   virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;
 
   // The script's directives (without the #SBATCH / #PBS prefix, which the template writes).
@@ -123,9 +124,9 @@ class SchedulerDialect {
   virtual const char* array_index_variable() const = 0;
 
   // The scheduler's name for task `task` of the array `array_id` (Slurm 1234_3, PBS 1234[3].server).
-  virtual std::string task_job_id(const std::string& array_id, int task) const;
+  virtual std::string task_job_id(const std::string& array_id, int task) const = 0;
   // A JOB argument naming one task in this scheduler's spelling: the names its array may have, and the task;
-  // nullopt when `ref` is not such a name.
+  // nullopt when `ref` is not such a name (by default every `ref`: a scheduler without arrays).
   virtual std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const;
 
   // A command that succeeds only where this scheduler's commands are (`sites learn` finds its login node's scheduler

@@ -2,6 +2,7 @@
 // from plan.json and sets HPCLAUNCH_ARRAY_TASK itself), tasks named ID_I as Slurm's.
 #pragma once
 #include "dialect/dialect.h"
+#include "dialect/slurm.h"
 
 namespace hpclaunch {
 
@@ -17,6 +18,10 @@ class LocalDialect final : public SchedulerDialect {
   std::vector<std::string> array_options(int, int) const override { return {}; }
   std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
   const char* array_index_variable() const override { return nullptr; }
+  std::string task_job_id(const std::string& array_id, int task) const override { return slurm_task_job_id(array_id, task); }
+  std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const override {
+    return split_slurm_task_ref(ref);
+  }
 };
 
 }  // namespace hpclaunch
