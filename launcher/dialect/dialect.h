@@ -101,9 +101,11 @@ class SchedulerDialect {
   virtual std::vector<GpuStyle> gpu_styles() const = 0;
   bool offers(LaunchMode mode) const;
   bool writes(GpuStyle style) const;  // `none`, or one of gpu_styles()
-  // What a profile learned from it (`sites learn`) calls its queues, and how it asks for GPUs (`none`: it cannot).
+  // What a profile learned from it (`sites learn`) calls its queues, how it asks for GPUs (`none`: it cannot), and
+  // the launchers any cluster of it has (not a site's own, as Cray PALS, which no survey shows).
   virtual QueueKind queue_kind() const { return QueueKind::partition; }
   virtual GpuStyle gpu_style() const { return GpuStyle::none; }
+  virtual std::vector<LaunchMode> learned_launchers() const { return launchers(); }
   // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
   virtual const InJobFace& in_job() const = 0;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
@@ -136,6 +138,9 @@ class SchedulerDialect {
   // "" when the answer names none.
   virtual std::vector<std::string> default_account_command(const std::string& user) const;
   virtual std::string parse_default_account(std::string_view out) const;
+  // The command listing the accounts and QOS `user` may charge, as a survey asks it (empty: the scheduler keeps no
+  // accounts to ask, and `sites check` compares none).
+  virtual std::vector<std::string> accounts_command(const std::string&) const { return {}; }
 };
 
 // The dialect of `scheduler`, from the registry (site/schedulers.h).

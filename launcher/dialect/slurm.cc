@@ -140,6 +140,10 @@ std::vector<std::string> SlurmDialect::default_account_command(const std::string
   return {"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"};
 }
 
+std::vector<std::string> SlurmDialect::accounts_command(const std::string& user) const {
+  return {"sacctmgr", "-n", "-P", "show", "assoc", "user=" + user, "format=Account,QOS"};
+}
+
 std::string SlurmDialect::parse_default_account(std::string_view out) const {
   std::string account(trim(out));
   return account.find_first_of(" \n|") == std::string::npos ? account : std::string();

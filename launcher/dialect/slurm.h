@@ -32,6 +32,7 @@ class SlurmDialect final : public SchedulerDialect {
   const char* array_index_variable() const override { return "SLURM_ARRAY_TASK_ID"; }
   std::vector<std::string> default_account_command(const std::string& user) const override;
   std::string parse_default_account(std::string_view out) const override;
+  std::vector<std::string> accounts_command(const std::string& user) const override;  // sacctmgr show assoc
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::string task_job_id(const std::string& array_id, int task) const override { return slurm_task_job_id(array_id, task); }
   std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const override {
