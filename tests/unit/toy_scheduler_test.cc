@@ -15,6 +15,7 @@
 #include "record/job_record.h"
 #include "render/render.h"
 #include "runtime/ranks.h"
+#include "runtime/task_env.h"
 #include "scheduler/backend.h"
 #include "site/registry.h"
 #include "submit/job_index.h"
@@ -32,8 +33,9 @@ namespace {
 
 Scheduler toy();
 
-// The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"), TOY_NODE (this node's index), TOY_TASK (an array
-// task's index) and TOY_GPUS; its launcher `toyrun` gives TOY_RANK and TOY_SIZE.
+// The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"; where it is unset, as Flux's, `toyhosts JOB` prints the
+// nodes as a hostlist), TOY_NODE (this node's index), TOY_TASK (an array task's index) and TOY_GPUS; its launcher
+// `toyrun` gives TOY_RANK and TOY_SIZE.
 class ToyJobFace final : public InJobFace {
  public:
   const char* name() const override { return "toy"; }
@@ -44,8 +46,10 @@ class ToyJobFace final : public InJobFace {
     return index ? std::optional<JobArrayTask>(JobArrayTask{job_id(env), *index}) : std::nullopt;
   }
   std::vector<std::string> job_nodes(const Env& env, const FileReader&) const override {
-    return split(env_get(env, "TOY_HOSTS").value_or(""), ' ');
+    auto hosts = env_get(env, "TOY_HOSTS");
+    return hosts ? split(*hosts, ' ') : std::vector<std::string>{};
   }
+  std::vector<std::string> node_list_command(const Env& env) const override { return {"toyhosts", job_id(env)}; }
   std::optional<int> node_count(const Env& env) const override {
     return static_cast<int>(job_nodes(env, {}).size());
   }
@@ -59,6 +63,7 @@ class ToyJobFace final : public InJobFace {
   std::optional<TaskRanks> launcher_ranks(const Env& env) const override {
     if (!env_has(env, "TOY_RANK")) return std::nullopt;
     TaskRanks r;
+    r.source = RankSource::launcher;
     r.rank = require_rank_int(env, "TOY_RANK", 0, "a toy task");
     r.world_size = require_rank_int(env, "TOY_SIZE", 1, "a toy task");
     check_task_ranks(r, "a toy task", "TOY_RANK", "TOY_SIZE", "TOY_RANK", "TOY_SIZE");
@@ -319,6 +324,34 @@ TEST_CASE("a toy job's environment is read by the toy's face, which the registry
   CHECK(ranks.world_size == 8);
   env["TOY_RANK"] = "9";
   CHECK_THROWS_WITH_AS(face->launcher_ranks(env), doctest::Contains("TOY_RANK=9 is not below TOY_SIZE=8"), Error);
+
+  // Without TOY_HOSTS, as in a Flux job, the nodes come from `toyhosts JOB`: the runtime runs it through the runner
+  // it is given, and the face only names it and reads its answer.
+  Env bare = {{"TOY_JOB", "42"}};
+  CHECK(face->job_nodes(bare, {}).empty());
+  std::vector<std::vector<std::string>> asked;
+  CommandReader toyhosts = [&](const std::vector<std::string>& argv) {
+    asked.push_back(argv);
+    return std::string("n[1-2],m7\n");
+  };
+  CHECK(job_nodes(bare, {}, toyhosts) == std::vector<std::string>{"n1", "n2", "m7"});
+  CHECK(step_nodes(bare, {}, toyhosts) == std::vector<std::string>{"n1", "n2", "m7"});
+  CHECK(asked == std::vector<std::vector<std::string>>{{"toyhosts", "42"}, {"toyhosts", "42"}});
+  CHECK(job_nodes(env, {}, toyhosts) == std::vector<std::string>{"a", "b"});  // the environment's, when it names them
+  CHECK(asked.size() == 2);
+  CHECK_THROWS_WITH_AS(job_nodes(bare, {}), doctest::Contains("toyhosts 42: toy names its nodes only through this command"),
+                       Error);
+
+  // A toyrun task of such a job: its ranks from the toy's launcher, MASTER_ADDR the first node `toyhosts` names.
+  Env task = {{"TOY_JOB", "42"}, {"TOY_RANK", "5"}, {"TOY_SIZE", "8"}};
+  CHECK(detect_task_ranks(task, {}).source == RankSource::launcher);
+  auto resolve = [](const std::string& host) { return host == "n1" ? std::optional<std::string>("10.0.0.1") : std::nullopt; };
+  TaskEnvEffects effects{{}, resolve, toyhosts};
+  TaskEnv vars = compute_task_env(task, {}, effects);
+  std::map<std::string, std::string> set(vars.vars.begin(), vars.vars.end());
+  CHECK(set["RANK"] == "5");
+  CHECK(set["WORLD_SIZE"] == "8");
+  CHECK(set["MASTER_ADDR"] == "n1");
 }
 
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
