@@ -1,7 +1,8 @@
 // Fuzz target: site profile YAML (site/profile_yaml.cc), as --site-file and $XDG_CONFIG_HOME give it; `extends:`
 // finds the built-in profiles; launch.allowed and gpu_request.style are checked against the scheduler as the
-// commands check them (dialect/dialect.h's scheduler_checks()). Bad input may only throw hpclaunch::Error (file:line:column); a profile that
-// reads is written back by `sites show` as YAML that reads back to the same profile.
+// commands check them (dialect/dialect.h's scheduler_checks()). Bad input may only throw hpclaunch::Error
+// (file:line:column); a profile that reads is written back by `sites show` as YAML that reads back to the same
+// profile.
 #include "fuzz_check.h"
 #include "dialect/dialect.h"
 #include "site/profile_yaml.h"
