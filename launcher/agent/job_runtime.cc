@@ -11,7 +11,7 @@ RuntimeRules runtime_rules() {
   RuntimeRules r;
   r.master_addr = [](const Env& env) {
     // Reads node lists only when the rule needs them: PBS_NODEFILE exists on the first host alone.
-    return master_addr_from_env(env, std::nullopt, read_text_file, resolve_ipv4);
+    return master_addr_from_env(env, std::nullopt, read_text_file, resolve_ipv4, command_output);
   };
   r.rendezvous_port = [](const Env& env, const std::string& job_id) {
     return choose_master_port(env, std::nullopt, job_id);

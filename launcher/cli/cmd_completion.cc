@@ -5,7 +5,7 @@
 #include "cli/cli_util.h"
 #include "cli/completion.h"
 #include "cli/help_text.h"
-#include "site/profile.h"
+#include "site/launchers.h"
 #include "util/error.h"
 
 namespace hpclaunch {
@@ -17,8 +17,7 @@ int cmd_completion(const Args& args) {
   app.footer("bash: source <(hpclaunch completion bash)   zsh: hpclaunch completion zsh > ~/.zfunc/_hpclaunch\n"
              "fish: hpclaunch completion fish > ~/.config/fish/completions/hpclaunch.fish");
   if (!parse_or_throw(app, args)) return 0;
-  std::vector<std::string> launchers;
-  for (LaunchMode m : {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun}) launchers.push_back(to_string(m));
+  const std::vector<std::string> launchers = names_of(launch_mode_names());  // every one a site may offer
   if (shell == "bash") fmt::print("{}", bash_completion(command_docs(), launchers, HPCLAUNCH_VERSION));
   else if (shell == "zsh") fmt::print("{}", zsh_completion(command_docs(), launchers, HPCLAUNCH_VERSION));
   else if (shell == "fish") fmt::print("{}", fish_completion(command_docs(), launchers, HPCLAUNCH_VERSION));

@@ -22,7 +22,7 @@ int cmd_sites(const Args& args) {
   app.add_flag("--json", json, "print as JSON (the list, show, check; docs/json.md)");
   app.add_option("--output,-o", output, "learn: write the profile to this file instead of stdout");
   if (!parse_or_throw(app, args)) return 0;
-  SiteRegistry sites = load_sites(site_files, launcher_refusal);
+  SiteRegistry sites = load_sites(site_files, scheduler_checks());
   if (words.empty() && json) fmt::print("{}\n", sites_json(sites).dump());
   if (words.empty() && !json) {
     fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", "NAME", "SCHED", "NODE", "STATUS", "TITLE");

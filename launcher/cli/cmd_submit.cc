@@ -43,7 +43,7 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--partition,-p", r.partition, "partition (PBS: queue); default from the profile");
   app.add_option("--qos,-q", r.qos, "quality of service; default from the profile");
   app.add_option("--constraint,-C", r.constraint, "node features, replacing the profile's (e.g. \"gpu&hbm80g\")");
-  app.add_option("--launcher", r.launcher, "agent (one task per node), srun or mpirun (one task per GPU)");
+  app.add_option("--launcher", r.launcher, "agent (one task per node), srun, mpirun or pals (one task per GPU)");
   app.add_option("--name,-J", r.name, "job name; default from the command");
   app.add_option("--container", r.container, "container image, run with the site's runtime");
   app.add_option("--module", r.modules, "module to load (repeatable)")->take_last();

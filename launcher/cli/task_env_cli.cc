@@ -22,7 +22,7 @@ TaskEnvOptions to_task_env_options(const CLI::App& app, const TaskEnvCli& cli) {
   return o;
 }
 
-TaskEnvEffects system_task_env_effects() { return {read_text_file, resolve_ipv4}; }
+TaskEnvEffects system_task_env_effects() { return {read_text_file, resolve_ipv4, command_output}; }
 
 void print_notes(const TaskEnv& env) {
   for (const auto& note : env.notes) fmt::print(stderr, "hpclaunch: note: {}\n", note);

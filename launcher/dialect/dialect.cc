@@ -3,8 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
-#include <regex>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -13,44 +11,9 @@ namespace hpclaunch {
 
 std::string SchedulerDialect::template_path() const { return std::string("templates/") + to_string(kind()) + ".sh.mustache"; }
 
-namespace {
+MemoryAsk SchedulerDialect::memory_request(const SiteProfile&, const Queue*, int) const { return {}; }
 
-// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
-long amount_mb(const std::string& amount) {
-  long long n = 0;
-  std::string digits = amount;
-  char unit = 'M';
-  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
-  if (!parse_int(digits, &n)) return 0;
-  switch (unit) {
-    case 'K': return static_cast<long>(n / 1024);
-    case 'G': return static_cast<long>(n * 1024);
-    case 'T': return static_cast<long>(n * 1024 * 1024);
-    default: return static_cast<long>(n);
-  }
-}
-
-}  // namespace
-
-// sbatch's: the profile's per-GPU amount, or for a whole-node profile the whole node (--mem=0) or a GPU share of it,
-// so that no GPU job falls to a tiny site default.
-MemoryAsk SchedulerDialect::memory_request(const SiteProfile& site, const Queue*, int gpus_per_node) const {
-  const MemoryRequest& m = site.memory;
-  const NodeShape& node = site.node;
-  if (m.style == MemoryStyle::per_gpu) return {"--mem-per-gpu=" + m.amount, amount_mb(m.amount) * std::max(1, gpus_per_node)};
-  if (m.style != MemoryStyle::whole_node) return {};
-  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) return {"--mem=0", 0};
-  return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
-}
-
-std::string SchedulerDialect::task_job_id(const std::string& array_id, int task) const {
-  return array_id + "_" + std::to_string(task);
-}
-
-std::optional<std::pair<std::vector<std::string>, int>> SchedulerDialect::split_task_ref(const std::string& ref) const {
-  static const std::regex k_task("(.+)_([0-9]{1,9})");
-  std::smatch m;
-  if (std::regex_match(ref, m, k_task)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
+std::optional<std::pair<std::vector<std::string>, int>> SchedulerDialect::split_task_ref(const std::string&) const {
   return std::nullopt;
 }
 
@@ -87,14 +50,37 @@ Scheduler register_dialect(const std::string& name, const SchedulerDialect& dial
   return id;
 }
 
+bool SchedulerDialect::offers(LaunchMode mode) const {
+  const std::vector<LaunchMode> mine = launchers();
+  return std::find(mine.begin(), mine.end(), mode) != mine.end();
+}
+
+bool SchedulerDialect::writes(GpuStyle style) const {
+  const std::vector<GpuStyle> mine = gpu_styles();
+  return style == GpuStyle::none || std::find(mine.begin(), mine.end(), style) != mine.end();
+}
+
 std::string launcher_needs(LaunchMode mode) {
-  if (mode == LaunchMode::pals) return "pals (Cray PALS mpiexec) needs PBS";
-  return std::string(to_string(mode)) + " needs Slurm";
+  std::vector<std::string> starters;
+  for (const SchedulerDialect* d : dialects())
+    if (d->offers(mode)) starters.push_back(to_string(d->kind()));
+  return std::string(to_string(mode)) + (starters.empty() ? " is started by no scheduler" : " needs " + join_or(starters));
 }
 
 std::string launcher_refusal(Scheduler scheduler, LaunchMode mode) {
   return dialect_for(scheduler).offers(mode) ? "" : launcher_needs(mode);
 }
+
+std::string gpu_style_refusal(Scheduler scheduler, GpuStyle style) {
+  const SchedulerDialect& dialect = dialect_for(scheduler);
+  if (dialect.writes(style)) return "";
+  std::vector<std::string> takes;
+  for (GpuStyle s : dialect.gpu_styles()) takes.push_back(to_string(s));
+  takes.push_back(to_string(GpuStyle::none));
+  return fmt::format("{} writes no {} request (it writes {})", to_string(scheduler), to_string(style), join_or(takes));
+}
+
+SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal}; }
 
 Dependency parse_dependency(const std::string& text) {
   Dependency d;

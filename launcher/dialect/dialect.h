@@ -1,9 +1,10 @@
 // What a scheduler says, apart from running it: its batch directives, array syntax and variable, how it names a
-// job and one task of an array, what its commands answer (parsed here, purely), its default-account query and
-// the launchers it can start, and its face inside a job (in_job.h). One SchedulerDialect per scheduler
-// (dialect/slurm.cc, pbs.cc, local.h), below plan, render, record, survey and the runtime; the backend that runs
-// its commands (scheduler/NAME.cc) stands beside it.
-// Adding a scheduler: a dialect, a backend, a template and their tests (ARCHITECTURE.md, "A new scheduler").
+// job and one task of an array, what its commands answer (parsed here, purely), its account queries, the launchers
+// it can start and the GPU request styles it writes, and its face inside a job (in_job.h). One SchedulerDialect per
+// scheduler (dialect/slurm.cc, pbs.cc, local.h), below plan, render, record, survey and the runtime; the backend
+// that runs its commands (scheduler/NAME.cc) stands beside it.
+// Adding a scheduler: a dialect, a face, a backend, a template, their tests and its registry line (ARCHITECTURE.md,
+// "A new scheduler").
 #pragma once
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "dialect/in_job.h"
 #include "dialect/job_state.h"
 #include "site/profile.h"
+#include "site/profile_yaml.h"
 #include "util/command.h"
 
 namespace hpclaunch {
@@ -92,17 +94,25 @@ class SchedulerDialect {
   virtual std::string template_path() const;
   virtual std::optional<std::string> template_text() const { return std::nullopt; }
 
-  // Whether this scheduler can start `mode` (srun needs Slurm, pals PBS).
-  virtual bool offers(LaunchMode mode) const = 0;
-  // What a profile learned from it (`sites learn`) calls its queues, and how it asks for GPUs.
+  // The launchers it can start, and the GPU request styles its directives write (besides `none`, which asks for
+  // nothing): lists of what it can do, so that a launcher or style registered later is one no scheduler takes
+  // until its dialect names it. A profile naming another is refused when it is read (scheduler_checks below).
+  virtual std::vector<LaunchMode> launchers() const = 0;
+  virtual std::vector<GpuStyle> gpu_styles() const = 0;
+  bool offers(LaunchMode mode) const;
+  bool writes(GpuStyle style) const;  // `none`, or one of gpu_styles()
+  // What a profile learned from it (`sites learn`) calls its queues, how it asks for GPUs (`none`: it cannot), and
+  // the launchers any cluster of it has (not a site's own, as Cray PALS, which no survey shows).
   virtual QueueKind queue_kind() const { return QueueKind::partition; }
-  virtual GpuStyle gpu_style() const { return GpuStyle::gres; }
+  virtual GpuStyle gpu_style() const { return GpuStyle::none; }
+  virtual std::vector<LaunchMode> learned_launchers() const { return launchers(); }
   // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
   virtual const InJobFace& in_job() const = 0;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
-  // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named).
+  // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named). By default none: the
+  // scheduler's own default.
   virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;
 
   // The script's directives (without the #SBATCH / #PBS prefix, which the template writes).
@@ -116,9 +126,9 @@ class SchedulerDialect {
   virtual const char* array_index_variable() const = 0;
 
   // The scheduler's name for task `task` of the array `array_id` (Slurm 1234_3, PBS 1234[3].server).
-  virtual std::string task_job_id(const std::string& array_id, int task) const;
+  virtual std::string task_job_id(const std::string& array_id, int task) const = 0;
   // A JOB argument naming one task in this scheduler's spelling: the names its array may have, and the task;
-  // nullopt when `ref` is not such a name.
+  // nullopt when `ref` is not such a name (by default every `ref`: a scheduler without arrays).
   virtual std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const;
 
   // A command that succeeds only where this scheduler's commands are (`sites learn` finds its login node's scheduler
@@ -128,6 +138,9 @@ class SchedulerDialect {
   // "" when the answer names none.
   virtual std::vector<std::string> default_account_command(const std::string& user) const;
   virtual std::string parse_default_account(std::string_view out) const;
+  // The command listing the accounts and QOS `user` may charge, as a survey asks it (empty: the scheduler keeps no
+  // accounts to ask, and `sites check` compares none).
+  virtual std::vector<std::string> accounts_command(const std::string&) const { return {}; }
 };
 
 // The dialect of `scheduler`, from the registry (site/schedulers.h).
@@ -141,11 +154,16 @@ Scheduler register_dialect(const std::string& name, const SchedulerDialect& dial
 #include "site/schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
 
-// "srun needs Slurm", "pals (Cray PALS mpiexec) needs PBS": why a launcher a dialect does not offer is refused.
+// "srun needs slurm or local": why a launcher a dialect does not offer is refused, naming the schedulers that start it.
 std::string launcher_needs(LaunchMode mode);
-// launcher_needs(mode) when `scheduler`'s dialect does not offer `mode`, else "": the check site profiles are read
-// with (site/profile_yaml.h's LauncherCheck), so that launch.allowed names only launchers the scheduler can start.
+// launcher_needs(mode) when `scheduler`'s dialect does not offer `mode`, else "".
 std::string launcher_refusal(Scheduler scheduler, LaunchMode mode);
+// "slurm writes no pbs-select request (it writes gpus-per-node, gres or none)" when `scheduler`'s dialect cannot
+// write `style`, else "".
+std::string gpu_style_refusal(Scheduler scheduler, GpuStyle style);
+// The two refusals above: the checks site profiles are read with (site/profile_yaml.h's SchedulerChecks), handed to
+// load_sites by its callers, so that a profile names only launchers and GPU styles its scheduler takes.
+SchedulerChecks scheduler_checks();
 
 // A scheduler's KEY=VALUE answer (scontrol_fields, a block of qstat -Qf or pbsnodes -av), and its values read:
 // a whole number (`fallback` when absent or not one), a text ("" when absent).

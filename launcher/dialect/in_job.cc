@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "dialect/dialect.h"
+#include "dialect/hostlist.h"
 #include "site/accelerator.h"
 #include "util/strings.h"
 
@@ -24,6 +25,7 @@ const char* rank_source_name(RankSource s) {
     case RankSource::slurm_step: return "slurm";
     case RankSource::slurm_batch: return "slurm-batch";
     case RankSource::pbs_batch: return "pbs-batch";
+    case RankSource::launcher: return "launcher";
     case RankSource::shell: return "shell";
   }
   return "?";
@@ -31,6 +33,28 @@ const char* rank_source_name(RankSource s) {
 
 std::vector<std::string> InJobFace::step_nodes(const Env& env, const FileReader& read_file) const {
   return job_nodes(env, read_file);
+}
+
+std::vector<std::string> InJobFace::parse_node_list(std::string_view out) const {
+  std::vector<std::string> nodes;
+  std::string words(out);
+  for (char& c : words)
+    if (c == '\n' || c == '\t') c = ' ';
+  for (const auto& word : split(words, ' '))
+    if (!word.empty())
+      for (auto& node : expand_hostlist(word, std::string(name()) + "'s node list")) nodes.push_back(std::move(node));
+  return nodes;
+}
+
+std::vector<std::string> job_nodes_of(const InJobFace& face, const Env& env, const FileReader& read_file,
+                                      const CommandReader& run, bool step) {
+  std::vector<std::string> nodes = step ? face.step_nodes(env, read_file) : face.job_nodes(env, read_file);
+  const std::vector<std::string> command = face.node_list_command(env);
+  if (!nodes.empty() || command.empty()) return nodes;
+  if (!run)
+    throw Error(join(command, " "), std::string(face.name()) + " names its nodes only through this command, and none "
+                "may be run here", "ask for the node list where the job runs (hpclaunch exec, agent)");
+  return face.parse_node_list(run(command));
 }
 
 std::optional<int> InJobFace::gpu_count(const Env& env) const {

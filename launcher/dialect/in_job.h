@@ -20,8 +20,13 @@ namespace hpclaunch {
 
 // Reads a whole file (PBS_NODEFILE); an effect, injected so tests need no files.
 using FileReader = std::function<std::string(const std::string& path)>;
+// Runs a command and returns what it printed (Flux's `flux hostlist local`); throws Error naming the command when it
+// cannot be run or fails. An effect, injected as FileReader is.
+using CommandReader = std::function<std::string(const std::vector<std::string>& argv)>;
 
-enum class RankSource { local, open_mpi, pmi, pals, slurm_step, slurm_batch, pbs_batch, shell };
+// `launcher`: one a registered scheduler brings (its face's launcher_ranks reads it); `shell` is no launcher at all,
+// a world of one, so a face's own launcher must never leave its ranks' source at that default.
+enum class RankSource { local, open_mpi, pmi, pals, slurm_step, slurm_batch, pbs_batch, launcher, shell };
 const char* rank_source_name(RankSource s);  // "slurm", "open-mpi", ... (as printed by `hpclaunch env`)
 
 // One task's numbers, as its launcher gave them.
@@ -57,6 +62,11 @@ class InJobFace {
   virtual std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file) const = 0;
   // The nodes of this launch (a Slurm step's), else job_nodes.
   virtual std::vector<std::string> step_nodes(const Env& env, const FileReader& read_file) const;
+  // For a scheduler that names its job's nodes in no variable (Flux: `flux hostlist local`): the command that prints
+  // them, and its output read (pure; by default hostlists, `node[1-3] gpu7`, as words). Empty (every built-in face):
+  // job_nodes reads the environment. The runtime runs the command (job_nodes_of below), so the face stays pure.
+  virtual std::vector<std::string> node_list_command(const Env&) const { return {}; }
+  virtual std::vector<std::string> parse_node_list(std::string_view out) const;
   // How many nodes the job has and which of them this is, when the scheduler says (a task per node); nullopt when
   // only the launcher knows (mpirun under PBS: the MPI ranks tell).
   virtual std::optional<int> node_count(const Env& env) const = 0;
@@ -90,6 +100,12 @@ class InJobFace {
   virtual bool requeues_excluding_nodes() const { return false; }
   virtual bool sends_warning_signal() const { return false; }
 };
+
+// The job's nodes as `face` gives them: by its node_list_command, run through `run`, where it names one (an Error
+// when no runner is given), else by job_nodes; `step` asks step_nodes instead, which falls back to the command's
+// nodes when the environment names none.
+std::vector<std::string> job_nodes_of(const InJobFace& face, const Env& env, const FileReader& read_file,
+                                      const CommandReader& run, bool step = false);
 
 // The face of the job this process runs in: the local runner's (innermost: local-srun may run inside a batch
 // job), then each built-in scheduler's; nullptr outside any job.

@@ -2,18 +2,26 @@
 // from plan.json and sets HPCLAUNCH_ARRAY_TASK itself), tasks named ID_I as Slurm's.
 #pragma once
 #include "dialect/dialect.h"
+#include "dialect/slurm.h"
 
 namespace hpclaunch {
 
 class LocalDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::local; }
-  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }  // local-srun plays srun
+  std::vector<LaunchMode> launchers() const override {  // local-srun plays srun
+    return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
+  }
+  std::vector<GpuStyle> gpu_styles() const override { return {}; }  // no directives: the machine's GPUs are the job's
   const InJobFace& in_job() const override;  // local_in_job.cc
   std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
   std::vector<std::string> array_options(int, int) const override { return {}; }
   std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }
   const char* array_index_variable() const override { return nullptr; }
+  std::string task_job_id(const std::string& array_id, int task) const override { return slurm_task_job_id(array_id, task); }
+  std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const override {
+    return split_slurm_task_ref(ref);
+  }
 };
 
 }  // namespace hpclaunch

@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "dialect/slurm.h"
 #include "util/error.h"
 #include "util/strings.h"
 #include "util/time_limit.h"
@@ -122,7 +123,7 @@ std::vector<std::string> PbsDialect::dependency_options(const std::vector<Depend
 std::string PbsDialect::task_job_id(const std::string& array_id, int task) const {
   size_t brackets = array_id.find("[]");
   if (brackets != std::string::npos) return array_id.substr(0, brackets + 1) + std::to_string(task) + array_id.substr(brackets + 1);
-  return SchedulerDialect::task_job_id(array_id, task);
+  return slurm_task_job_id(array_id, task);  // an id qsub wrote without [] (none known): as Slurm writes it
 }
 
 std::optional<std::pair<std::vector<std::string>, int>> PbsDialect::split_task_ref(const std::string& ref) const {

@@ -16,7 +16,12 @@ namespace hpclaunch {
 class PbsDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::pbs; }
-  bool offers(LaunchMode mode) const override { return mode != LaunchMode::srun; }
+  std::vector<LaunchMode> launchers() const override {
+    return {LaunchMode::agent, LaunchMode::mpirun, LaunchMode::pals};
+  }
+  std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::pbs_select, GpuStyle::pbs_totals}; }
+  // PALS is a site's own (Cray's), which no survey of the server shows.
+  std::vector<LaunchMode> learned_launchers() const override { return {LaunchMode::agent, LaunchMode::mpirun}; }
   QueueKind queue_kind() const override { return QueueKind::queue; }
   GpuStyle gpu_style() const override { return GpuStyle::pbs_select; }
   const InJobFace& in_job() const override;  // pbs_in_job.cc, with Cray PALS

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "dialect/hostlist.h"
@@ -13,6 +14,21 @@
 namespace hpclaunch {
 
 namespace {
+
+// "64G" as MB (sbatch's units: K, M (the default), G, T); 0 when it is not such an amount.
+long amount_mb(const std::string& amount) {
+  long long n = 0;
+  std::string digits = amount;
+  char unit = 'M';
+  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) unit = digits.back(), digits.pop_back();
+  if (!parse_int(digits, &n)) return 0;
+  switch (unit) {
+    case 'K': return static_cast<long>(n / 1024);
+    case 'G': return static_cast<long>(n * 1024);
+    case 'T': return static_cast<long>(n * 1024 * 1024);
+    default: return static_cast<long>(n);
+  }
+}
 
 bool unlimited(const std::string& v) { return v.empty() || v == "UNLIMITED" || v == "INFINITE" || v == "NONE"; }
 
@@ -58,6 +74,26 @@ std::string gpu_request(const BatchRequest& p) {
 
 }  // namespace
 
+// sbatch's: the profile's per-GPU amount, or for a whole-node profile the whole node (--mem=0) or a GPU share of it,
+// so that no GPU job falls to a tiny site default.
+MemoryAsk SlurmDialect::memory_request(const SiteProfile& site, const Queue*, int gpus_per_node) const {
+  const MemoryRequest& m = site.memory;
+  const NodeShape& node = site.node;
+  if (m.style == MemoryStyle::per_gpu) return {"--mem-per-gpu=" + m.amount, amount_mb(m.amount) * std::max(1, gpus_per_node)};
+  if (m.style != MemoryStyle::whole_node) return {};
+  if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) return {"--mem=0", 0};
+  return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
+}
+
+std::string slurm_task_job_id(const std::string& array_id, int task) { return array_id + "_" + std::to_string(task); }
+
+std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(const std::string& ref) {
+  static const std::regex k_task("(.+)_([0-9]{1,9})");
+  std::smatch m;
+  if (std::regex_match(ref, m, k_task)) return std::make_pair(std::vector<std::string>{m[1].str()}, std::stoi(m[2].str()));
+  return std::nullopt;
+}
+
 std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   std::vector<std::string> d = {
       "--job-name=" + p.job_name,
@@ -66,7 +102,7 @@ std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const S
       fmt::format("--ntasks-per-node={}", p.ntasks_per_node),
       fmt::format("--cpus-per-task={}", p.cpus_per_task),
   };
-  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) d.push_back(gpu_request(p));
+  if (std::string gpus = p.gpus_per_node > 0 ? gpu_request(p) : ""; !gpus.empty()) d.push_back(gpus);
   if (!p.memory.empty()) d.push_back(p.memory);
   if (!p.constraint.empty()) d.push_back("--constraint=" + p.constraint);
   if (!p.partition.empty()) d.push_back("--partition=" + p.partition);
@@ -102,6 +138,10 @@ std::vector<std::string> SlurmDialect::dependency_options(const std::vector<Depe
 
 std::vector<std::string> SlurmDialect::default_account_command(const std::string& user) const {
   return {"sacctmgr", "-n", "-P", "show", "user", user, "format=DefaultAccount"};
+}
+
+std::vector<std::string> SlurmDialect::accounts_command(const std::string& user) const {
+  return {"sacctmgr", "-n", "-P", "show", "assoc", "user=" + user, "format=Account,QOS"};
 }
 
 std::string SlurmDialect::parse_default_account(std::string_view out) const {

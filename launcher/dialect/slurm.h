@@ -12,10 +12,17 @@
 
 namespace hpclaunch {
 
+// Slurm's name for a task of an array, "1234_3", and such a name read back (the array "1234", task 3; nullopt for
+// any other word): shared with the local site, which names its tasks as Slurm does.
+std::string slurm_task_job_id(const std::string& array_id, int task);
+std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(const std::string& ref);
+
 class SlurmDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::slurm; }
-  bool offers(LaunchMode mode) const override { return mode != LaunchMode::pals; }
+  std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun}; }
+  std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::gpus_per_node, GpuStyle::gres}; }
+  GpuStyle gpu_style() const override { return GpuStyle::gres; }  // a learned profile names the GRES's type
   const InJobFace& in_job() const override;  // slurm_in_job.cc
   std::vector<std::string> presence_command() const override { return {"scontrol", "--version"}; }
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
@@ -25,6 +32,12 @@ class SlurmDialect final : public SchedulerDialect {
   const char* array_index_variable() const override { return "SLURM_ARRAY_TASK_ID"; }
   std::vector<std::string> default_account_command(const std::string& user) const override;
   std::string parse_default_account(std::string_view out) const override;
+  std::vector<std::string> accounts_command(const std::string& user) const override;  // sacctmgr show assoc
+  MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
+  std::string task_job_id(const std::string& array_id, int task) const override { return slurm_task_job_id(array_id, task); }
+  std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const override {
+    return split_slurm_task_ref(ref);
+  }
 };
 
 // The job id in `sbatch --parsable`'s answer ("123" or "123;cluster"). Throws Error quoting sbatch when it

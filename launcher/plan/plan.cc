@@ -52,8 +52,8 @@ LaunchMode pick_launcher(const JobRequest& r, const SiteProfile& site) {
   auto mode = parse_launch_mode(r.launcher);
   if (!mode)
     throw Error("--launcher",
-                "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, names_of(k_launch_mode_names)),
-                "use agent, srun, mpirun or pals");
+                "unknown launcher '" + r.launcher + "'" + did_you_mean(r.launcher, names_of(launch_mode_names())),
+                "use " + join_or(names_of(launch_mode_names())));
   if (!dialect_for(site.scheduler).offers(*mode))
     throw Error("--launcher", launcher_needs(*mode) + ", but " + site.name + " runs " + to_string(site.scheduler),
                 std::string("use --launcher ") + to_string(site.default_launcher));
@@ -211,7 +211,7 @@ void plan_geometry(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) 
                 "use fewer GPUs per node");
   p->cpus_per_node = cpus;
   p->threads_per_worker = std::max(1, cores / p->workers_per_node);
-  if (p->launcher == LaunchMode::agent) {
+  if (launch_tasks(p->launcher) == LaunchTasks::per_node) {
     p->ntasks_per_node = 1;
     p->cpus_per_task = cpus;
   } else {
@@ -345,7 +345,7 @@ std::string check_job_dir_location(const SiteProfile& site, const std::string& j
               fmt::format("submit from ${} (cd ${}) or pass --job-dir ${}/...", var, var, var));
 }
 
-std::optional<LaunchMode> parse_launch_mode(const std::string& name) { return value_of(k_launch_mode_names, name); }
+std::optional<LaunchMode> parse_launch_mode(const std::string& name) { return launch_mode_named(name); }
 
 LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   LaunchPlan p;

@@ -28,7 +28,7 @@ void from_json(const nlohmann::json& j, Scheduler& s) {
 void to_json(nlohmann::json& j, LaunchMode m) { j = to_string(m); }
 
 void from_json(const nlohmann::json& j, LaunchMode& m) {
-  std::optional<LaunchMode> named = j.is_string() ? value_of(k_launch_mode_names, j.get<std::string>()) : std::nullopt;
+  std::optional<LaunchMode> named = j.is_string() ? launch_mode_named(j.get<std::string>()) : std::nullopt;
   m = named.value_or(LaunchMode::agent);
 }
 

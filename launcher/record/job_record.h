@@ -15,7 +15,7 @@
 namespace hpclaunch {
 
 // A scheduler in job.json and plan.json: its name in the registry (site/schedulers.h); a name it does not know is
-// refused (Error naming the field). A launcher: its name in k_launch_mode_names; a word not there reads as agent.
+// refused (Error naming the field). A launcher: its name in the registry (site/launchers.h); a word not there reads as agent.
 void to_json(nlohmann::json& j, Scheduler s);
 void from_json(const nlohmann::json& j, Scheduler& s);
 void to_json(nlohmann::json& j, LaunchMode m);

@@ -35,14 +35,14 @@ TaskRanks detect_task_ranks(const Env& env, const FileReader& read_file) {
   return *r;
 }
 
-std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file) {
+std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file, const CommandReader& run) {
   const InJobFace* face = job_face(env);
-  return face ? face->job_nodes(env, read_file) : std::vector<std::string>{};
+  return face ? job_nodes_of(*face, env, read_file, run) : std::vector<std::string>{};
 }
 
-std::vector<std::string> step_nodes(const Env& env, const FileReader& read_file) {
+std::vector<std::string> step_nodes(const Env& env, const FileReader& read_file, const CommandReader& run) {
   const InJobFace* face = job_face(env);
-  return face ? face->step_nodes(env, read_file) : std::vector<std::string>{};
+  return face ? job_nodes_of(*face, env, read_file, run, true) : std::vector<std::string>{};
 }
 
 std::string job_id(const Env& env) {

@@ -22,10 +22,11 @@ TaskRanks detect_task_ranks(const Env& env, const FileReader& read_file);
 std::optional<TaskRanks> launcher_ranks(const Env& env);
 
 // The job's nodes in order, as the job's face gives them (SLURM_JOB_NODELIST, PBS_NODEFILE's unique hosts,
-// HPCLAUNCH_NODELIST). Empty outside a job, or when the job names none (mpirun outside a scheduler).
-std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file);
+// HPCLAUNCH_NODELIST; or a command's answer, run through `run`, for a face that names them only so:
+// dialect/in_job.h's job_nodes_of). Empty outside a job, or when the job names none (mpirun outside a scheduler).
+std::vector<std::string> job_nodes(const Env& env, const FileReader& read_file, const CommandReader& run = {});
 // The nodes of this launch (a Slurm step's), else job_nodes().
-std::vector<std::string> step_nodes(const Env& env, const FileReader& read_file);
+std::vector<std::string> step_nodes(const Env& env, const FileReader& read_file, const CommandReader& run = {});
 // The scheduler's job id, else the MPI launcher's, or "".
 std::string job_id(const Env& env);
 

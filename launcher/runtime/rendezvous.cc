@@ -99,10 +99,10 @@ std::string choose_master_addr(const Env& env, const std::optional<std::string>&
 }
 
 std::string master_addr_from_env(const Env& env, const std::optional<std::string>& flag, const FileReader& read_file,
-                                 const Resolver& resolve) {
+                                 const Resolver& resolve, const CommandReader& run) {
   MasterAddrPolicy policy = master_addr_policy_from_env(env);  // checked even when unused: typos surface early
   if (env_get(env, "MASTER_ADDR").value_or("") != "" || flag) return choose_master_addr(env, flag, policy, {}, {}, resolve);
-  return choose_master_addr(env, flag, policy, step_nodes(env, read_file), job_nodes(env, read_file), resolve);
+  return choose_master_addr(env, flag, policy, step_nodes(env, read_file, run), job_nodes(env, read_file, run), resolve);
 }
 
 int derive_master_port(std::string_view job_id) {

@@ -65,7 +65,7 @@ std::string choose_master_addr(const Env& env, const std::optional<std::string>&
 // profile's rule (master_addr_policy_from_env) over step_nodes/job_nodes, which are read only then
 // (PBS_NODEFILE exists only on a PBS job's first host).
 std::string master_addr_from_env(const Env& env, const std::optional<std::string>& flag, const FileReader& read_file,
-                                 const Resolver& resolve);
+                                 const Resolver& resolve, const CommandReader& run = {});
 
 // The formula above. An empty job id gives k_master_port_no_job.
 int derive_master_port(std::string_view job_id);

@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/command.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -17,6 +19,17 @@ std::string read_text_file(const std::string& path) {
   auto text = read_file(path);
   if (!text) throw failure(path, std::string("cannot read: ") + std::strerror(errno), "check the path and its permissions");
   return *text;
+}
+
+std::string command_output(const std::vector<std::string>& argv) {
+  ProcessResult r = run_capture(argv);
+  if (r.exit_code != 0) {
+    std::string why(trim(r.err.empty() ? r.out : r.err));
+    throw failure(join(argv, " "), (r.exit_code == 127 ? "not found on this machine" : "failed (exit " + std::to_string(r.exit_code) + ")") +
+                                       (why.empty() ? "" : ": " + why.substr(0, why.find('\n'))),
+                  "run it inside the job, where the scheduler answers");
+  }
+  return r.out;
 }
 
 std::optional<std::string> resolve_ipv4(const std::string& host) {

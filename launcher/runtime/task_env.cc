@@ -14,10 +14,12 @@ bool one_host_launch(const TaskRanks& r) {
 }
 
 // The profile's rule has what it needs: a fixed address, or the node list it takes the first node of.
-bool rule_has_a_host(const Env& env, const FileReader& read_file) {
+bool rule_has_a_host(const Env& env, const TaskEnvEffects& effects) {
   MasterAddrPolicy policy = master_addr_policy_from_env(env);
   if (policy.rule == MasterAddrRule::fixed) return true;
-  return !(policy.rule == MasterAddrRule::first_node ? step_nodes(env, read_file) : job_nodes(env, read_file)).empty();
+  return !(policy.rule == MasterAddrRule::first_node ? step_nodes(env, effects.read_file, effects.run)
+                                                     : job_nodes(env, effects.read_file, effects.run))
+              .empty();
 }
 
 }  // namespace
@@ -32,7 +34,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   bool given = env_get(env, "MASTER_ADDR").value_or("") != "" || options.master_addr;
   if (r.source == RankSource::shell && !given) {
     addr = "127.0.0.1";  // a world of one talks only to itself
-  } else if (!given && one_host_launch(r) && !rule_has_a_host(env, effects.read_file)) {
+  } else if (!given && one_host_launch(r) && !rule_has_a_host(env, effects)) {
     // `mpirun -np N` on one machine (issue 27 §5): no node list, but the launcher says every rank is here. A
     // multi-host launch without a node list or MASTER_ADDR stays an error (master_addr_by_rule's).
     addr = "127.0.0.1";
@@ -41,7 +43,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
                                       "names another (export MASTER_ADDR to choose one)",
                                       rank_source_name(r.source), r.world_size));
   } else {
-    addr = master_addr_from_env(env, options.master_addr, effects.read_file, effects.resolve);
+    addr = master_addr_from_env(env, options.master_addr, effects.read_file, effects.resolve, effects.run);
   }
   if (options.master_addr && addr != *options.master_addr)
     out.notes.push_back(fmt::format("MASTER_ADDR={} from the environment wins over --master-addr {}", addr,

@@ -24,6 +24,7 @@ struct TaskEnvOptions {
 struct TaskEnvEffects {
   FileReader read_file;
   Resolver resolve;
+  CommandReader run;  // for a scheduler whose nodes only a command names (dialect/in_job.h's node_list_command)
 };
 
 struct TaskEnv {

@@ -169,7 +169,7 @@ ClusterInfo SlurmBackend::survey(const std::string& user, const CommandRunner& r
   const char* fix = "run it on the site's login node, where slurmctld answers (`scontrol ping`)";
   info.partitions = parse_scontrol_partitions(ask_survey({"scontrol", "show", "partition", "-o"}, run, &info, fix));
   info.nodes = parse_scontrol_nodes(ask_survey({"scontrol", "show", "node", "-o"}, run, &info, fix));
-  std::vector<std::string> assoc = {"sacctmgr", "-n", "-P", "show", "assoc", "user=" + user, "format=Account,QOS"};
+  std::vector<std::string> assoc = dialect().accounts_command(user);
   ProcessResult r = run(assoc);
   info.commands.push_back(join(assoc, " "));
   if (r.exit_code == 0) {

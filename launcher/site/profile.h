@@ -8,28 +8,22 @@
 #include <vector>
 
 #include "site/accelerator.h"  // Accelerator: whose GPUs, and how a rank is given one
+#include "site/gpu_styles.h"  // GpuStyle: the registry of GPU request styles
 #include "site/job_rules.h"  // GpuBind, MasterAddrRule: a profile picks what the runtime does
+#include "site/launchers.h"  // LaunchMode: the registry of launchers
 #include "site/schedulers.h"  // Scheduler: the registry of schedulers
 #include "util/enum_names.h"
 
 namespace hpclaunch {
 
-enum class LaunchMode { agent, srun, mpirun, pals };  // pals: Cray PALS mpiexec under PBS (ALCF Polaris)
-enum class GpuStyle { gpus_per_node, gres, pbs_select, pbs_totals, none };  // pbs_totals: -l ngpus=,ncpus=,mem= for the whole job (NCI Gadi)
 enum class QueueKind { partition, qos, queue, automatic };  // automatic: limits only, never requested
 
-// Their names as profiles, plan.json and job.json spell them (util/enum_names.h; a scheduler's: site/schedulers.h).
-inline const EnumNames<LaunchMode> k_launch_mode_names = {
-    {"agent", LaunchMode::agent}, {"srun", LaunchMode::srun}, {"mpirun", LaunchMode::mpirun}, {"pals", LaunchMode::pals}};
-inline const EnumNames<GpuStyle> k_gpu_style_names = {
-    {"gpus-per-node", GpuStyle::gpus_per_node}, {"gres", GpuStyle::gres}, {"pbs-select", GpuStyle::pbs_select},
-    {"pbs-totals", GpuStyle::pbs_totals}, {"none", GpuStyle::none}};
+// Its names as profiles spell them (util/enum_names.h; a scheduler's, launcher's and GPU style's: their registries,
+// site/schedulers.h, launchers.h, gpu_styles.h).
 inline const EnumNames<QueueKind> k_queue_kind_names = {
     {"partition", QueueKind::partition}, {"qos", QueueKind::qos}, {"queue", QueueKind::queue},
     {"auto", QueueKind::automatic}};
 
-inline const char* to_string(LaunchMode m) { return name_of(k_launch_mode_names, m); }
-inline const char* to_string(GpuStyle s) { return name_of(k_gpu_style_names, s); }
 inline const char* to_string(QueueKind k) { return name_of(k_queue_kind_names, k); }
 
 struct NodeShape {

@@ -81,7 +81,7 @@ void apply_gpu(const Reader& r, const YAML::Node& n, GpuRequest* g) {
       g->gpus_per_node_choices.push_back(static_cast<int>(v));
     }
   }
-  if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", k_gpu_style_names);
+  if (n["style"]) g->style = r.choice(n["style"], "gpu_request.style", gpu_style_names());
   if (n["type"]) g->type = r.scalar(n["type"], "gpu_request.type");
   if (n["constraint"]) g->constraint = r.scalar(n["constraint"], "gpu_request.constraint");
   if (n["max_cpus_per_gpu"]) g->max_cpus_per_gpu = r.integer(n["max_cpus_per_gpu"], "gpu_request.max_cpus_per_gpu", 1, 4096);
@@ -146,9 +146,9 @@ void apply_launch(const Reader& r, const YAML::Node& n, SiteProfile* p) {
     const YAML::Node& list = n["allowed"];
     if (!list.IsSequence()) r.fail(list, "launch.allowed", "expected a list", "write `allowed: [agent, srun]`");
     p->launchers.clear();
-    for (const auto& item : list) p->launchers.push_back(r.choice(item, "launch.allowed[]", k_launch_mode_names));
+    for (const auto& item : list) p->launchers.push_back(r.choice(item, "launch.allowed[]", launch_mode_names()));
   }
-  if (n["default"]) p->default_launcher = r.choice(n["default"], "launch.default", k_launch_mode_names);
+  if (n["default"]) p->default_launcher = r.choice(n["default"], "launch.default", launch_mode_names());
   if (n["gpu_bind"]) p->gpu_bind = r.choice(n["gpu_bind"], "launch.gpu_bind", k_gpu_bind_names);
   if ((n["default"] || n["allowed"]) && !p->allows(p->default_launcher))
     r.fail(n, "launch.default", std::string("'") + to_string(p->default_launcher) + "' is not in launch.allowed",
@@ -306,12 +306,18 @@ void check_vendor_variables(const Reader& r, const YAML::Node& at, const SitePro
                    fmt::format("remove it, or write `node: {{accelerator: {}}}`", vendor_name));
 }
 
-void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p, const LauncherCheck& launchers) {
-  if (launchers)
-    for (const auto& [name, mode] : k_launch_mode_names)
-      if (std::string why = p.allows(mode) ? launchers(p.scheduler, mode) : ""; !why.empty())
+void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& p, const SchedulerChecks& checks) {
+  if (checks.launcher)
+    for (const auto& [name, mode] : launch_mode_names())
+      if (std::string why = p.allows(mode) ? checks.launcher(p.scheduler, mode) : ""; !why.empty())
         r.fail(at, "launch.allowed", why + " but the scheduler is " + to_string(p.scheduler),
                "drop " + name + " from launch.allowed");
+  // A style the scheduler does not write would leave the job without its GPUs (or an empty directive).
+  if (std::string why = checks.gpu_style ? checks.gpu_style(p.scheduler, p.gpu.style) : ""; !why.empty()) {
+    const YAML::Node gpu = at.IsMap() ? at["gpu_request"] : YAML::Node();
+    const bool here = gpu && gpu.IsMap() && gpu["style"];  // else it came from the profile this one extends
+    r.fail(here ? gpu["style"] : at, "gpu_request.style", why, "change gpu_request.style, or the scheduler");
+  }
   if (p.retired() && p.successors.empty())
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
@@ -321,7 +327,7 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
                                                std::string(to_string(p.scheduler)) + ")",
            "remove them, or allow srun");
   // A container given as srun options runs only where the scheduler's steps are srun's.
-  if (!p.container.srun_options.empty() && launchers && !launchers(p.scheduler, LaunchMode::srun).empty())
+  if (!p.container.srun_options.empty() && checks.launcher && !checks.launcher(p.scheduler, LaunchMode::srun).empty())
     r.fail(at, "container.srun_options", "the scheduler is " + std::string(to_string(p.scheduler)) +
                                              ", whose jobs start no srun steps to run the container",
            "use container.wrap (e.g. [apptainer, exec, \"{gpu_flag}\", \"{image}\"]) or directives");
@@ -373,7 +379,7 @@ ProfileHeader read_header(const ProfileSource& source) {
 }
 
 std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup,
-                                       const LauncherCheck& launchers) {
+                                       const SchedulerChecks& checks) {
   YAML::Node root = parse(source);
   Reader r(source.file);
   SiteProfile base;
@@ -392,7 +398,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
   base.name = name;
   base.file = source.file;
   apply(r, root, &base, false);
-  check_consistent(r, root, base, launchers);
+  check_consistent(r, root, base, checks);
   std::vector<SiteProfile> out = {base};
   if (root["variants"]) {
     const YAML::Node& variants = root["variants"];
@@ -403,7 +409,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
       if (it->second.IsMap() && it->second["name"])
         r.fail(it->second["name"], "variants." + v.name, "a variant is named by its key", "remove `name:`");
       if (!it->second.IsNull()) apply(r, it->second, &v, true);
-      check_consistent(r, it->second, v, launchers);
+      check_consistent(r, it->second, v, checks);
       out.push_back(v);
     }
   }

@@ -18,14 +18,18 @@ struct ProfileSource {
 // Finds an already-resolved profile by name for `extends:`; returns nullptr when there is none.
 using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>;
 
-// Why a scheduler cannot start a launch mode ("srun needs Slurm"), or "" when it can: the scheduler dialects'
-// answer (dialect/dialect.h's launcher_refusal), handed down by the layers above this one, which know no
-// scheduler. Empty: launch.allowed is not checked against the scheduler.
-using LauncherCheck = std::function<std::string(Scheduler, LaunchMode)>;
+// Why a scheduler cannot start a launcher ("srun needs slurm or local"), or write a GPU request style, or "" when it
+// can: the scheduler dialects' answers (dialect/dialect.h's scheduler_checks), handed down by the layers above this
+// one, which know the dialects. An empty one: launch.allowed, or gpu_request.style, is not checked against the
+// scheduler.
+struct SchedulerChecks {
+  std::function<std::string(Scheduler, LaunchMode)> launcher;
+  std::function<std::string(Scheduler, GpuStyle)> gpu_style;
+};
 
 // The profiles one document defines: its own and one per entry of `variants:`. Throws Error.
 std::vector<SiteProfile> read_profiles(const ProfileSource& source, const ProfileLookup& lookup,
-                                       const LauncherCheck& launchers = {});
+                                       const SchedulerChecks& checks = {});
 
 // What a document defines and builds on, read before resolving (so a registry can order documents).
 struct ProfileHeader {

@@ -31,7 +31,7 @@ void SiteRegistry::add(const std::vector<ProfileSource>& sources) {
         ++it;
         continue;
       }
-      for (auto& p : read_profiles(*it->first, [this](const std::string& n) { return find(n); }, m_launchers))
+      for (auto& p : read_profiles(*it->first, [this](const std::string& n) { return find(n); }, m_checks))
         m_profiles[p.name] = std::move(p);
       it = pending.erase(it);
       progressed = true;
@@ -103,14 +103,14 @@ std::vector<ProfileSource> user_profile_sources(const std::vector<std::string>& 
   return out;
 }
 
-SiteRegistry builtin_sites(const LauncherCheck& launchers) {
-  SiteRegistry reg(launchers);
+SiteRegistry builtin_sites(const SchedulerChecks& checks) {
+  SiteRegistry reg(checks);
   reg.add(builtin_profile_sources());
   return reg;
 }
 
-SiteRegistry load_sites(const std::vector<std::string>& site_files, const LauncherCheck& launchers) {
-  SiteRegistry reg = builtin_sites(launchers);
+SiteRegistry load_sites(const std::vector<std::string>& site_files, const SchedulerChecks& checks) {
+  SiteRegistry reg = builtin_sites(checks);
   reg.add(user_profile_sources(site_files));
   return reg;
 }

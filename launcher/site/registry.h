@@ -13,8 +13,9 @@ namespace hpclaunch {
 
 class SiteRegistry {
  public:
-  // `launchers`: checks each profile's launch.allowed against its scheduler (dialect/dialect.h's launcher_refusal).
-  explicit SiteRegistry(LauncherCheck launchers = {}) : m_launchers(std::move(launchers)) {}
+  // `checks`: each profile's launch.allowed and gpu_request.style against its scheduler (dialect/dialect.h's
+  // scheduler_checks).
+  explicit SiteRegistry(SchedulerChecks checks = {}) : m_checks(std::move(checks)) {}
   // Adds the profiles of these documents. Within one call documents may extend each other in any order.
   void add(const std::vector<ProfileSource>& sources);
 
@@ -24,7 +25,7 @@ class SiteRegistry {
   std::vector<const SiteProfile*> all() const;  // sorted by name
 
  private:
-  LauncherCheck m_launchers;
+  SchedulerChecks m_checks;
   std::map<std::string, SiteProfile> m_profiles;
 };
 
@@ -33,9 +34,9 @@ std::vector<ProfileSource> builtin_profile_sources();
 // Documents from the user's directory (XDG) and the given --site-file paths. Reads files: an effect.
 std::vector<ProfileSource> user_profile_sources(const std::vector<std::string>& site_files);
 // Only the built-in profiles.
-SiteRegistry builtin_sites(const LauncherCheck& launchers = {});
-// The registry every command uses: built-ins, user directory, --site-file; every profile's launchers checked by
-// `launchers` (the commands pass launcher_refusal, from the layer that knows the schedulers).
-SiteRegistry load_sites(const std::vector<std::string>& site_files, const LauncherCheck& launchers);
+SiteRegistry builtin_sites(const SchedulerChecks& checks = {});
+// The registry every command uses: built-ins, user directory, --site-file; every profile's launchers and GPU style
+// checked by `checks` (the commands pass scheduler_checks(), from the layer that knows the schedulers).
+SiteRegistry load_sites(const std::vector<std::string>& site_files, const SchedulerChecks& checks);
 
 }  // namespace hpclaunch

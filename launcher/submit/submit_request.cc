@@ -29,7 +29,7 @@ std::string default_account(const SchedulerDialect& dialect, const CommandRunner
 }
 
 LaunchPlan plan_for(const SubmitRequest& o, const CommandRunner& run) {
-  SiteRegistry sites = load_sites(o.site_files, launcher_refusal);
+  SiteRegistry sites = load_sites(o.site_files, scheduler_checks());
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SiteProfile site = with_machine_shape(sites.get(o.request.site), o.request, cores);
   JobRequest request = o.request;

@@ -224,10 +224,11 @@ void check_nodes(const SiteProfile& profile, const ClusterInfo& cluster, std::ve
 }
 
 void check_accounts(const SiteProfile& profile, const ClusterInfo& cluster, std::vector<CheckRow>* rows) {
-  if (cluster.scheduler != Scheduler::slurm) return;
+  const std::vector<std::string> ask = dialect_for(cluster.scheduler).accounts_command("");
+  if (ask.empty()) return;  // the scheduler keeps no accounts to compare
   if (!cluster.accounts) {
     rows->push_back({"accounts", profile.account.required ? "required" : "optional", "?", Verdict::unknown, false,
-                     "accounting did not answer (sacctmgr): the site's docs say which account to use"});
+                     "accounting did not answer (" + ask.front() + "): the site's docs say which account to use"});
     return;
   }
   std::string yours = cluster.accounts->empty() ? "none" : join(*cluster.accounts, ", ");

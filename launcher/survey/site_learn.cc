@@ -83,16 +83,14 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
     p.gpu.style = GpuStyle::none;
   } else {
     p.gpu.style = dialect.gpu_style();
-    const bool typed = p.gpu.style == GpuStyle::gres;  // a GRES names its type; PBS's select asks ngpus alone
+    const bool typed = gpu_style_type(p.gpu.style) == GpuType::typed;  // a GRES names its type; PBS's select does not
     if (typed && types.size() == 1) p.gpu.type = *types.begin();
     else if (typed && types.size() > 1) notes->push_back("several GPU types in " + main->name + ": " + join({types.begin(), types.end()}, ", ") + "; the profile asks for any (set gpu_request.type to pick one)");
   }
   if (cluster.accounts && !cluster.accounts->empty())
     notes->push_back("your accounts: " + join(*cluster.accounts, ", ") + " (pass one with --account)");
 
-  // The launchers any cluster of this scheduler has (not Cray PALS: a site's own, which no survey shows).
-  for (LaunchMode mode : {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun})
-    if (dialect.offers(mode)) p.launchers.push_back(mode);
+  p.launchers = dialect.learned_launchers();  // those any cluster of this scheduler has
   p.default_launcher = LaunchMode::agent;
   p.rendezvous.master_addr = MasterAddrRule::first_node;
   p.submit_check = backend.has_test_only();  // nothing here was read from the site's docs

@@ -50,6 +50,11 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string join_or(const std::vector<std::string>& parts) {
+  if (parts.size() < 2) return join(parts, "");
+  return join({parts.begin(), parts.end() - 1}, ", ") + " or " + parts.back();
+}
+
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out)

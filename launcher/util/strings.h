@@ -9,6 +9,8 @@ namespace hpclaunch {
 
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// "a, b or c" ("a or b", "a", "").
+std::string join_or(const std::vector<std::string>& parts);
 std::string_view trim(std::string_view s);
 std::string ascii_lower(std::string_view s);  // A-Z to a-z, every other byte as it is
 // `s` with every `from` replaced by `to`.

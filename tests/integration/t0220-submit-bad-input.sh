@@ -47,7 +47,7 @@ assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a 
 "$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
   || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
 expect "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals" "${pm[@]}" --launcher torchrun -- python train.py
-expect "--launcher: srun needs Slurm, but sockeye-pbs runs pbs; use --launcher mpirun" \
+expect "--launcher: srun needs slurm or local, but sockeye-pbs runs pbs; use --launcher mpirun" \
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
@@ -58,7 +58,7 @@ expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path
 # A profile whose launch.allowed names a launcher its scheduler cannot start (the Slurm/PBS dialects say which).
 printf 'name: srun-on-pbs\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n' \
   >"$test_tmp/srun-on-pbs.yaml"
-expect "$test_tmp/srun-on-pbs.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; drop srun from launch.allowed" \
+expect "$test_tmp/srun-on-pbs.yaml:1:1: launch.allowed: srun needs slurm or local but the scheduler is pbs; drop srun from launch.allowed" \
   --site-file "$test_tmp/srun-on-pbs.yaml" --site srun-on-pbs -- python train.py
 expect "--env: 'A B' is not a variable name; use letters, digits and _, not starting with a digit" "${pm[@]}" --env 'A B=1' -- x
 expect "--nodes: 'two' is not a valid value; see \`hpclaunch submit --help\`" "${pm[@]}" --nodes two -- x

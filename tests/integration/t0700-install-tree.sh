@@ -89,7 +89,7 @@ reply=$(PATH=$moved/bin:$PATH bash -c 'source "$1"; COMP_WORDS=(hpclaunch submit
   COMP_WORDS=(hpclaunch si); COMP_CWORD=1; _hpclaunch; echo "${COMPREPLY[*]}"' _ \
   "$moved/share/bash-completion/completions/hpclaunch")
 assert_eq "perlmutter
-agent srun mpirun
+agent srun mpirun pals
 sites" "$reply" "bash completion of --site per, --launcher and si"
 if command -v fish >/dev/null; then
   reply=$(PATH=$moved/bin:$PATH fish -c "source $moved/share/fish/vendor_completions.d/hpclaunch.fish

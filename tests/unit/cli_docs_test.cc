@@ -123,7 +123,7 @@ TEST_CASE("the completion scripts offer commands, options and the values hpclaun
   CHECK(bash.find("complete -o bashdefault -o default -F _hpclaunch hpclaunch") != std::string::npos);
   std::string zsh = zsh_completion(docs, launchers, "9.9");
   CHECK(zsh.rfind("#compdef hpclaunch\n", 0) == 0);
-  CHECK(zsh.find("'--launcher[agent (one task per node), srun or mpirun (one task per GPU)]:TEXT:(agent srun)'") !=
+  CHECK(zsh.find("'--launcher[agent (one task per node), srun, mpirun or pals (one task per GPU)]:TEXT:(agent srun)'") !=
         std::string::npos);
   CHECK(zsh.find("'*--module[module to load (repeatable)]:TEXT: '") != std::string::npos);
   CHECK(zsh.find("':JOB:_hpclaunch_jobs'") != std::string::npos);

@@ -39,7 +39,7 @@ Env slurm_task(int local_rank) {
 
 std::string load_error(const std::string& text) {
   return test::error_of_call(
-      [&] { read_profiles({"t.yaml", text}, [](const std::string&) { return nullptr; }, launcher_refusal); });
+      [&] { read_profiles({"t.yaml", text}, [](const std::string&) { return nullptr; }, scheduler_checks()); });
 }
 
 JobRequest request(const std::string& site, int nodes) {
@@ -201,7 +201,7 @@ TEST_CASE("per-rank CPU sets are checked against the ranks of a node") {
   // (extends lumi-g) cannot place 8 ranks.
   auto ps = read_profiles({"mine.yaml", "name: mine\nextends: lumi-g\nlaunch: {srun_rank_options: "
                                         "['--cpu-bind=mask_cpu:0xfe,0xfe00,0xfe0000,0xfe000000']}\n"},
-                          [](const std::string& n) { return &test::sites().get(n); }, launcher_refusal);
+                          [](const std::string& n) { return &test::sites().get(n); }, scheduler_checks());
   r.site = "mine";
   CHECK(test::error_of_call([&] { make_plan(r, ps.front()); }).find(
             "--gpus-per-node: mine's per-rank CPU binding '--cpu-bind=mask_cpu:0xfe,0xfe00,0xfe0000,0xfe000000' has 4 "
@@ -249,7 +249,7 @@ TEST_CASE("sites show writes the accelerator, the rank options and the network w
   CHECK(yaml.find("accelerator: amd") != std::string::npos);
   CHECK(yaml.find("srun_rank_options: [\"--cpu-bind=verbose,mask_cpu:") != std::string::npos);
   CHECK(yaml.find("{name: NCCL_NET_GDR_LEVEL, value: 3, source: lumi-userguide") != std::string::npos);
-  auto back = read_profiles({"shown.yaml", yaml}, [](const std::string&) { return nullptr; }, launcher_refusal);
+  auto back = read_profiles({"shown.yaml", yaml}, [](const std::string&) { return nullptr; }, scheduler_checks());
   CHECK(profile_to_yaml(back.front()) == yaml);
   std::string aurora = profile_to_yaml(test::sites().get("aurora"));
   CHECK(profile_to_yaml(read_profiles({"a.yaml", aurora}, [](const std::string&) { return nullptr; }).front()) == aurora);
@@ -290,7 +290,7 @@ TEST_CASE("Alps's uenv is given as two directives, and NCCL_NET_PLUGIN stays ref
 TEST_CASE("Pyxis is srun --container-image=, from a site file") {
   auto ps = read_profiles({"pyxis.yaml", "name: mine\nextends: jupiter\ncontainer: {runtime: pyxis, srun_options: "
                                          "['--container-image={image}', '--container-mounts={hpclaunch_dir},{workdir}']}\n"},
-                          [](const std::string& n) { return &test::sites().get(n); }, launcher_refusal);
+                          [](const std::string& n) { return &test::sites().get(n); }, scheduler_checks());
   JobRequest r = request("jupiter", 1);
   r.container = "nvcr.io#nvidia/pytorch:26.02-py3";
   std::string s = render_script(make_plan(r, ps.front()), {"/opt/bin/hpclaunch", "/home/u/p", "/home/u/p/jobs/j"});
@@ -317,7 +317,7 @@ TEST_CASE("a container form the scheduler or the launcher cannot run is refused"
             .find("container.edf: an EDF file that no srun option names") != std::string::npos);
   auto ps = read_profiles({"p.yaml", "name: mine\nextends: vista\ncontainer: {runtime: pyxis, srun_options: "
                                      "['--container-image={image}']}\n"},
-                          [](const std::string& n) { return &test::sites().get(n); }, launcher_refusal);
+                          [](const std::string& n) { return &test::sites().get(n); }, scheduler_checks());
   JobRequest r = request("vista", 1);
   r.container = "img";
   r.launcher = "mpirun";

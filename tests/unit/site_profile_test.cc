@@ -21,7 +21,7 @@ launch: {default: srun, allowed: [srun, agent]}
 
 std::string error_of(const std::string& text, const std::string& file = "t.yaml") {
   return test::error_of_call(
-      [&] { read_profiles({file, text}, [](const std::string&) { return nullptr; }, launcher_refusal); });
+      [&] { read_profiles({file, text}, [](const std::string&) { return nullptr; }, scheduler_checks()); });
 }
 
 
@@ -109,6 +109,28 @@ TEST_CASE("schema errors name file:line:column and the field") {
   CHECK(error_of("- a\n- b\n") == "t.yaml:1:1: a site profile must be a mapping; start with `name: mysite`");
 }
 
+TEST_CASE("a GPU request style its scheduler does not write is refused where the profile names it") {
+  // Unchecked, a Slurm profile asking pbs-select rendered an empty #SBATCH line, and the job got no GPUs.
+  const std::string slurm = k_minimal;
+  CHECK(error_of(slurm + "gpu_request: {style: pbs-select}\n") ==
+        "t.yaml:5:22: gpu_request.style: slurm writes no pbs-select request (it writes gpus-per-node, gres or none); "
+        "change gpu_request.style, or the scheduler");
+  const std::string pbs = "name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: mpirun, allowed: [mpirun]}\n";
+  CHECK(error_of(pbs + "gpu_request: {style: gres}\n") ==
+        "t.yaml:5:22: gpu_request.style: pbs writes no gres request (it writes pbs-select, pbs-totals or none); "
+        "change gpu_request.style, or the scheduler");
+  // A variant that changes the scheduler under a style it inherits: named at the variant.
+  CHECK(error_of(slurm + "gpu_request: {style: gres}\nvariants: {v: {scheduler: pbs, launch: {default: agent, allowed: [agent]}}}\n") ==
+        "t.yaml:6:15: gpu_request.style: pbs writes no gres request (it writes pbs-select, pbs-totals or none); "
+        "change gpu_request.style, or the scheduler");
+  CHECK(error_of(slurm + "gpu_request: {style: gres}\n") == "(no error)");
+  CHECK(error_of(pbs + "gpu_request: {style: pbs-totals}\n") == "(no error)");
+  CHECK(error_of(pbs + "gpu_request: {style: none}\n") == "(no error)");  // none asks nothing: every scheduler takes it
+  // Read without the check (a layer that knows no scheduler), the same profile reads.
+  CHECK(read_profiles({"t.yaml", slurm + "gpu_request: {style: pbs-select}\n"}, [](const std::string&) { return nullptr; })
+            .size() == 1);
+}
+
 TEST_CASE("value errors are caught where they are") {
   std::string base = k_minimal;
   CHECK(error_of(base + "env: {1X: y}\n").find("t.yaml:5:7: env: '1X' is not a variable name") == 0);
@@ -121,14 +143,15 @@ TEST_CASE("value errors are caught where they are") {
   CHECK(error_of(base + "rendezvous: {port: 80}\n") == "t.yaml:5:20: rendezvous.port: 80 is out of range 1024..65535; fix the value");
   CHECK(error_of(base + "status: retired\n") == "t.yaml:1:1: successors: a retired site must name its successors; add `successors: [NAME]`");
   CHECK(error_of("name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
-        "t.yaml:1:1: launch.allowed: srun needs Slurm but the scheduler is pbs; drop srun from launch.allowed");
+        "t.yaml:1:1: launch.allowed: srun needs slurm or local but the scheduler is pbs; drop srun from launch.allowed");
   CHECK(error_of("name: p\nscheduler: slurm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: pals, allowed: [pals]}\n") ==
-        "t.yaml:1:1: launch.allowed: pals (Cray PALS mpiexec) needs PBS but the scheduler is slurm; drop pals from launch.allowed");
+        "t.yaml:1:1: launch.allowed: pals needs pbs but the scheduler is slurm; drop pals from launch.allowed");
   // The check is the dialects': read without it (a layer that knows no scheduler), the same profile reads.
   CHECK(read_profiles({"t.yaml", "name: p\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n"},
                       [](const std::string&) { return nullptr; })
             .size() == 1);
-  CHECK_NOTHROW(builtin_sites(launcher_refusal));  // every built-in profile names launchers its scheduler starts
+  CHECK_NOTHROW(builtin_sites(scheduler_checks()));  // every built-in profile names launchers and a GPU style its
+                                                     // scheduler takes
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: 1, cores: 8}\nlaunch: {default: mpirun, allowed: [srun]}\n") ==
         "t.yaml:4:9: launch.default: 'mpirun' is not in launch.allowed; add it to allowed or pick another default");
   CHECK(error_of(base + "modules: pytorch\n") == "t.yaml:5:10: modules: expected a list; write it as `modules: [a, b]`");

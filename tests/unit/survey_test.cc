@@ -240,6 +240,27 @@ TEST_CASE("a learned profile has the cluster's GPU partitions and node shape, re
   CHECK_THROWS_WITH(learn_profile("Bad Name", c, "2026-11-22", &notes), doctest::Contains("is not a valid site name"));
 }
 
+TEST_CASE("what a scheduler can do decides the accounts row and a learned profile's launchers and GPU type") {
+  ClusterInfo slurm = test_cluster();
+  std::vector<std::string> notes;
+  SiteProfile learned = learn_profile("testc", slurm, "2026-11-22", &notes);
+  CHECK(learned.launchers == std::vector<LaunchMode>{LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun});
+  CHECK(learned.gpu.style == GpuStyle::gres);
+  CHECK(learned.gpu.type == "a100");  // a GRES names its type
+  REQUIRE(row(check_profile(learned, slurm), "accounts"));  // Slurm's dialect has an accounts query: sacctmgr
+  CHECK(row(check_profile(learned, slurm), "accounts")->fix.find("(sacctmgr)") != std::string::npos);
+
+  ClusterInfo pbs;
+  pbs.scheduler = Scheduler::pbs;
+  pbs.partitions = parse_qstat_queues(k_qstat_qf);
+  pbs.nodes = parse_pbsnodes(k_pbsnodes);
+  learned = learn_profile("polar", pbs, "2026-11-22", &notes);
+  CHECK(learned.launchers == std::vector<LaunchMode>{LaunchMode::agent, LaunchMode::mpirun});  // not PALS, a site's own
+  CHECK(learned.gpu.style == GpuStyle::pbs_select);
+  CHECK(learned.gpu.type.empty());
+  CHECK(row(check_profile(learned, pbs), "accounts") == nullptr);  // PBS's has none: no row
+}
+
 TEST_CASE("a cluster without GPU nodes is learned as CPU-only, with a note") {
   ClusterInfo c = test_cluster();
   for (auto& n : c.nodes) n.gres.clear();

@@ -1,9 +1,11 @@
-// The scheduler seam, proved with a scheduler that exists only in this file (issue 34): its dialect (what it says:
-// directives, array syntax, task ids), its in-job face, its backend (which runs its commands, here through a fake
-// command runner) and its template. Its one registry line (`toy()`, as a line of site/schedulers.def is for a
-// built-in one) is all it adds outside itself: a site profile then names `scheduler: toy`, `submit` plans,
-// renders and submits through the toy's backend, job.json names it, status and cancel find its backend by that
-// name, and a toy job's environment is read by its face. Nothing else in hpclaunch knows it.
+// The scheduler seam, proved with a scheduler that exists only in this file: its dialect (what it says: directives,
+// array syntax, task ids, the launchers it starts and the GPU styles it writes), its in-job face, its backend (which
+// runs its commands, here through a fake command runner), its template, and a launcher (`toyrun`) and a GPU request
+// style (`toy-gpus`) of its own. Its one registry line (`toy()`, as a line of site/schedulers.def, launchers.def and
+// gpu_styles.def is for a built-in one) is all it adds outside itself: a site profile then names `scheduler: toy`,
+// `launch.allowed: [toyrun]` and `gpu_request.style: toy-gpus`, `submit` plans, renders and submits through the
+// toy's backend, job.json names it, status and cancel find its backend by that name, and a toy job's environment is
+// read by its face, whose node list may come from a command. Nothing else in hpclaunch knows it.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "record/job_record.h"
 #include "render/render.h"
 #include "runtime/ranks.h"
+#include "runtime/task_env.h"
 #include "scheduler/backend.h"
 #include "site/registry.h"
 #include "submit/job_index.h"
@@ -31,9 +34,12 @@ namespace fs = std::filesystem;
 namespace {
 
 Scheduler toy();
+LaunchMode toyrun();    // the toy's own launcher: `toyrun -n TASKS CMD`, one task per worker
+GpuStyle toy_gpus();    // the toy's own GPU request: `#TOY -gpus G`
 
-// The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"), TOY_NODE (this node's index), TOY_TASK (an array
-// task's index) and TOY_GPUS; its launcher `toyrun` gives TOY_RANK and TOY_SIZE.
+// The toy's jobs have TOY_JOB (the id), TOY_HOSTS ("a b c"; where it is unset, as Flux's, `toyhosts JOB` prints the
+// nodes as a hostlist), TOY_NODE (this node's index), TOY_TASK (an array task's index) and TOY_GPUS; its launcher
+// `toyrun` gives TOY_RANK and TOY_SIZE.
 class ToyJobFace final : public InJobFace {
  public:
   const char* name() const override { return "toy"; }
@@ -44,8 +50,10 @@ class ToyJobFace final : public InJobFace {
     return index ? std::optional<JobArrayTask>(JobArrayTask{job_id(env), *index}) : std::nullopt;
   }
   std::vector<std::string> job_nodes(const Env& env, const FileReader&) const override {
-    return split(env_get(env, "TOY_HOSTS").value_or(""), ' ');
+    auto hosts = env_get(env, "TOY_HOSTS");
+    return hosts ? split(*hosts, ' ') : std::vector<std::string>{};
   }
+  std::vector<std::string> node_list_command(const Env& env) const override { return {"toyhosts", job_id(env)}; }
   std::optional<int> node_count(const Env& env) const override {
     return static_cast<int>(job_nodes(env, {}).size());
   }
@@ -59,6 +67,7 @@ class ToyJobFace final : public InJobFace {
   std::optional<TaskRanks> launcher_ranks(const Env& env) const override {
     if (!env_has(env, "TOY_RANK")) return std::nullopt;
     TaskRanks r;
+    r.source = RankSource::launcher;
     r.rank = require_rank_int(env, "TOY_RANK", 0, "a toy task");
     r.world_size = require_rank_int(env, "TOY_SIZE", 1, "a toy task");
     check_task_ranks(r, "a toy task", "TOY_RANK", "TOY_SIZE", "TOY_RANK", "TOY_SIZE");
@@ -76,11 +85,13 @@ class ToyDialect final : public SchedulerDialect {
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
   std::optional<std::string> template_text() const override {
     return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
-           "{{#launches}}\n{{{command}}}\n{{/launches}}\n";
+           "{{#launches}}\n{{#toyrun}}toyrun -n {{ntasks}} {{/toyrun}}{{{command}}}\n{{/launches}}\n";
   }
-  bool offers(LaunchMode mode) const override { return mode == LaunchMode::agent || mode == LaunchMode::mpirun; }
+  std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::mpirun, toyrun()}; }
+  std::vector<GpuStyle> gpu_styles() const override { return {toy_gpus()}; }
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override {
     std::vector<std::string> d = {"-n " + std::to_string(r.nodes), "-name " + r.job_name, "-out " + place.job_dir + "/toy.out"};
+    if (r.site.gpu.style == toy_gpus() && r.gpus_per_node > 0) d.push_back("-gpus " + std::to_string(r.gpus_per_node));
     d.insert(d.end(), place.array_directives.begin(), place.array_directives.end());
     return d;
   }
@@ -159,11 +170,20 @@ class ToyBackend final : public SchedulerBackend {
   std::vector<std::string> output_files(const JobRecord& job) const override { return {job.dir + "/toy.out"}; }
 };
 
-// The toy's registry line: what a line of site/schedulers.def is for a built-in scheduler.
+// The toy's registry line: what a line of site/schedulers.def is for a built-in scheduler (and of launchers.def and
+// gpu_styles.def for its launcher and GPU style).
 Scheduler toy() {
   static const ToyDialect dialect;
   static const ToyBackend backend;
   static const Scheduler id = register_scheduler("toy", dialect, backend);
+  return id;
+}
+LaunchMode toyrun() {
+  static const LaunchMode id = register_launcher("toyrun", LaunchTasks::per_worker);
+  return id;
+}
+GpuStyle toy_gpus() {
+  static const GpuStyle id = register_gpu_style("toy-gpus", GpuType::untyped);
   return id;
 }
 
@@ -185,16 +205,25 @@ constexpr const char* k_toy_site = R"(name: toybox
 title: A cluster the toy scheduler runs (tests/unit/toy_scheduler_test.cc)
 scheduler: toy
 node: {gpus: 4, cores: 16, memory_gb: 64}
-launch: {default: agent, allowed: [agent, mpirun]}
+launch: {default: agent, allowed: [agent, mpirun, toyrun]}
+gpu_request: {style: toy-gpus}
 )";
 
 struct TempState : test::TempState {
   std::string site_file;
   TempState() : test::TempState("toy-scheduler-test"), site_file((base / "toybox.yaml").string()) {
-    toy();
+    toy(), toyrun(), toy_gpus();
     write_file_atomic(site_file, k_toy_site);
   }
 };
+
+JobRequest plan_request(const std::string& site, const std::string& launcher) {
+  JobRequest r;
+  r.site = site;
+  r.command = {"python", "train.py"};
+  r.launcher = launcher;
+  return r;
+}
 
 SubmitRequest toy_request(const TempState& t, const std::string& dir, int array = 0) {
   SubmitRequest o;
@@ -219,16 +248,16 @@ TEST_CASE("the toy's registry line: profiles and job.json may name it, the regis
   CHECK(dialect_for(toy()).kind() == toy());
   CHECK(backend_for(toy()).kind() == toy());
   CHECK(&backend_for(toy()).dialect() == &dialect_for(toy()));
-  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
+  SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
   CHECK(sites.get("toybox").scheduler == toy());
   CHECK(profile_to_yaml(sites.get("toybox")).find("scheduler: toy\n") != std::string::npos);
   CHECK_THROWS_WITH_AS(register_scheduler("slurm", dialect_for(toy()), backend_for(toy())),
                        doctest::Contains("'slurm' is taken"), Error);
 
   // A launcher the toy cannot start, in the profile: refused with the line that names the toy.
-  write_file_atomic(t.site_file, std::string(k_toy_site).replace(std::string(k_toy_site).find("mpirun]"), 7, "srun]"));
-  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, launcher_refusal),
-                       doctest::Contains("launch.allowed: srun needs Slurm but the scheduler is toy"), Error);
+  write_file_atomic(t.site_file, std::string(k_toy_site).replace(std::string(k_toy_site).find("toyrun]"), 7, "srun]"));
+  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, scheduler_checks()),
+                       doctest::Contains("launch.allowed: srun needs slurm or local but the scheduler is toy"), Error);
 }
 
 TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's backend; status and cancel find it") {
@@ -242,7 +271,7 @@ TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's ba
   CHECK(s.scheduler == toy());
   CHECK(s.job_id == "42");
   CHECK(s.plan.launcher == LaunchMode::agent);
-  CHECK(s.script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n", 0) == 0);
+  CHECK(s.script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n#TOY -gpus 4\n", 0) == 0);
   CHECK(s.script.find("python train.py") != std::string::npos);
   REQUIRE(toy_cluster.ran.size() == 1);
   CHECK(toy_cluster.ran[0] == std::vector<std::string>{"toysub", "-w", "7", dir + "/job.sh"});
@@ -318,17 +347,88 @@ TEST_CASE("a toy job's environment is read by the toy's face, which the registry
   CHECK(ranks.world_size == 8);
   env["TOY_RANK"] = "9";
   CHECK_THROWS_WITH_AS(face->launcher_ranks(env), doctest::Contains("TOY_RANK=9 is not below TOY_SIZE=8"), Error);
+
+  // Without TOY_HOSTS, as in a Flux job, the nodes come from `toyhosts JOB`: the runtime runs it through the runner
+  // it is given, and the face only names it and reads its answer.
+  Env bare = {{"TOY_JOB", "42"}};
+  CHECK(face->job_nodes(bare, {}).empty());
+  std::vector<std::vector<std::string>> asked;
+  CommandReader toyhosts = [&](const std::vector<std::string>& argv) {
+    asked.push_back(argv);
+    return std::string("n[1-2],m7\n");
+  };
+  CHECK(job_nodes(bare, {}, toyhosts) == std::vector<std::string>{"n1", "n2", "m7"});
+  CHECK(step_nodes(bare, {}, toyhosts) == std::vector<std::string>{"n1", "n2", "m7"});
+  CHECK(asked == std::vector<std::vector<std::string>>{{"toyhosts", "42"}, {"toyhosts", "42"}});
+  CHECK(job_nodes(env, {}, toyhosts) == std::vector<std::string>{"a", "b"});  // the environment's, when it names them
+  CHECK(asked.size() == 2);
+  CHECK_THROWS_WITH_AS(job_nodes(bare, {}), doctest::Contains("toyhosts 42: toy names its nodes only through this command"),
+                       Error);
+
+  // A toyrun task of such a job: its ranks from the toy's launcher, MASTER_ADDR the first node `toyhosts` names.
+  Env task = {{"TOY_JOB", "42"}, {"TOY_RANK", "5"}, {"TOY_SIZE", "8"}};
+  CHECK(detect_task_ranks(task, {}).source == RankSource::launcher);
+  auto resolve = [](const std::string& host) { return host == "n1" ? std::optional<std::string>("10.0.0.1") : std::nullopt; };
+  TaskEnvEffects effects{{}, resolve, toyhosts};
+  TaskEnv vars = compute_task_env(task, {}, effects);
+  std::map<std::string, std::string> set(vars.vars.begin(), vars.vars.end());
+  CHECK(set["RANK"] == "5");
+  CHECK(set["WORLD_SIZE"] == "8");
+  CHECK(set["MASTER_ADDR"] == "n1");
+}
+
+TEST_CASE("the toy's own launcher and GPU style, registered in this file alone: a plan and a script through them") {
+  TempState t;
+  REQUIRE(launch_mode_named("toyrun") == toyrun());
+  REQUIRE(gpu_style_named("toy-gpus") == toy_gpus());
+  CHECK_THROWS_WITH_AS(register_launcher("srun", LaunchTasks::per_worker), doctest::Contains("'srun' is taken"), Error);
+  CHECK_THROWS_WITH_AS(register_gpu_style("gres", GpuType::typed), doctest::Contains("'gres' is taken"), Error);
+  SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
+  const SiteProfile& site = sites.get("toybox");
+  CHECK(site.gpu.style == toy_gpus());
+  CHECK(site.allows(toyrun()));
+  std::string shown = profile_to_yaml(site);
+  CHECK(shown.find("style: toy-gpus") != std::string::npos);
+  CHECK(shown.find("toyrun") != std::string::npos);
+
+  const std::string dir = (t.base / "toyrun").string();
+  FakeToy toy_cluster;
+  toy_cluster.answers["toysub"] = {0, "Job <43> is submitted\n", ""};
+  SubmitRequest o = toy_request(t, dir);
+  o.request.launcher = "toyrun";
+  Submission s = submit_request(o, toy_cluster.runner());
+  CHECK(s.plan.launcher == toyrun());
+  CHECK(s.plan.ntasks_per_node == 4);  // a task per worker, as its registry line says
+  CHECK(s.plan.ntasks == 8);
+  CHECK(s.script.find("#TOY -gpus 4\n") != std::string::npos);
+  CHECK(s.script.find("\ntoyrun -n 8 python train.py\n") != std::string::npos);
+  CHECK(read_file(dir + "/plan.json").value_or("").find("\"launcher\": \"toyrun\"") != std::string::npos);
+
+  // sbatch's memory words are Slurm's, not every scheduler's: the toy, which says none, asks nothing.
+  SiteProfile whole_node = site;
+  whole_node.memory.style = MemoryStyle::whole_node;
+  CHECK(make_plan(o.request, whole_node).memory.empty());
+
+  // Another scheduler takes neither: its dialect does not name them.
+  CHECK(test::error_of_call([&] { make_plan(plan_request("perlmutter", "toyrun"), sites.get("perlmutter")); }) ==
+        "--launcher: toyrun needs toy, but perlmutter runs slurm; use --launcher srun");
+  const std::string slurm_site = "name: slurmbox\nscheduler: slurm\nnode: {gpus: 4, cores: 16}\n";
+  const std::pair<std::string, std::string> k_refused[] = {
+      {"launch: {default: srun, allowed: [srun]}\ngpu_request: {style: toy-gpus}\n",
+       "gpu_request.style: slurm writes no toy-gpus request (it writes gpus-per-node, gres or none)"},
+      {"launch: {default: srun, allowed: [srun, toyrun]}\n", "launch.allowed: toyrun needs toy but the scheduler is slurm"}};
+  for (const auto& [rest, error] : k_refused) {
+    write_file_atomic(t.site_file, slurm_site + rest);
+    CHECK_THROWS_WITH_AS(load_sites({t.site_file}, scheduler_checks()), doctest::Contains(error.c_str()), Error);
+  }
 }
 
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
   TempState t;
-  SiteRegistry sites = load_sites({t.site_file}, launcher_refusal);
-  JobRequest r;
-  r.site = "toybox";
-  r.command = {"python", "train.py"};
-  r.launcher = "srun";
+  SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
+  JobRequest r = plan_request("toybox", "srun");
   CHECK(test::error_of_call([&] { make_plan(r, sites.get("toybox")); }) ==
-        "--launcher: srun needs Slurm, but toybox runs toy; use --launcher agent");
+        "--launcher: srun needs slurm or local, but toybox runs toy; use --launcher agent");
   r.launcher = "mpirun";
   CHECK(make_plan(r, sites.get("toybox")).launcher == LaunchMode::mpirun);
 }
