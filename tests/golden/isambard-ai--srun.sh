@@ -15,7 +15,7 @@
 # Launch: srun; 2 node(s) x 4 worker(s) = world size 8;
 # 8 Slurm task(s), 4 per node, 72 CPU(s) each.
 
-module load brics/nccl brics/aws-ofi-nccl
+module load brics/nccl
 # isambard-ai's network settings, as the site documents them (`hpclaunch sites show isambard-ai` names the source of each), unless already set:
 [ -n "${NCCL_NET+set}" ] || export NCCL_NET='AWS Libfabric'
 [ -n "${NCCL_SOCKET_IFNAME+set}" ] || export NCCL_SOCKET_IFNAME=hsn
