@@ -79,7 +79,9 @@ MemoryAsk PbsDialect::memory_request(const SiteProfile& site, const Queue* queue
 std::vector<std::string> PbsDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
   std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);
-  if (p.gpus_per_node > 0) select += fmt::format(":ngpus={}", p.gpus_per_node);
+  // Style none asks no ngpus: the whole node comes with its GPUs, as on ALCF Aurora, whose docs ask select=N alone
+  // and whose PBS never runs a chunk asking more GPUs than it counts on a node.
+  if (p.gpus_per_node > 0 && p.site.gpu.style != GpuStyle::none) select += fmt::format(":ngpus={}", p.gpus_per_node);
   // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
   if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
   if (!p.memory.empty()) select += ":" + p.memory;  // a shared queue's mem= (memory_request)

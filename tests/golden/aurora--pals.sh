@@ -1,5 +1,5 @@
 #!/bin/bash
-#PBS -l walltime=01:00:00,select=2:ncpus=208:ngpus=12:mpiprocs=12
+#PBS -l walltime=01:00:00,select=2:ncpus=208:mpiprocs=12
 #PBS -A MyProject
 #PBS -N train
 #PBS -q capacity

@@ -485,6 +485,15 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("site_facts");
 
+TEST_CASE("Aurora: the chunk asks whole nodes as ALCF's select=N does, never an ngpus PBS may not count") {
+  // known-issues.md: a chunk asking more than a node has never runs; no Aurora page says whether its PBS counts 6
+  // GPUs or 12 tiles, and its scripts ask none. The tiles still shape the launch: 12 ranks a node.
+  std::string s = script(request("aurora", 2, "MyProject"));
+  CHECK(s.find("#PBS -l walltime=01:00:00,select=2:ncpus=208:mpiprocs=12\n") != std::string::npos);
+  CHECK(s.find("ngpus") == std::string::npos);
+  CHECK(plan(request("aurora", 2, "MyProject")).ntasks == 24);
+}
+
 TEST_CASE("the PAICE AI clusters: aip- accounts, their node shapes, TamIA's whole nodes and day, Vulcan's week") {
   for (const char* site : {"cc-killarney", "cc-killarney-h100", "cc-tamia", "cc-vulcan"}) {
     CAPTURE(site);
