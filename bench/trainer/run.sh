@@ -26,7 +26,7 @@ peer_py=${PEER_PYTHON:-/opt/hpclaunch/peers-venv/bin/python}
 [ -x "$peer_py" ] || { echo "run.sh: PEER_PYTHON '$peer_py' is not there; run scripts/peers-venv.sh or set PEER_PYTHON" >&2; exit 2; }
 peer_torch=$("$peer_py" -c 'import torch; print(torch.__version__)')
 # hpclaunch-train's LibTorch, as its --version names it ("LibTorch 2.15.0" for a build against the peers' wheel:
-# HPCLAUNCH_TRAIN=BUILD/build-wheel-gloo/trainer/hpclaunch-train, t0513's, gives the same LibTorch on both sides).
+# HPCLAUNCH_TRAIN=build-wheel-gloo/trainer/hpclaunch-train, t0513's build beside build/, gives the same LibTorch on both sides).
 cpp_torch=libtorch-$("$train" --version | sed -n 's/.*(LibTorch \([^,)]*\).*/\1/p')
 [ "$cpp_torch" != libtorch- ] || cpp_torch=libtorch-unknown
 work=$(mktemp -d)
