@@ -147,7 +147,8 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.add_option("--signals-to-handle,--signals_to_handle", f.signals,
                  "signals passed on to the workers, e.g. SIGTERM,SIGINT,SIGHUP,SIGQUIT (default: those and SIGUSR1/2)");
   app.add_flag("--virtual-local-rank,--virtual_local_rank", o.virtual_local_rank,
-               "every worker sees LOCAL_RANK=0 and only its own GPU (CUDA_VISIBLE_DEVICES)");
+               "every worker sees LOCAL_RANK=0 and only its own GPU (in its vendor's variables: "
+               "CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK)");
   app.add_flag("--run-path,--run_path", run_path, "accepted for torchrun; the script runs in a worker process either way");
   app.add_option("--logs-specs,--logs_specs", f.logs_specs, "torchrun's logs-specs plugin: only the default is known here");
   app.add_option("--numa-binding,--numa_binding", f.numa_binding,
