@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "dialect/in_job.h"  // count_device_list
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -226,11 +227,7 @@ std::optional<int> preflight_gpu_count(Accelerator vendor, const std::vector<Gpu
     return static_cast<int>(visible_devices(vendor, devices, unselected).size());
   }
   auto list = visible_device_list(env, device_visibility(vendor));
-  if (!list) return 0;
-  int n = 0;
-  for (const auto& entry : split(*list, ','))
-    if (!trim(entry).empty()) ++n;
-  return n;
+  return list ? count_device_list(*list) : 0;
 }
 
 TorchDeviceCounts torch_device_counts(const SysfsView& sys, const Env& env) {

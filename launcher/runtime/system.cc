@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "dialect/dialect.h"  // command_failed: a scheduler command's failure, in the words every one uses
 #include "util/command.h"
 #include "util/error.h"
-#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -23,12 +23,7 @@ std::string read_text_file(const std::string& path) {
 
 std::string command_output(const std::vector<std::string>& argv) {
   ProcessResult r = run_capture(argv);
-  if (r.exit_code != 0) {
-    std::string why(trim(r.err.empty() ? r.out : r.err));
-    throw failure(join(argv, " "), (r.exit_code == 127 ? "not found on this machine" : "failed (exit " + std::to_string(r.exit_code) + ")") +
-                                       (why.empty() ? "" : ": " + why.substr(0, why.find('\n'))),
-                  "run it inside the job, where the scheduler answers");
-  }
+  if (r.exit_code != 0) command_failed(argv, r, "run it inside the job, where the scheduler answers");
   return r.out;
 }
 
