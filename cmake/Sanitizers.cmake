@@ -1,5 +1,6 @@
-# HPCLAUNCH_FUZZ and HPCLAUNCH_SANITIZE (docs/fuzzing.md). Both instrument every library, so that a bug in a
-# parser is caught where it happens, not where its result is used.
+# HPCLAUNCH_FUZZ (docs/fuzzing.md): one clang build, ASan + UBSan and the fuzzer's coverage in every library, so that
+# a bug in a parser is caught where it happens, not where its result is used. It serves two tests: t0065 runs the
+# fuzz targets, and t0060 the unit tests (HPCLAUNCH_BUILD_TESTS=ON builds them with the same flags).
 if(HPCLAUNCH_FUZZ)
   # libFuzzer comes with clang (Debian: clang, libclang-rt-14-dev); GCC has no -fsanitize=fuzzer.
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -12,14 +13,9 @@ if(HPCLAUNCH_FUZZ)
   # (nlohmann::json's among them) whatever the build type says.
   add_compile_options(-O1 -gline-tables-only -UNDEBUG)
   add_link_options(-fsanitize=address,undefined)
-  # Only the pure parsers and what they link: no trainer (LibTorch), plot, tests or installed programs. The
-  # libraries are whole (no list of the files a target reaches, which a new file broke): the fuzz targets, built
-  # alone (scripts/fuzz.sh), pull in only the libraries they link (fuzz/CMakeLists.txt).
+  # The launcher's layers and the unit tests: no trainer (LibTorch's libraries are not instrumented), plot or
+  # installed programs. The libraries are whole (no list of the files a target reaches, which a new file broke):
+  # each target, built alone (scripts/fuzz.sh, t0060), pulls in only the libraries it links.
   set(HPCLAUNCH_BUILD_TRAINER OFF)
-  set(HPCLAUNCH_BUILD_TESTS OFF)
   set(HPCLAUNCH_PLOT OFF)
-elseif(HPCLAUNCH_SANITIZE)
-  # Any finding stops the program with a non-zero exit (UBSan would otherwise print and go on).
-  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=address,undefined)
 endif()

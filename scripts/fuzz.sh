@@ -29,11 +29,8 @@ for t in "${targets[@]}"; do
   [ -f "$root/fuzz/$t.cc" ] || { echo "fuzz.sh: no target '$t' (fuzz/$t.cc)" >&2; exit 2; }
 done
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found; run scripts/install-deps.sh" >&2; exit 2; }
 source "$root/scripts/lib-build.sh"
-use_ccache "$root"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHPCLAUNCH_FUZZ=ON \
-  "${ccache_launcher[@]}" >/dev/null
+configure_fuzz_build "$root" "$build" || exit 2
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build/fuzz-build.log" 2>&1 ||
   { tail -n 40 "$build/fuzz-build.log" >&2; echo "fuzz.sh: the build failed ($build/fuzz-build.log)" >&2; exit 1; }
 [ "${HPCLAUNCH_FUZZ_BUILD_ONLY:-0}" = 0 ] || exit 0

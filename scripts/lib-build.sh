@@ -21,3 +21,15 @@ configure_build() {
   use_ccache "$src"
   cmake -S "$src" -B "$build" "${ccache_launcher[@]}" "$@" >/dev/null
 }
+
+# configure_fuzz_build ROOT BUILD: the clang build with ASan, UBSan and libFuzzer's coverage in every library
+# (HPCLAUNCH_FUZZ, cmake/Sanitizers.cmake), with the unit tests. One configuration for both of its users, so that
+# neither reconfigures (and so rebuilds) the other's folder: scripts/fuzz.sh (t0065) builds the fuzz targets in it,
+# t0060 the unit tests.
+configure_fuzz_build() {
+  local src=$1 build=$2
+  command -v clang++ >/dev/null || { echo "the fuzz build needs clang++, which is not found: run scripts/install-deps.sh" >&2; return 2; }
+  use_ccache "$src"
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHPCLAUNCH_FUZZ=ON \
+    -DHPCLAUNCH_BUILD_TESTS=ON "${ccache_launcher[@]}" >/dev/null
+}

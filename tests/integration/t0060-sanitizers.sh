@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# The unit tests built with AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer (HPCLAUNCH_SANITIZE,
-# cmake/Sanitizers.cmake) and run: any finding fails the run. Its own build directory (BUILD/sanitize, kept between
-# runs; ccache when installed), the launcher's layers and the unit tests only: no trainer, no plot.
-# docs/fuzzing.md says what it costs.
+# The unit tests built with AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer and run: any finding
+# fails the run. They are built in the fuzz build (BUILD/fuzz, kept between runs; ccache when installed): clang
+# with ASan, UBSan and libFuzzer's coverage in every library (HPCLAUNCH_FUZZ, cmake/Sanitizers.cmake), which t0065
+# runs the fuzz targets from, so the launcher's layers are instrumented and compiled once for both. No trainer, no
+# plot. docs/fuzzing.md says what it costs.
 source "$(dirname "$0")/lib.sh"
 
-build=${HPCLAUNCH_SANITIZE_BUILD_DIR:-$HPCLAUNCH_BUILD_DIR/sanitize}
-use_ccache "$HPCLAUNCH_SOURCE_DIR"
-# -O0 and line tables only: the shortest build (the unit tests run in seconds either way), traces that still
-# name file:line.
-cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O0 -g1" \
-  -DHPCLAUNCH_SANITIZE=ON -DHPCLAUNCH_BUILD_TRAINER=OFF -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_INSTALL_TORCHRUN=OFF \
-  "${ccache_launcher[@]}" >"$test_tmp/configure.log" 2>&1 || fail "configure failed: $(tail -n 20 "$test_tmp/configure.log")"
+build=$HPCLAUNCH_BUILD_DIR/fuzz
+configure_fuzz_build "$HPCLAUNCH_SOURCE_DIR" "$build" >"$test_tmp/configure.log" 2>&1 ||
+  fail "configure failed: $(tail -n 20 "$test_tmp/configure.log")"
 cmake --build "$build" -j "$(nproc)" --target hpclaunch_unit_tests >"$test_tmp/build.log" 2>&1 ||
   fail "the sanitizer build failed: $(grep -m 5 -E 'error' "$test_tmp/build.log" || tail -n 20 "$test_tmp/build.log")"
 prepared
