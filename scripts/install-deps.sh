@@ -10,6 +10,7 @@ mode=${1:-test}
 case $mode in demo | test) ;; *) echo "install-deps.sh: unknown mode '$mode': give demo, or nothing for the tests" >&2; exit 2 ;; esac
 demo_packages=(
   build-essential cmake pkg-config git ca-certificates ccache
+  ninja-build                     # the builds' generator (scripts/lib-build.sh): on 2 cores, a quarter off make's time
   libboost-dev libboost-filesystem-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libkainjow-mustache-dev nlohmann-json3-dev
   libssl-dev                      # the agents' HMAC-SHA256 (OpenSSL libcrypto)

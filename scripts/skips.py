@@ -69,9 +69,11 @@ def machine_conditions(build_dir):
     if not os.access(train, os.X_OK):
         held.add("no-libtorch")
     else:
-        flags = os.path.join(build_dir, "trainer", "CMakeFiles", "hpclaunch_train_torch.dir", "flags.make")
+        # The compile lines (CMAKE_EXPORT_COMPILE_COMMANDS, whatever the generator): the trainer's gloo path is
+        # compiled only where gloo's headers were found.
+        commands = os.path.join(build_dir, "compile_commands.json")
         try:
-            if "HPCTRAIN_WITH_GLOO" not in open(flags).read():
+            if "HPCTRAIN_WITH_GLOO" not in open(commands).read():
                 held.add("no-gloo")
         except OSError:
             pass
