@@ -164,6 +164,12 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
 SchedulerType=sched/backfill
+# The main scheduler over the whole queue every second (default 60 s). A pending job is otherwise started only
+# by an event (a submit, a job's end) at most every batch_sched_delay (3 s), or by backfill, which skips its
+# 30 s cycle when no job or node changed: a requeued job, eligible only after its begin time (cred_expire + 1 s),
+# waited for the next 60 s pass (slurmctld.log: `Requeuing` then `sched: Allocate` up to 60 s later), and the
+# jobs of a queue two at a time started 3 s apart. Two nodes: a pass costs nothing.
+SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 # As most sites: a job over a partition's limits is refused at submission instead of pending forever.

@@ -106,7 +106,7 @@ def test_wait_shows_the_steps_as_a_tqdm_bar(workdir, capsys):
 
 
 class Counter(hpclaunch.helpers.Checkpointable):
-    """Counts its runs; the first one waits to be preempted (the marker file tells the test it runs)."""
+    """Counts its runs; the first one waits to be preempted (a marker file per rank tells the test it runs)."""
 
     def __init__(self):
         self.runs = 0
@@ -114,7 +114,7 @@ class Counter(hpclaunch.helpers.Checkpointable):
     def __call__(self, marker):
         self.runs += 1
         if self.runs == 1:
-            with open(marker, "w") as f:
+            with open(f"{marker}.{os.environ['RANK']}", "w") as f:
                 f.write(os.environ["SLURM_JOB_ID"])
             time.sleep(600)
         return (self.runs, int(os.environ.get("SLURM_RESTART_COUNT", "0")))
@@ -130,11 +130,14 @@ def test_a_preempted_checkpointable_job_is_requeued_and_resumes(workdir):
     job = ex.submit(Counter(), str(marker))
     with open(os.path.join(job.dir, "job.sh")) as f:
         assert "#SBATCH --signal=B:USR1@" in f.read()  # asked for --requeue
+    # The warning only once both ranks run (1 node x 2 GPUs, a rank per GPU): a rank still starting has no handler
+    # yet, and SIGUSR1 killed it (rank 0, the one that checkpoints: the next run started from scratch and slept).
+    markers = [workdir / f"running.{rank}" for rank in (0, 1)]
     for _ in range(1200):
-        if marker.exists():
+        if all(m.exists() for m in markers):
             break
         time.sleep(0.2)
-    assert marker.exists(), "the job never started"
+    assert all(m.exists() for m in markers), "the job's ranks never started"
     subprocess.run(["scancel", "--signal=USR1", "--batch", job.id], check=True)  # as a preemption's warning
     assert job.result(timeout=300) == (2, 1)  # the second run, from the checkpoint, after one requeue
     assert "checkpointed" in job.stderr()

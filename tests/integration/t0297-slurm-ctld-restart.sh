@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # slurmctld restarted while jobs run and while `wait`, `logs --follow` and `jobs` watch them (issue 14 §2): a
-# 2-node agent job (4 ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 40 s,
-# longer than squeue's own retries) and start (state recovered); `wait` and `logs --follow` note the silence and
-# carry on to COMPLETED with every line; `jobs` during the outage lists every row and names the failing command once (exit 1), and after it
-# gives the states again. The agent job's directory and output never hold its rendezvous secret. Also: two and
-# twenty `submit`s at once from the same directory on Slurm, each with its own directory, job id and index row.
+# 2-node agent job (4 ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 12 s,
+# several times the watchers' own Slurm retries) and start (state recovered); `wait` and `logs --follow` note the
+# silence and carry on to COMPLETED with every line; `jobs` during the outage lists every row and names the failing
+# command once (exit 1), and after it gives the states again. The agent job's directory and output never hold its
+# rendezvous secret. Also: two and twenty `submit`s at once from the same directory on Slurm, each with its own
+# directory, job id and index row.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster
@@ -16,12 +17,17 @@ real_od=$(command -v od)
 printf '#!/bin/bash\n"%s" "$@" | tee -a "%s"\n' "$real_od" "$test_tmp/od.out" >bin/od  # learns the job's secret
 chmod +x bin/od
 
-ticks=60
-# Seconds without slurmctld: squeue itself retries for ~18 s before it fails, and a `wait` poll whose squeue
-# answered just before the stop spends the first ~18 s in its scontrol call (whose failure only loses the detail):
-# over twice that, so that one squeue of `wait` fails whenever the stop comes (a 25 s outage, under load, once
-# passed without any).
-down=40
+# The watchers (wait, logs --follow, jobs) read a copy of slurm.conf with MessageTimeout=2: a Slurm command
+# retries a controller that does not answer for about MessageTimeout (~2 s here; ~18 s at the cluster's default
+# 10, which made the outage 40 s and the jobs 60 s). The jobs and their sruns keep the cluster's own.
+watch_conf=$test_tmp/watch.conf
+{ sed "/^MessageTimeout=/d" "$SLURM_CONF"; echo "MessageTimeout=2"; } >"$watch_conf"
+# Seconds without slurmctld: a `wait` poll whose squeue answered just before the stop spends up to ~2 s in its
+# scontrol call (whose failure only loses the detail), and its next squeue fails after ~2 s more: over twice that,
+# so that one squeue of `wait` fails whenever the stop comes (a 25 s outage against 18 s retries, under load, once
+# passed without any). The jobs tick for three times the outage, so they run through the stop and the start.
+down=12
+ticks=36
 id=$(PATH=$test_tmp/bin:$PATH submit "$test_tmp/agent" --nodes 2 --gpus-per-node 2 --launcher agent -- \
   bash -c "for i in \$(seq 1 $ticks); do echo \"rank \$RANK tick \$i\"; sleep 1; done")
 id2=$(submit "$test_tmp/srun" --nodes 1 --gpus-per-node 2 --launcher srun -- \
@@ -30,9 +36,11 @@ id2=$(submit "$test_tmp/srun" --nodes 1 --gpus-per-node 2 --launcher srun -- \
 out=$test_tmp/agent/slurm-$id.out
 wait_until --every 0.5 120 "the agent job to start" 'hl status "$id"; grep -q "tick 2$" "$out"'
 
-timeout 300 "$HPCLAUNCH" wait --interval 0.5 "$id" >"$test_tmp/wait.out" 2>"$test_tmp/wait.err" &
+SLURM_CONF=$watch_conf timeout 300 "$HPCLAUNCH" wait --interval 0.5 "$id" >"$test_tmp/wait.out" \
+  2>"$test_tmp/wait.err" &
 waiter=$!
-timeout 300 "$HPCLAUNCH" logs --follow --interval 0.2 "$id" >"$test_tmp/follow.out" 2>"$test_tmp/follow.err" &
+SLURM_CONF=$watch_conf timeout 300 "$HPCLAUNCH" logs --follow --interval 0.2 "$id" >"$test_tmp/follow.out" \
+  2>"$test_tmp/follow.err" &
 follower=$!
 sleep 1
 ctld=$(cat "$HPCLAUNCH_CLUSTER_DIR/slurmctld.pid")
@@ -41,7 +49,8 @@ restarter=$!
 # While the controller is down: `jobs` lists both rows, each state unknown, one error naming the command.
 wait_until --every 0.05 30 "slurmctld (pid $ctld) to stop" '! kill -0 "$ctld"'
 rc=0
-timeout 120 "$HPCLAUNCH" jobs >"$test_tmp/jobs-down.out" 2>"$test_tmp/jobs-down.err" || rc=$?
+SLURM_CONF=$watch_conf timeout 120 "$HPCLAUNCH" jobs >"$test_tmp/jobs-down.out" 2>"$test_tmp/jobs-down.err" \
+  || rc=$?
 wait "$restarter" || fail "the controller did not come back: $(cat "$test_tmp/restart.out")"
 assert_eq 1 "$rc" "exit code of jobs while slurmctld is down ($(cat "$test_tmp/jobs-down.out"))"
 assert_eq 1 "$(grep -c "error:" "$test_tmp/jobs-down.err")" "errors from jobs while slurmctld is down ($(cat "$test_tmp/jobs-down.err"))"
