@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# t0067: the unity build's hazard, checked (CMakeLists.txt builds each library and program in batches of 8 files,
-# one translation unit a batch). scripts/unity-names.py lists every name a file declares in an anonymous namespace,
+# t0067: the unity build's hazard, checked (CMakeLists.txt builds each library and program as one translation
+# unit). scripts/unity-names.py lists every name a file declares in an anonymous namespace,
 # as `static`, or as a macro it does not #undef, that another file of the same target also uses: in a batch with
 # it, that file's declaration clashes or its call binds to the other file's function. The build of this checkout
 # has none; and in a made-up target of two files, each such kind of name is found, naming the file and line.
