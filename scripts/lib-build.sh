@@ -12,27 +12,25 @@ use_ccache() {
   ccache_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 }
 
-# cmake_generator BUILD: sets `generator` to the CMake argument for BUILD: Ninja when it is installed
-# (install-deps.sh installs it) and BUILD is not configured yet, else empty (a folder keeps the generator it was
-# configured with: CMake refuses another). Ninja compiles a library's objects while the layers below it still link,
-# where make's files wait for each library to be built first: on 2 cores the demo's build took 172 s with Ninja
-# and 239 s with make, for the same CPU time. Every folder the scripts and tests configure uses it, so that their
-# compile lines, and so their ccache entries, are the same.
-cmake_generator() {
-  generator=()
-  [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null && generator=(-G Ninja)
-  return 0
+# use_ninja: the folders configured after it use Ninja when it is installed (install-deps.sh installs it), through
+# CMake's CMAKE_GENERATOR variable: a folder not configured yet takes it, a configured one keeps its own generator.
+# Ninja compiles a library's objects while the layers below it still link, where make's files wait for each library
+# first: on 2 cores the demo's build took 151 s instead of make's 197 s, for the same CPU time (docs/install.md).
+# Exported, so the folders the tests configure (tests/integration/lib.sh takes the main build's generator) and
+# README's install line in t0710 get the same compile lines, and so the main build's objects from ccache.
+use_ninja() {
+  [ -n "${CMAKE_GENERATOR:-}" ] || ! command -v ninja >/dev/null || export CMAKE_GENERATOR=Ninja
 }
 
 # configure_build ROOT BUILD [CMAKE_ARG...]: the project's default type and flags (RelWithDebInfo, -O2 -g1: set in
 # CMakeLists.txt, so that a build configured by hand, as README's install line is, has the same objects), with
-# ccache (use_ccache) and Ninja (cmake_generator).
+# ccache (use_ccache) and Ninja (use_ninja).
 configure_build() {
   local src=$1 build=$2
   shift 2
   use_ccache "$src"
-  cmake_generator "$build"
-  cmake -S "$src" -B "$build" "${generator[@]}" "${ccache_launcher[@]}" "$@" >/dev/null
+  use_ninja
+  cmake -S "$src" -B "$build" "${ccache_launcher[@]}" "$@" >/dev/null
 }
 
 # configure_fuzz_build ROOT BUILD: the clang build with ASan, UBSan and libFuzzer's coverage in every library
@@ -43,7 +41,7 @@ configure_fuzz_build() {
   local src=$1 build=$2
   command -v clang++ >/dev/null || { echo "the fuzz build needs clang++, which is not found: run scripts/install-deps.sh" >&2; return 2; }
   use_ccache "$src"
-  cmake_generator "$build"
-  cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DHPCLAUNCH_FUZZ=ON -DHPCLAUNCH_BUILD_TESTS=ON "${ccache_launcher[@]}" >/dev/null
+  use_ninja
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHPCLAUNCH_FUZZ=ON \
+    -DHPCLAUNCH_BUILD_TESTS=ON "${ccache_launcher[@]}" >/dev/null
 }

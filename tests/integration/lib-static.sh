@@ -3,7 +3,7 @@
 # an otherwise empty root directory.
 
 # static_build BUILD_DIR [CMAKE_ARG...]: configures and builds the static hpclaunch in BUILD_DIR (kept between
-# runs: a rebuild is incremental), with ccache when installed and Ninja (lib-build.sh), as scripts/test.sh does. The build type and
+# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh does. The build type and
 # its flags are the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
 # (cmake/StaticBuild.cmake) is compiled as the main build compiled it and comes from ccache: a fresh CI machine
 # links the static binary instead of compiling the launcher a second time (issue 33). -s: no symbols or debug
@@ -13,9 +13,8 @@ static_build() {
   shift
   local type=()
   use_ccache "$HPCLAUNCH_SOURCE_DIR"
-  cmake_generator "$build"
   mapfile -t type < <(main_build_type)
-  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" "${generator[@]}" "${type[@]}" -DCMAKE_EXE_LINKER_FLAGS=-s \
+  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$build" "${type[@]}" -DCMAKE_EXE_LINKER_FLAGS=-s \
     -DHPCLAUNCH_STATIC=ON -DHPCLAUNCH_BUILD_TESTS=OFF "${ccache_launcher[@]}" "$@" >"$test_tmp/configure.log" 2>&1 ||
     fail "configure of the static build failed: $(tail -20 "$test_tmp/configure.log")"
   local t0=$SECONDS

@@ -19,10 +19,9 @@ wheel_build() {
   prefix=$("$wheel_python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)') ||
     fail "the peers' venv has no torch ($wheel_python)"
   use_ccache "$HPCLAUNCH_SOURCE_DIR"  # sets ccache_launcher (scripts/lib-build.sh, sourced by lib.sh)
-  cmake_generator "$dir"  # sets generator (lib-build.sh): Ninja, as the main build
   mkdir -p "$dir"
-  # shellcheck disable=SC2154  # ccache_launcher and generator: lib-build.sh's
-  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" "${generator[@]}" "${ccache_launcher[@]}" "${type[@]}" \
+  # shellcheck disable=SC2154  # ccache_launcher: use_ccache's
+  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" "${ccache_launcher[@]}" "${type[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix" -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_BUILD_TESTS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON \
     "$@" >"$dir/configure.log" 2>&1 ||
     { tail -30 "$dir/configure.log"; fail "configure against torch from $prefix"; }

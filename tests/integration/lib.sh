@@ -12,7 +12,12 @@ test_name=$(basename "$0" .sh)
 export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-wait.sh"  # wait_until
-source "$HPCLAUNCH_SOURCE_DIR/scripts/lib-build.sh"  # use_ccache
+source "$HPCLAUNCH_SOURCE_DIR/scripts/lib-build.sh"  # use_ccache, configure_fuzz_build
+# A folder a test configures (t0710's, README's install line in it, the static and wheel builds) takes the main
+# build's generator (Ninja from scripts/test.sh: use_ninja), so its compile lines are the main build's and its
+# objects come from ccache. CMake reads CMAKE_GENERATOR only for a folder not configured yet.
+main_generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$HPCLAUNCH_BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+[ -z "$main_generator" ] || export CMAKE_GENERATOR=$main_generator
 
 # The test's own directory: under /tmp so that every emulated node (and every job) sees it. Kept when
 # HPCLAUNCH_KEEP_TMP=1, to look at after a failure.
