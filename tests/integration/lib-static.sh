@@ -3,7 +3,7 @@
 # an otherwise empty root directory.
 
 # static_build BUILD_DIR [CMAKE_ARG...]: configures and builds the static hpclaunch in BUILD_DIR (kept between
-# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh does. The build type and
+# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh and t0710 do. The build type and
 # its flags are the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
 # (cmake/StaticBuild.cmake) is compiled as the main build compiled it and comes from ccache: a fresh CI machine
 # links the static binary instead of compiling the launcher a second time (issue 33). -s: no symbols or debug

@@ -21,9 +21,9 @@ wheel_build() {
   use_ccache "$HPCLAUNCH_SOURCE_DIR"  # sets ccache_launcher (scripts/lib-build.sh, sourced by lib.sh)
   mkdir -p "$dir"
   # shellcheck disable=SC2154  # ccache_launcher: use_ccache's
-  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" "${ccache_launcher[@]}" "${type[@]}" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_BUILD_TESTS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON \
-    "$@" >"$dir/configure.log" 2>&1 ||
+  cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" "${ccache_launcher[@]}" "${type[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_BUILD_TESTS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "$@" \
+    >"$dir/configure.log" 2>&1 ||
     { tail -30 "$dir/configure.log"; fail "configure against torch from $prefix"; }
   # Our own CMake files must not warn (TorchConfig.cmake's warnings come from the venv).
   local ours site=${prefix%%/torch/*}

@@ -17,11 +17,11 @@ real_od=$(command -v od)
 printf '#!/bin/bash\n"%s" "$@" | tee -a "%s"\n' "$real_od" "$test_tmp/od.out" >bin/od  # learns the job's secret
 chmod +x bin/od
 
-# The watchers (wait, logs --follow, jobs) read a copy of slurm.conf with MessageTimeout=2: a Slurm command
-# retries a controller that does not answer for about MessageTimeout (~2 s here; ~18 s at the cluster's default
-# 10, which made the outage 40 s and the jobs 60 s). The jobs and their sruns keep the cluster's own.
+# The watchers (wait, logs --follow, jobs) read a copy of slurm.conf with MessageTimeout=2 (client_conf): a Slurm
+# command retries a controller that does not answer for about MessageTimeout (~2 s here; ~18 s at the cluster's
+# default 10, which made the outage 40 s and the jobs 60 s). The jobs and their sruns keep the cluster's own.
 watch_conf=$test_tmp/watch.conf
-{ sed "/^MessageTimeout=/d" "$SLURM_CONF"; echo "MessageTimeout=2"; } >"$watch_conf"
+client_conf "$watch_conf"
 # Seconds without slurmctld: a `wait` poll whose squeue answered just before the stop spends up to ~2 s in its
 # scontrol call (whose failure only loses the detail), and its next squeue fails after ~2 s more: over twice that,
 # so that one squeue of `wait` fails whenever the stop comes (a 25 s outage against 18 s retries, under load, once

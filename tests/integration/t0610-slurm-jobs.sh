@@ -58,8 +58,8 @@ assert_contains "$(echo "$out" | grep "^$id_long ")" "CANCELLED"
 
 # A controller that cannot be reached: one error line naming the command, exit 1, nothing on stdout. The clients'
 # MessageTimeout bounds how long each Slurm command retries the dead port before it fails (18 s at the default 10:
-# 54 s for the four commands below, all spent in Slurm's retries); 2 s fails them the same way, sooner.
-{ sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF"; echo "MessageTimeout=2"; } >"$test_tmp/dead.conf"
+# 54 s for the four commands below, all spent in Slurm's retries); client_conf's 2 s fails them the same way, sooner.
+client_conf "$test_tmp/dead.conf" 's/^SlurmctldPort=.*/SlurmctldPort=1/'
 rc=0; out=$(SLURM_CONF=$test_tmp/dead.conf timeout 120 "$HPCLAUNCH" status "$id" 2>"$test_tmp/err") || rc=$?
 assert_eq 1 "$rc" "status exit code with an unreachable controller"
 assert_eq "" "$out" "status printed a state with an unreachable controller"
