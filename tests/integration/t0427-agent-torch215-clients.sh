@@ -62,6 +62,11 @@ trainer.fit(Tiny(), data)
 print(f"lightning env={env} world={trainer.world_size} global_rank={trainer.global_rank} "
       f"node_rank={trainer.node_rank} local_rank={trainer.local_rank} rank={os.environ['RANK']} "
       f"steps={trainer.global_step}", flush=True)
+# Out without the interpreter's finalization: there, torch 2.15's gloo worker threads may still be freeing the last
+# allreduce's work, whose decref of a Python object takes the GIL, and the thread's forced exit aborts the rank
+# ("terminate called without an active exception", pytorch/pytorch#190489; 4 of 30 runs of a 4-rank gloo DDP script
+# here, destroy_process_group or not; once in a cold run of this test). It is torch's race, not the launcher's.
+os._exit(0)
 PY
 two_nodes lit lit.py || fail "the Lightning job failed: $(tail -n 30 lit0.out lit1.out)"
 out=$(cat lit0.out lit1.out)
