@@ -156,6 +156,37 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
   return inv;
 }
 
+ProbeInvocation parse_probe_command_line(const std::vector<std::string>& args) {
+  ProbeInvocation inv;
+  ProbeOptions& o = inv.options;
+  CLI::App app("Preflight: GPUs per node, a per-node speed probe and an allreduce bandwidth sweep.", "hpclaunch-probe");
+  app.add_option("--min-bytes", o.min_bytes, "smallest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
+  app.add_option("--max-bytes", o.max_bytes, "largest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10))
+      ->envname("HPCLAUNCH_CHECK_MAX_BYTES");  // a job's --env shortens the sweep of `submit --preflight`
+  app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
+  app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
+      ->capture_default_str()->check(CLI::Range(1.0, 1000.0))
+      ->envname("HPCLAUNCH_CHECK_SLOW_FACTOR");  // as HPCLAUNCH_CHECK_MAX_BYTES, for `submit --preflight`
+  app.add_option("--expect-busbw", o.expect_busbw, "GB/s of busbw this interconnect gives; below half is flagged")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
+  app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.set_version_flag("--version", version_line("hpclaunch-probe", 0));
+  switch (hpclaunch::parse_cli(app, args, "hpclaunch-probe")) {
+    case hpclaunch::Parsed::help:
+      inv.command = Command::help;
+      inv.help_text = app.help();
+      return inv;
+    case hpclaunch::Parsed::version:
+      inv.command = Command::version;  // probe_main.cc prints version_line with the loaded NCCL
+      return inv;
+    case hpclaunch::Parsed::flags: break;
+  }
+  if (o.min_bytes > o.max_bytes) throw Error("--min-bytes", "is above --max-bytes", "swap them");
+  return inv;
+}
+
 void apply_model_defaults(TrainOptions* o) {
   if (o->batch_size == 0 && o->global_batch == 0) o->batch_size = o->model == "autoencoder" ? 128 : o->model == "resnet" ? 32 : 1;
   if (o->lr == 0.0) o->lr = o->optimizer == "sgd" ? 0.1 : 1e-3;

@@ -123,6 +123,28 @@ struct Invocation {
 // Parses argv (without argv[0]). Throws hpclaunch::Error naming the flag on bad input.
 Invocation parse_command_line(const std::vector<std::string>& args);
 
+// hpclaunch-probe's flags (probe_main.cc, docs/preflight.md).
+struct ProbeOptions {
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = 256u << 20;
+  int expect_gpus = 0;
+  double slow_factor = 2.0;
+  double expect_busbw = 0;
+  std::string json;
+  std::string backend = "auto";
+};
+
+struct ProbeInvocation {
+  Command command = Command::train;  // train: run the probe; help or version
+  ProbeOptions options;
+  std::string help_text;
+};
+
+// Parses hpclaunch-probe's argv (without argv[0]); HPCLAUNCH_CHECK_MAX_BYTES and HPCLAUNCH_CHECK_SLOW_FACTOR stand
+// for --max-bytes and --slow-factor (a job's --env shortens `submit --preflight`). Throws hpclaunch::Error naming
+// the flag on bad input. Here, not in probe_main.cc, so that CLI11's code is compiled once for both programs.
+ProbeInvocation parse_probe_command_line(const std::vector<std::string>& args);
+
 // `--version` of hpclaunch-train and hpclaunch-probe: the version and what they were built against (the LibTorch;
 // with a CUDA LibTorch the CUDA toolkit and NCCL's header), and the NCCL loaded at run time where one is
 // (`loaded_nccl`: ncclGetVersion's code, 0 for none), which may differ from the header:

@@ -9,13 +9,12 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <thread>
 
+#include "atomic_file.h"
 #include "ddp.h"
 #include "gpu_policy.h"
 #include "loaded_nccl.h"
@@ -30,16 +29,6 @@ using namespace hpctrain;
 using Clock = std::chrono::steady_clock;
 
 constexpr int k_name_slots = 64;
-
-struct ProbeOptions {
-  std::size_t min_bytes = 8;
-  std::size_t max_bytes = 256u << 20;
-  int expect_gpus = 0;
-  double slow_factor = 2.0;
-  double expect_busbw = 0;
-  std::string json;
-  std::string backend = "auto";
-};
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -79,17 +68,6 @@ double time_allreduce(Communicator& comm, torch::Tensor& t, int iters) {
   for (int i = 0; i < iters; ++i) comm.allreduce_sum(t);
   if (t.is_cuda()) torch::cuda::synchronize(t.device().index());  // this rank's GPU, not device 0
   return std::chrono::duration<double>(Clock::now() - start).count() / iters;
-}
-
-void write_json(const std::string& path, const nlohmann::json& j) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-    if (!out) throw hpclaunch::failure(path, "cannot write the preflight report", "check the job directory");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw hpclaunch::failure(path, "cannot write the preflight report", "check the job directory");
 }
 
 int run(const ProbeOptions& o) {
@@ -148,8 +126,10 @@ int run(const ProbeOptions& o) {
   if (rank == 0) {
     std::fputs(format_probe(rows, nodes, backend, world).c_str(), stdout);
     std::string path = o.json.empty() && std::getenv("HPCLAUNCH_JOB_DIR") ? env_or("HPCLAUNCH_JOB_DIR", "") + "/preflight.json" : o.json;
-    if (!path.empty())
-      write_json(path, probe_json(rows, nodes, backend, world, o.expect_gpus, o.slow_factor, o.expect_busbw));
+    if (!path.empty()) {
+      const std::string text = probe_json_text(rows, nodes, backend, world, o.expect_gpus, o.slow_factor, o.expect_busbw);
+      write_file_atomically(path, std::vector<char>(text.begin(), text.end()));
+    }
     std::string shortfall = busbw_shortfall(rows, o.expect_busbw);
     if (!shortfall.empty()) std::fprintf(stderr, "hpclaunch-probe: warning: %s; check the network setup\n", shortfall.c_str());
     std::fflush(stdout);
@@ -169,30 +149,16 @@ int run(const ProbeOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ProbeOptions o;
-  CLI::App app("Preflight: GPUs per node, a per-node speed probe and an allreduce bandwidth sweep.", "hpclaunch-probe");
-  app.add_option("--min-bytes", o.min_bytes, "smallest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10));
-  app.add_option("--max-bytes", o.max_bytes, "largest allreduce message")->capture_default_str()->check(CLI::Range(4.0, 1e10))
-      ->envname("HPCLAUNCH_CHECK_MAX_BYTES");  // a job's --env shortens the sweep of `submit --preflight`
-  app.add_option("--expect-gpus", o.expect_gpus, "GPUs every node must show (0: not checked)")->check(CLI::Range(0, 64));
-  app.add_option("--slow-factor", o.slow_factor, "a node slower than this times the median node is bad")
-      ->capture_default_str()->check(CLI::Range(1.0, 1000.0))
-      ->envname("HPCLAUNCH_CHECK_SLOW_FACTOR");  // as HPCLAUNCH_CHECK_MAX_BYTES, for `submit --preflight`
-  app.add_option("--expect-busbw", o.expect_busbw, "GB/s of busbw this interconnect gives; below half is flagged")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");
-  app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
-  app.set_version_flag("--version", version_line("hpclaunch-probe", 0));
   return hpclaunch::run_main("hpclaunch-probe", [&] {
-    switch (hpclaunch::parse_cli(app, std::vector<std::string>(argv + 1, argv + argc), "hpclaunch-probe")) {
-      case hpclaunch::Parsed::help: std::fputs(app.help().c_str(), stdout); return 0;
-      case hpclaunch::Parsed::version:
+    using namespace hpctrain;
+    const ProbeInvocation inv = parse_probe_command_line(std::vector<std::string>(argv + 1, argv + argc));
+    switch (inv.command) {
+      case Command::help: std::fputs(inv.help_text.c_str(), stdout); return 0;
+      case Command::version:
         std::puts(version_line("hpclaunch-probe", loaded_nccl_version()).c_str());
         return 0;
-      case hpclaunch::Parsed::flags: break;
+      default: break;  // run the probe
     }
-    if (o.min_bytes > o.max_bytes) throw hpclaunch::Error("--min-bytes", "is above --max-bytes", "swap them");
-    return run(o);
+    return run(inv.options);
   });
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "util/strings.h"
 
@@ -141,6 +142,12 @@ nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vect
           {"slow_factor", slow_factor}, {"allreduce", sizes}, {"nodes", list}, {"bad_nodes", bad_nodes(nodes)},
           {"ok", bad_nodes(nodes).empty()}, {"expected_busbw_gbs", expected_busbw_gbs},
           {"busbw_shortfall", busbw_shortfall(rows, expected_busbw_gbs)}};
+}
+
+std::string probe_json_text(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
+                            const std::string& backend, int world_size, int expected_gpus, double slow_factor,
+                            double expected_busbw_gbs) {
+  return probe_json(rows, nodes, backend, world_size, expected_gpus, slow_factor, expected_busbw_gbs).dump(2) + "\n";
 }
 
 }  // namespace hpctrain

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace hpctrain {
 
@@ -62,5 +62,10 @@ std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vecto
 nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
                           const std::string& backend, int world_size, int expected_gpus, double slow_factor,
                           double expected_busbw_gbs = 0);
+// probe_json as the report file holds it (indented, a newline at the end): what hpclaunch-probe writes, without
+// compiling nlohmann's code itself.
+std::string probe_json_text(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
+                            const std::string& backend, int world_size, int expected_gpus, double slow_factor,
+                            double expected_busbw_gbs);
 
 }  // namespace hpctrain

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <map>
 
 #include "options.h"
@@ -93,6 +94,44 @@ TEST_CASE("--version names the NCCL loaded at run time beside the header's, wher
   CHECK(loaded.rfind("hpclaunch-probe ", 0) == 0);
   CHECK(loaded == "hpclaunch-probe" + built.substr(built.find(' '), built.size() - built.find(' ') - 1) +
                       (built.find(" NCCL ") == std::string::npos ? ", NCCL " : ", ") + "2.28.9 loaded)");
+}
+
+TEST_CASE("hpclaunch-probe's flags: defaults, values, the sweep's bounds, the environment's stand-ins") {
+  const ProbeOptions d = parse_probe_command_line({}).options;
+  CHECK(parse_probe_command_line({}).command == Command::train);
+  CHECK(d.min_bytes == 8);
+  CHECK(d.max_bytes == 256u << 20);
+  CHECK(d.backend == "auto");
+  const ProbeOptions o = parse_probe_command_line({"--min-bytes", "64", "--max-bytes", "4096", "--expect-gpus", "4",
+                                                   "--slow-factor", "3", "--expect-busbw", "20", "--json", "p.json",
+                                                   "--backend", "gloo"}).options;
+  CHECK(o.min_bytes == 64);
+  CHECK(o.max_bytes == 4096);
+  CHECK(o.expect_gpus == 4);
+  CHECK(o.slow_factor == 3.0);
+  CHECK(o.expect_busbw == 20.0);
+  CHECK(o.json == "p.json");
+  CHECK(o.backend == "gloo");
+  const auto probe_error = [](const std::vector<std::string>& args) -> std::string {
+    try {
+      parse_probe_command_line(args);
+    } catch (const hpclaunch::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(probe_error({"--min-bytes", "8192", "--max-bytes", "4096"}) == "--min-bytes: is above --max-bytes; swap them");
+  CHECK(probe_error({"--backend", "mpi"}).rfind("--backend: ", 0) == 0);
+  CHECK(probe_error({"--slow-factor", "0.5"}).rfind("--slow-factor: ", 0) == 0);
+  CHECK(parse_probe_command_line({"--help"}).help_text.find("--expect-busbw") != std::string::npos);
+  CHECK(parse_probe_command_line({"--version"}).command == Command::version);
+  ::setenv("HPCLAUNCH_CHECK_MAX_BYTES", "2048", 1);
+  ::setenv("HPCLAUNCH_CHECK_SLOW_FACTOR", "5", 1);
+  const ProbeOptions e = parse_probe_command_line({}).options;
+  ::unsetenv("HPCLAUNCH_CHECK_MAX_BYTES");
+  ::unsetenv("HPCLAUNCH_CHECK_SLOW_FACTOR");
+  CHECK(e.max_bytes == 2048);
+  CHECK(e.slow_factor == 5.0);
 }
 
 TEST_CASE("inspect and compare take checkpoint files and a tolerance") {
