@@ -3,6 +3,7 @@
 #include <torch/version.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 #include "options.h"
@@ -12,9 +13,11 @@ using namespace hpctrain;
 
 namespace {
 
-std::string error_of(const std::vector<std::string>& args) {
+// The message of the hpclaunch::Error that `parse` (parse_command_line by default) throws on `args`, or "".
+std::string error_of(const std::vector<std::string>& args,
+                     const std::function<void(const std::vector<std::string>&)>& parse = parse_command_line) {
   try {
-    parse_command_line(args);
+    parse(args);
   } catch (const hpclaunch::Error& e) {
     return e.what();
   }
@@ -112,14 +115,7 @@ TEST_CASE("hpclaunch-probe's flags: defaults, values, the sweep's bounds, the en
   CHECK(o.expect_busbw == 20.0);
   CHECK(o.json == "p.json");
   CHECK(o.backend == "gloo");
-  const auto probe_error = [](const std::vector<std::string>& args) -> std::string {
-    try {
-      parse_probe_command_line(args);
-    } catch (const hpclaunch::Error& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const auto probe_error = [](const std::vector<std::string>& args) { return error_of(args, parse_probe_command_line); };
   CHECK(probe_error({"--min-bytes", "8192", "--max-bytes", "4096"}) == "--min-bytes: is above --max-bytes; swap them");
   CHECK(probe_error({"--backend", "mpi"}).rfind("--backend: ", 0) == 0);
   CHECK(probe_error({"--slow-factor", "0.5"}).rfind("--slow-factor: ", 0) == 0);
