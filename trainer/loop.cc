@@ -195,8 +195,13 @@ class Loop {
       m_done = true;
       return;
     }
-    if (save_latest_after_step(r.stop, r.save, m_run.state.global_step, o.checkpoint_every))
+    if (save_latest_after_step(r.stop, r.save, m_run.state.global_step, o.checkpoint_every)) {
+      // The step's record before the checkpoint that holds the step: the run resumes after it, so a kill between
+      // the save and the next step's start would lose the record for good (t0490's soak saw it). Its time then
+      // ends here, without the save's.
+      report_pending(Clock::now(), process_cpu_seconds());
       save_latest(m_run, m_run.latest_path());
+    }
     if (r.stop) {
       m_stopped = m_done = true;
       return;
@@ -205,8 +210,9 @@ class Loop {
   }
 
   // A step's record is written once its time is known: from its start to the next step's start (the metrics
-  // write, latest.pt and anything else between included, as bench/trainer/ddp_train.py times a step), or to the
-  // end of the epoch or of the run (validation and the final reports are not a step's). `end`: that moment, once
+  // write and anything else between included, as bench/trainer/ddp_train.py times a step), to the start of the
+  // latest.pt that holds it, or to the end of the epoch or of the run (validation and the final reports are not a
+  // step's). `end`: that moment, once
   // read, so that no time falls into two steps (the record's write is the next step's).
   void report_pending(Clock::time_point end, double cpu_end) {
     if (!m_pending) return;
