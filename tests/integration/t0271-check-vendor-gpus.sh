@@ -37,4 +37,13 @@ assert_contains "$(cat "$test_tmp/out")" "BAD: 11 GPU(s), expected 12" "Intel, a
 # NVIDIA as before: a CPU build counts CUDA_VISIBLE_DEVICES.
 check 4 CUDA_VISIBLE_DEVICES=0,1,2,3 || fail "NVIDIA, 4 listed: $(cat "$test_tmp/out" "$test_tmp/err")"
 assert_eq 4 "$(gpus)" "NVIDIA (CPU build): CUDA_VISIBLE_DEVICES"
+
+# A report that cannot be written: one line naming the report's path (not a temporary file's), exit 1.
+rc=0
+RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" timeout 120 \
+  "$(dirname "$HPCLAUNCH_TRAIN")/hpclaunch-probe" --max-bytes 64 --json "$test_tmp/none/report.json" \
+  >/dev/null 2>"$test_tmp/err" || rc=$?
+assert_eq 1 "$rc" "the probe's exit code when its report cannot be written"
+assert_eq "hpclaunch-probe: error: $test_tmp/none/report.json: cannot write the preflight report; check the job directory" \
+  "$(cat "$test_tmp/err")" "the probe's error when its report cannot be written"
 note "ok: Intel 12 tiles and AMD 8 GCDs counted from their variables; a missing tile is a bad node; NVIDIA unchanged"
