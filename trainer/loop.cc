@@ -212,8 +212,8 @@ class Loop {
   // A step's record is written once its time is known: from its start to the next step's start (the metrics
   // write and anything else between included, as bench/trainer/ddp_train.py times a step), to the start of the
   // latest.pt that holds it, or to the end of the epoch or of the run (validation and the final reports are not a
-  // step's). `end`: that moment, once
-  // read, so that no time falls into two steps (the record's write is the next step's).
+  // step's). `end`: that moment, once read, so that no time falls into two steps (the record's write is the next
+  // step's).
   void report_pending(Clock::time_point end, double cpu_end) {
     if (!m_pending) return;
     const PendingStep& p = *m_pending;

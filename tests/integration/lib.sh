@@ -182,9 +182,6 @@ assert_workers() {
   assert_eq "${expected%$'\n'}" "$got" "$4"
 }
 
-# job_state ID: the Slurm job's state (empty once Slurm has forgotten it).
-job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
-# wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
 # client_conf OUT [SED_SCRIPT]: a copy of the test cluster's slurm.conf (edited by SED_SCRIPT) for Slurm commands
 # that must give up soon on a controller that does not answer: MessageTimeout=2, so each retries it for about 2 s
 # instead of ~18 s at the default 10 (t0297's watchers through a restart, t0610's commands against a dead port).
@@ -192,6 +189,9 @@ client_conf() {
   { sed -e "/^MessageTimeout=/d" -e "${2:-}" "$SLURM_CONF"; echo "MessageTimeout=2"; } >"$1"
 }
 
+# job_state ID: the Slurm job's state (empty once Slurm has forgotten it).
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+# wait_job ID [SECONDS]: until the Slurm job ends (default bound 300 s); prints its final state.
 wait_job() {
   local id=$1 state=""
   wait_until --every 0.5 --on-timeout "scancel $id 2>/dev/null" "${2:-300}" "job $id to end" \
