@@ -120,6 +120,15 @@ void BatchLoader::issue_copy(int64_t k) {
 Batch BatchLoader::next() {
   if (m_next >= total()) throw std::logic_error("BatchLoader::next past the end of its batches");
   const int64_t k = m_next++;
+  // The first batch's buffers are never refilled: the thread waits once the other slots are full, and no copy is
+  // queued after batch 1's.
+  if (m_seq.resident && k > 0) return m_first;
+  Batch batch = next_batch(k);
+  if (m_seq.resident) m_first = batch;
+  return batch;
+}
+
+Batch BatchLoader::next_batch(int64_t k) {
   const auto n = static_cast<int64_t>(m_state.size());
   if (!m_copy) {
     if (m_thread.joinable() && k > 0) {  // the previous batch's step is done: its slot may be refilled

@@ -29,6 +29,7 @@ struct BatchSequence {
   int64_t epoch = 0;  // the first batch's position
   int64_t batch = 0;
   int64_t stale = -1;  // test hook (TestHooks::stale_batch_step): batch `stale` of the sequence repeats the one before
+  bool resident = false;  // bench hook (TestHooks::resident_batch): every next() returns the first batch again
 };
 
 class BatchLoader {
@@ -51,6 +52,7 @@ class BatchLoader {
   void fill_loop();
   int take(int64_t k);          // the CPU: batch k gathered (or waited for) in its host slot; returns the slot
   void issue_copy(int64_t k);   // a GPU: batch k's copy from its host slot queued on the copy stream
+  Batch next_batch(int64_t k);  // batch k of the sequence, as next() hands it
 
   const Dataset& m_data;
   BatchSequence m_seq;
@@ -60,6 +62,7 @@ class BatchLoader {
   int64_t m_shard_epoch = -1;
   int64_t m_next = 0;    // the batch next() returns
   int64_t m_issued = 0;  // batches whose copy is queued (CUDA)
+  Batch m_first;         // the first batch handed out, for BatchSequence::resident
   // Between the two threads:
   std::mutex m_mutex;
   std::condition_variable m_changed;

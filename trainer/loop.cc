@@ -171,7 +171,9 @@ class Loop {
     const int64_t step_number = m_run.state.global_step + 1;
     const double lr = m_run.schedule.at(m_run.state.global_step);
     m_run.optimizer->set_lr(lr);
+    const auto wait_start = Clock::now();
     const Batch loaded = m_run.loader->next();  // batch `batch_index` of the epoch (setup.cc)
+    const double data_wait_s = since(wait_start);
     if (m_check) m_check->check(m_run, loaded, step_number);
     const Batch b = model_batch(loaded, m_run);
     bool stepped = false;
@@ -190,7 +192,7 @@ class Loop {
       ++m_run.state.next_batch;  // from here on the state is the position to continue from
     }
     m_validated_last = false;
-    m_pending = PendingStep{step_number, batch_index, lr, r, action, bad_ranks, step_start, cpu_start};
+    m_pending = PendingStep{step_number, batch_index, lr, r, action, bad_ranks, step_start, cpu_start, data_wait_s};
     if (action == StepAction::stop) {
       m_done = true;
       return;
@@ -218,7 +220,8 @@ class Loop {
     if (!m_pending) return;
     const PendingStep& p = *m_pending;
     m_report.step(p.step_number, p.batch_index, p.lr, p.result, p.action, m_tracker, p.bad_ranks,
-                  std::chrono::duration<double>(end - p.start).count(), cpu_end - p.cpu_start);
+                  StepTimes{std::chrono::duration<double>(end - p.start).count(), cpu_end - p.cpu_start,
+                            p.data_wait_s});
     m_pending.reset();
   }
 
@@ -277,6 +280,7 @@ class Loop {
     std::vector<int> bad_ranks;
     Clock::time_point start;
     double cpu_start;
+    double data_wait_s;  // in BatchLoader::next
   };
 
   Run& m_run;

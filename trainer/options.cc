@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "gpu_policy.h"
 #include "util/cli_error.h"
@@ -221,15 +222,16 @@ NonfiniteHook parse_nonfinite_hook(const char* value) {
 
 namespace {
 
-// A test hook's whole number from the environment: `fallback` when unset or empty; below `least` or not a number
-// throws hpclaunch::Error naming the variable.
+// A test hook's whole number from the environment: `fallback` when unset or empty; outside [least, most] or not a
+// number throws hpclaunch::Error naming the variable.
 int64_t hook_number(const std::function<const char*(const char*)>& getenv, const char* name, int64_t least,
-                    int64_t fallback, const std::string& what, const std::string& example) {
+                    int64_t fallback, const std::string& what, const std::string& example,
+                    int64_t most = std::numeric_limits<int64_t>::max()) {
   const char* text = getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < least)
+  if (*end != '\0' || value < least || value > most)
     throw Error(name, std::string("'") + text + "' is not " + what, "e.g. " + example + "; unset it outside tests");
   return value;
 }
@@ -242,6 +244,8 @@ TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv)
   hooks.step_sleep_ms = hook_number(getenv, "HPCLAUNCH_TRAIN_STEP_SLEEP_MS", 0, 0, "a number of milliseconds", "200");
   hooks.stale_batch_step = hook_number(getenv, "HPCLAUNCH_TRAIN_STALE_BATCH", 2, 0, "a step number of 2 or more",
                                        "3 (step 3 gets step 2's samples)");
+  hooks.resident_batch =
+      hook_number(getenv, "HPCLAUNCH_TRAIN_RESIDENT_BATCH", 0, 0, "0 or 1", "1 (every step the first batch)", 1) == 1;
   return hooks;
 }
 

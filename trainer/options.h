@@ -39,9 +39,13 @@ struct TestHooks {
   // HPCLAUNCH_TRAIN_STALE_BATCH=STEP: the loader hands step STEP (counted from 1) the samples of the step before,
   // a stale batch that still trains, so tests can see --check-batches catch it (0: off).
   int64_t stale_batch_step = 0;
+  // HPCLAUNCH_TRAIN_RESIDENT_BATCH=1, a bench hook: every step takes the run's first batch again, already on the
+  // device, so the input path costs nothing (the trainer's own ceiling, as bench/trainer/ddp_train.py's
+  // --loader resident is Python's; bench/trainer/gpu.sh's "resident" runs).
+  bool resident_batch = false;
 };
-// Reads HPCLAUNCH_TRAIN_NONFINITE, HPCLAUNCH_TRAIN_STEP_SLEEP_MS and HPCLAUNCH_TRAIN_STALE_BATCH through `getenv`;
-// a malformed value throws hpclaunch::Error naming the variable.
+// Reads HPCLAUNCH_TRAIN_NONFINITE, HPCLAUNCH_TRAIN_STEP_SLEEP_MS, HPCLAUNCH_TRAIN_STALE_BATCH and
+// HPCLAUNCH_TRAIN_RESIDENT_BATCH through `getenv`; a malformed value throws hpclaunch::Error naming the variable.
 TestHooks read_test_hooks(const std::function<const char*(const char*)>& getenv);
 
 struct TrainOptions {

@@ -36,8 +36,8 @@ void Reporter::run_start() {
 }
 
 void Reporter::step(int64_t step_number, int64_t batch_index, double lr, const StepResult& r, StepAction action,
-                    const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, double step_s,
-                    double cpu_s) {
+                    const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, const StepTimes& times) {
+  const double step_s = times.wall_s;
   m_trained_samples += m_run.batch.global_batch;
   m_train_seconds += step_s;
   ++m_window_steps;
@@ -50,7 +50,8 @@ void Reporter::step(int64_t step_number, int64_t batch_index, double lr, const S
   record.samples_per_s = static_cast<double>(m_run.batch.global_batch) / step_s;
   record.step_time_s = step_s;
   record.allreduce_s = m_run.reducer->last_wait_seconds();
-  record.cpu_s = cpu_s;
+  record.data_wait_s = times.data_wait_s;
+  record.cpu_s = times.cpu_s;
   record.time = unix_time();
   record.skipped = r.nonfinite && tracker.skips_steps();
   m_writer.write(record);

@@ -16,13 +16,21 @@ namespace hpctrain {
 // Seconds since the Unix epoch (TensorBoard's wall_time): `hpclaunch plot` measures wall time from the first record.
 double unix_time();
 
+// Where a step's time went, as its record says (metrics/records.h): wall time from its start to the next step's,
+// the process's CPU time in it, and the part of the wall time spent waiting for its batch (BatchLoader::next).
+struct StepTimes {
+  double wall_s = 0;
+  double cpu_s = 0;
+  double data_wait_s = 0;
+};
+
 class Reporter {
  public:
   explicit Reporter(const Run& run);
 
   void run_start();
   void step(int64_t step_number, int64_t batch_index, double lr, const StepResult& r, StepAction action,
-            const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, double step_s, double cpu_s);
+            const NonfiniteTracker& tracker, const std::vector<int>& bad_ranks, const StepTimes& times);
   void validation(double val_loss, double seconds);
   // One line, rank 0: the step, the ranks, the last finite loss; nothing was saved.
   void nonfinite_end(hpclaunch::metrics::RunEnd end, const NonfiniteTracker& tracker);

@@ -183,6 +183,7 @@ void start_loader(Run& run) {
   BatchSequence sequence{train_sampler(run), run.batch.local_batch, run.steps_per_epoch, o.epochs, run.state.epoch,
                          run.state.next_batch};
   if (o.hooks.stale_batch_step > 0) sequence.stale = o.hooks.stale_batch_step - (run.state.global_step + 1);
+  sequence.resident = o.hooks.resident_batch;
   const bool gpu = run.device.is_cuda();
   run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
 }

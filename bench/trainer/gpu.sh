@@ -11,7 +11,8 @@
 #   (results.md), with the run's output appended to runs.log under a header naming it (a lent machine brings back
 #   at most 8 files, so the logs share one file);
 # - the runs go in the order of what matters most: (1) the build; (2) hpclaunch-train eager against the ceiling,
-#   ResNet-50 and ResNet-18 at batch 256; (3) the DataLoader peer and the reference; (4) the checks: the loader's
+#   ResNet-50 and ResNet-18 at batch 256, and the trainer on its own resident batch (HPCLAUNCH_TRAIN_RESIDENT_BATCH:
+#   no input cost, so eager over resident is what the input path costs, and resident over the ceiling the step); (3) the DataLoader peer and the reference; (4) the checks: the loader's
 #   batches against the CPU's (--check-batches) and --cuda-graphs against eager (the mean loss of the last steps,
 #   same seed, on the auto-encoder and ResNet-18 at batch 32; these runs are timed too); (5) the graph variants,
 #   only when the graphs check passed; (6) the 3D U-Net;
@@ -157,18 +158,19 @@ attempt() {
   $records add "$out" "$phase" "$config" "$variant" "$status" "$((SECONDS - start))" "${record_args[@]}" "${note[@]}"
   [ "$status" = ok ]
 }
-# train PHASE CONFIG VARIANT [STEPS]: hpclaunch-train on CONFIG (eager, or graphs with --cuda-graphs), for the
-# config's steps or STEPS; its metrics in $work/CONFIG-VARIANT.jsonl.
+# train PHASE CONFIG VARIANT [STEPS]: hpclaunch-train on CONFIG (eager; graphs: --cuda-graphs; resident: eager on
+# its first batch, kept on the GPU), for the config's steps or STEPS; its metrics in $work/CONFIG-VARIANT.jsonl.
 train() {
-  local phase=$1 name=$2 variant=$3 flags steps warm estimate metrics extra=()
+  local phase=$1 name=$2 variant=$3 flags steps warm estimate metrics extra=() hook=()
   IFS='|' read -r flags steps warm estimate <<<"${cfg[$name]}"
   steps=${4:-$steps}
   metrics=$work/$name-$variant.jsonl
   [ "$variant" != graphs ] || extra=(--cuda-graphs)
+  [ "$variant" != resident ] || hook=(env HPCLAUNCH_TRAIN_RESIDENT_BATCH=1)
   rm -f "$metrics"
   # shellcheck disable=SC2086  # flags are words
   attempt "$phase" "$name" "$variant" "$estimate" --metrics "$metrics" --warm "$warm" -- \
-    "$train" $flags "${extra[@]}" --device cuda --backend nccl --steps "$steps" --epochs 1000 --seed 1 \
+    "${hook[@]}" "$train" $flags "${extra[@]}" --device cuda --backend nccl --steps "$steps" --epochs 1000 --seed 1 \
     --no-validation --log-every 100000 --metrics "$metrics"
 }
 # peer PHASE CONFIG VARIANT: ddp_train.py on CONFIG with the variant's loader.
@@ -205,6 +207,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
     wanted "$name" || continue
     peer eager "$name" ceiling || true
     train eager "$name" eager || true
+    train eager "$name" resident || true
   done
   for name in resnet50 resnet18; do
     wanted "$name" || continue

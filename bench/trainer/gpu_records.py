@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-TRAIN_VARIANTS = ("eager", "graphs")
+TRAIN_VARIANTS = ("eager", "graphs", "resident")  # resident: HPCLAUNCH_TRAIN_RESIDENT_BATCH=1, no input cost
 PY_VARIANTS = ("python", "workers", "ceiling")
 
 
@@ -35,6 +35,13 @@ def train_rate(path, warm):
         raise ValueError(f"{path}: no step records after the {warm} warm-up steps")
     seconds = sum(s["step_time_s"] for s in steps)
     return sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / seconds
+
+
+def data_wait_share(path, warm):
+    """The share of the step time after the warm-up spent waiting for batches (data_wait_s; 0 in older files)."""
+    steps = step_records(path)[warm:]
+    seconds = sum(s["step_time_s"] for s in steps)
+    return sum(s.get("data_wait_s") or 0.0 for s in steps) / seconds if seconds > 0 else 0.0
 
 
 def mean_last_loss(path, last):
@@ -99,7 +106,11 @@ def add(argv):
     if status == "ok":
         try:
             if "--metrics" in opts:
-                record["samples_per_s"] = train_rate(opts["--metrics"], int(opts.get("--warm", "0")))
+                warm = int(opts.get("--warm", "0"))
+                record["samples_per_s"] = train_rate(opts["--metrics"], warm)
+                record["data_wait_share"] = data_wait_share(opts["--metrics"], warm)
+                wait = f"waiting for batches {100 * record['data_wait_share']:.1f}% of the step time"
+                note = f"{note}; {wait}" if note else wait
             elif "--py-output" in opts:
                 record["samples_per_s"] = py_rate(opts["--py-output"])
         except (OSError, ValueError, KeyError) as e:
@@ -125,7 +136,7 @@ def check(argv):
     out, config, last, tolerance = argv[0], argv[1], int(argv[2]), float(argv[3])
     means = {}
     try:
-        for variant, path in zip(TRAIN_VARIANTS, argv[4:6]):
+        for variant, path in zip(("eager", "graphs"), argv[4:6]):
             means[variant] = mean_last_loss(path, last)
         eager, graphs = means["eager"][0], means["graphs"][0]
         ok = abs(graphs - eager) <= tolerance * abs(eager)
@@ -147,8 +158,8 @@ def summary(argv):
         if r["config"] not in configs and r["variant"] in TRAIN_VARIANTS + PY_VARIANTS:
             configs.append(r["config"])
     print("| config | Python reference | Python DataLoader | Python ceiling | hpclaunch-train | / ceiling "
-          "| / DataLoader | --cuda-graphs | / ceiling | / DataLoader |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| / DataLoader | --cuda-graphs | / ceiling | / DataLoader | resident batch | / ceiling | / DataLoader |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in configs:
         rates = {v: rate_of(records, c, v) for v in TRAIN_VARIANTS + PY_VARIANTS}
         cells = [fmt(rates[v], ".1f") or "-" for v in PY_VARIANTS]

@@ -36,7 +36,7 @@ void put_time(Json& j, const std::optional<double>& time, const std::optional<do
 Json to_json(const Step& s) {
   Json j{{"type", "step"}, {"epoch", s.epoch}, {"step", s.step}, {"loss", number(s.loss)}, {"lr", number(s.lr)},
          {"samples_per_s", number(s.samples_per_s)}, {"step_time_s", number(s.step_time_s)},
-         {"allreduce_s", number(s.allreduce_s)}, {"cpu_s", number(s.cpu_s)}};
+         {"allreduce_s", number(s.allreduce_s)}, {"data_wait_s", number(s.data_wait_s)}, {"cpu_s", number(s.cpu_s)}};
   if (s.skipped) j["skipped"] = true;
   put_time(j, s.time, s.wall_s);
   return j;
@@ -134,6 +134,7 @@ std::optional<Record> from_json(const Json& j, const std::string& where) {
     s.samples_per_s = get(j, "samples_per_s");
     s.step_time_s = get(j, "step_time_s");
     s.allreduce_s = get(j, "allreduce_s");
+    s.data_wait_s = get(j, "data_wait_s");
     s.cpu_s = get(j, "cpu_s");
     s.time = optional_number(j, "time");
     s.wall_s = optional_number(j, "wall_s");

@@ -17,9 +17,17 @@ grep -Eq '^epoch 1 step 20/[0-9]+ loss [0-9.]+ lr [0-9.e+-]+ samples/s [0-9.]+$'
 grep -Eq '^done: 20 steps in .* samples/s, best val loss [0-9.]+$' "$work/out" || fail "no summary"
 [ "$(grep -c '"type":"step"' "$work/m.jsonl")" = 20 ] || fail "want 20 step lines in metrics"
 grep -q '"type":"validation"' "$work/m.jsonl" || fail "no validation line in metrics"
-for key in loss lr samples_per_s step_time_s allreduce_s cpu_s time; do
+for key in loss lr samples_per_s step_time_s allreduce_s data_wait_s cpu_s time; do
   grep -q "\"$key\":" "$work/m.jsonl" || fail "metrics lack $key"
 done
+# The wait for a batch is part of the step's time.
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "step" and not 0 <= r["data_wait_s"] <= r["step_time_s"]:
+        sys.exit("step %(step)s: data_wait_s %(data_wait_s)s outside [0, step_time_s %(step_time_s)s]" % r)
+' "$work/m.jsonl" || fail "a data_wait_s outside its step"
 # "time" is when the record was written (Unix seconds): within this test's run, and not going back.
 now=$(date +%s)
 times=$(sed 's/.*"time":\([0-9.]*\).*/\1/' "$work/m.jsonl")

@@ -33,7 +33,11 @@ grep -q "^+ cmake -S $src -B .* -DCMAKE_PREFIX_PATH=\$(python3 -c 'import torch;
 count() { grep -c -- "$1" "$work/dry" || true; }
 for model in "--resnet-depth 50 --batch-size 256" "--resnet-depth 18 --batch-size 256" "--resnet-depth 18 --batch-size 32" \
              "--model unet3d" "--model autoencoder"; do
-  assert_eq 2 "$(count "hpclaunch-train .*$model.* --device cuda .*--metrics")" "hpclaunch-train runs of $model"
+  runs=2 resident=0
+  [[ $model != *"batch-size 256" ]] || runs=3 resident=1  # eager, --cuda-graphs and the resident batch
+  assert_eq "$runs" "$(count "hpclaunch-train .*$model.* --device cuda .*--metrics")" "hpclaunch-train runs of $model"
+  assert_eq "$resident" "$(count "^+ env HPCLAUNCH_TRAIN_RESIDENT_BATCH=1 .*hpclaunch-train .*$model.* --device cuda .*--metrics")" \
+    "resident-batch runs of $model"
   assert_eq 1 "$(count "hpclaunch-train .*$model.*--cuda-graphs")" "--cuda-graphs runs of $model"
   assert_eq 1 "$(count "ddp_train.py .*$model.* --device cuda --backend nccl .*--loader resident\$")" "ceiling runs of $model"
 done
@@ -44,7 +48,8 @@ for model in "--resnet-depth 50 --batch-size 256" "--resnet-depth 18 --batch-siz
 done
 grep -- '--model resnet' "$work/dry" | grep -v -q -- '--amp --channels-last' && fail "a ResNet run without bf16/channels-last"
 line_of() { grep -n -m1 -- "$1" "$work/dry" | cut -d: -f1; }
-order=("resnet-depth 50 --batch-size 256 .*--loader resident" "hpclaunch-train .*resnet-depth 18 --batch-size 256 .*--metrics"
+order=("resnet-depth 50 --batch-size 256 .*--loader resident" "RESIDENT_BATCH=1 .*resnet-depth 50 --batch-size 256"
+  "hpclaunch-train .*resnet-depth 18 --batch-size 256 .*--metrics"
   "--loader workers" "--check-batches" "hpclaunch-train .*--model autoencoder" "resnet-depth 18 --batch-size 256 --cuda-graphs"
   "--model unet3d")
 prev=0
@@ -62,8 +67,9 @@ assert_eq "gpu.sh: no GPU here (python3's torch sees no CUDA device): nothing me
   "$(cat "$work/err")" "the no-GPU line"
 [ ! -e "$work/none" ] || fail "gpu.sh without a GPU wrote $work/none"
 
-# The stand-ins. The trainer writes the real trainer's step records: samples/s 900 eager, 1200 with graphs; the
-# loss falls with the step (graphs' is off by STANDIN_GRAPHS_LOSS_OFF, relative); graphs on ResNet-50 hangs.
+# The stand-ins. The trainer writes the real trainer's step records: samples/s 900 eager (a tenth of each step
+# waiting for its batch), 1200 with graphs, 1000 on the resident batch; the loss falls with the step (graphs' is
+# off by STANDIN_GRAPHS_LOSS_OFF, relative); graphs on ResNet-50 hangs.
 cat >"$work/train" <<'EOF'
 #!/usr/bin/env bash
 [ "$1" = --version ] && { echo "hpclaunch-train stand-in"; exit 0; }
@@ -74,11 +80,12 @@ while [ $# -gt 0 ]; do
 done
 case $args in *" --check-batches "*) echo "check-batches: 40 batches agree"; exit 0 ;; esac
 if [ "$graphs" = 1 ] && [[ $args == *"--resnet-depth 50 "* ]]; then echo "stand-in: hanging"; sleep 600; fi
-rate=900 off=0
+rate=900 off=0 wait=0.01
 [ "$graphs" = 0 ] || { rate=1200; off=${STANDIN_GRAPHS_LOSS_OFF:-0}; }
-awk -v n="$steps" -v o="$off" -v r="$rate" 'BEGIN { for (i = 1; i <= n; i++)
-  printf "{\"type\":\"step\",\"epoch\":0,\"step\":%d,\"loss\":%.6f,\"lr\":0.001,\"samples_per_s\":%d,\"step_time_s\":0.1}\n",
-    i, (1 + 10 / i) * (1 + o), r }' >>"$metrics"
+[ "${HPCLAUNCH_TRAIN_RESIDENT_BATCH:-0}" = 0 ] || { rate=1000; wait=0; }
+awk -v n="$steps" -v o="$off" -v r="$rate" -v w="$wait" 'BEGIN { for (i = 1; i <= n; i++)
+  printf "{\"type\":\"step\",\"epoch\":0,\"step\":%d,\"loss\":%.6f,\"lr\":0.001,\"samples_per_s\":%d,\"step_time_s\":0.1,\"data_wait_s\":%s}\n",
+    i, (1 + 10 / i) * (1 + o), r, w }' >>"$metrics"
 echo "stand-in trained $steps steps"
 EOF
 cat >"$work/python" <<'EOF'
@@ -116,6 +123,10 @@ assert_eq 0 "$rc" "gpu.sh with the stand-ins: $(cat "$work/a.log")"
 assert_eq ok "$(record "$work/a" resnet50 eager status)" "ResNet-50 eager"
 assert_eq 900.0 "$(record "$work/a" resnet50 eager samples_per_s)" "ResNet-50 eager samples/s (warm-up left out)"
 assert_eq 0.9 "$(record "$work/a" resnet50 eager vs_ceiling)" "ResNet-50 eager over the ceiling (measured before it)"
+assert_eq 0.1 "$(record "$work/a" resnet50 eager data_wait_share)" "ResNet-50 eager's share of time waiting for batches"
+assert_contains "$(record "$work/a" resnet50 eager note)" "waiting for batches 10.0% of the step time" "the eager record's note"
+assert_eq 1000.0 "$(record "$work/a" resnet50 resident samples_per_s)" "ResNet-50 on the resident batch"
+assert_eq 1.0 "$(record "$work/a" resnet50 resident vs_ceiling)" "the resident batch over the ceiling"
 assert_eq 600.0 "$(record "$work/a" resnet18 workers samples_per_s)" "the DataLoader's figure"
 assert_eq ok "$(record "$work/a" resnet18 check-batches status)" "the batch check"
 assert_eq ok "$(record "$work/a" autoencoder graphs-vs-eager status)" "the graphs check"
@@ -129,7 +140,7 @@ grep -q '^===== graphs resnet50 graphs (limit 3 s): .*--cuda-graphs' "$work/a/ru
 grep -q '^stand-in: unet3d fails$' "$work/a/runs.log" || fail "the failed run's output is not in runs.log"
 n=$(wc -l <"$work/a/results.jsonl")
 assert_eq "$n" "$(($(wc -l <"$work/a/results.md") - 2))" "a table line for each JSON record"
-grep -q '^| resnet50 | 450.0 | 600.0 | 1000.0 | 900.0 | 0.90x | 1.50x | - | - | - |$' "$work/a.log" ||
+grep -q '^| resnet50 | 450.0 | 600.0 | 1000.0 | 900.0 | 0.90x | 1.50x | - | - | - | 1000.0 | 1.00x | 1.67x |$' "$work/a.log" ||
   fail "the summary's ResNet-50 row: $(cat "$work/a.log")"
 grep -q '^## GPU: Stand-in GPU, driver .*; torch 2.15.0 CUDA 13.2 NCCL 2.30.7; hpclaunch-train stand-in' "$work/a-results.md" ||
   fail "no results section naming the GPU and versions: $(cat "$work/a-results.md")"

@@ -131,6 +131,29 @@ TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its th
   }
 }
 
+TEST_CASE("the resident-batch hook hands the first batch every step, ahead or not, and ends where the sequence ends") {
+  const Images images = make_images(64);
+  const Dataset data(images.bytes.unsqueeze(1), images.labels, 64);
+  BatchSequence seq{DistributedSampler(64, 1, 0, true, 4), 4, 16, 1, 0, 3};  // from batch 3: 13 batches
+  seq.resident = true;
+  const Batch expected = data.gather(DistributedSampler::batch(seq.sampler.shard(0), 3, 4));
+  for (bool ahead : {false, true}) {
+    CAPTURE(ahead);
+    BatchLoader loader(data, seq, torch::kCPU, 3, ahead);
+    for (int k = 0; k < 13; ++k) {
+      CAPTURE(k);
+      const Batch b = loader.next();
+      CHECK(torch::equal(b.input, expected.input));
+      CHECK(torch::equal(b.target, expected.target));
+    }
+    CHECK_THROWS_AS(loader.next(), std::logic_error);
+  }
+  seq.resident = false;  // the same loader without the hook: batch 4 is another batch
+  BatchLoader loader(data, seq, torch::kCPU, 1, false);
+  loader.next();
+  CHECK_FALSE(torch::equal(loader.next().input, expected.input));
+}
+
 TEST_CASE("batch_checksum: the same bytes, the same number; another row, a swap or a stale batch, another") {
   const Images images = make_images(32);
   const Dataset data(images.bytes.unsqueeze(1), images.labels, 32);

@@ -244,6 +244,13 @@ TEST_CASE("test hooks come from the environment once, into the options; bad valu
   CHECK(read().stale_batch_step == 3);
   vars = {{"HPCLAUNCH_TRAIN_STALE_BATCH", "1"}};  // step 1 has no step before it
   CHECK_THROWS_WITH(read(), doctest::Contains("HPCLAUNCH_TRAIN_STALE_BATCH: '1' is not a step number of 2 or more"));
+  CHECK_FALSE(none.resident_batch);
+  vars = {{"HPCLAUNCH_TRAIN_RESIDENT_BATCH", "1"}};
+  CHECK(read().resident_batch);
+  vars = {{"HPCLAUNCH_TRAIN_RESIDENT_BATCH", "0"}};
+  CHECK_FALSE(read().resident_batch);
+  vars = {{"HPCLAUNCH_TRAIN_RESIDENT_BATCH", "2"}};
+  CHECK_THROWS_WITH(read(), doctest::Contains("HPCLAUNCH_TRAIN_RESIDENT_BATCH: '2' is not 0 or 1"));
 }
 
 TEST_SUITE_END();

@@ -21,18 +21,20 @@ TEST_CASE("a step record is one JSON line, type first; it reads back field by fi
   s.samples_per_s = 1500;
   s.step_time_s = 0.25;
   s.allreduce_s = 0.5;
+  s.data_wait_s = 0.0625;
   s.cpu_s = 0.75;
   s.time = 1700000000.5;
   const std::string line = to_line(s);
   CHECK(line ==
         "{\"type\":\"step\",\"epoch\":2,\"step\":41,\"loss\":0.125,\"lr\":0.001,\"samples_per_s\":1500.0,"
-        "\"step_time_s\":0.25,\"allreduce_s\":0.5,\"cpu_s\":0.75,\"time\":1700000000.5}\n");
+        "\"step_time_s\":0.25,\"allreduce_s\":0.5,\"data_wait_s\":0.0625,\"cpu_s\":0.75,\"time\":1700000000.5}\n");
   auto back = parse_line(line.substr(0, line.size() - 1), "m:1");
   REQUIRE(back);
   const Step& r = std::get<Step>(*back);
   CHECK(r.epoch == 2);
   CHECK(r.step == 41);
   CHECK(r.loss == 0.125);
+  CHECK(r.data_wait_s == 0.0625);
   CHECK(r.cpu_s == 0.75);
   CHECK(*r.time == 1700000000.5);
   CHECK_FALSE(r.wall_s.has_value());
