@@ -1,7 +1,12 @@
 // Data sets: see data.h.
 #include "data.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
+#include <cstring>
+#include <future>
+#include <memory>
 
 #include "idx_file.h"
 #include "util/error.h"
@@ -30,11 +35,55 @@ Batch Dataset::gather(const std::vector<int64_t>& indices) const {
   return batch;
 }
 
-void Dataset::gather_into(const std::vector<int64_t>& indices, Batch& out) const {
+int gather_parts(int64_t bytes, int64_t rows, int threads) {
+  constexpr int64_t k_least = int64_t{1} << 20;
+  return static_cast<int>(std::max<int64_t>(1, std::min({static_cast<int64_t>(threads), rows, bytes / k_least})));
+}
+
+namespace {
+
+// Rows `rows` of `from` into `to`, row by row with memcpy, in gather_parts' parts: the first on this thread, the
+// others on Torch's inter-op pool (at::launch: its own threads, whatever intra-op backend this LibTorch has; an
+// at::parallel_for here would need this file compiled for the same OpenMP). Returns once every part is done.
+// `from` and `to` contiguous and of one dtype; anything else goes through index_select.
+void copy_rows(const torch::Tensor& from, const std::vector<int64_t>& rows, const torch::Tensor& index,
+               torch::Tensor& to, int threads) {
+  const auto n = static_cast<int64_t>(rows.size());
+  if (!from.is_contiguous() || !to.is_contiguous() || from.scalar_type() != to.scalar_type() || to.size(0) != n ||
+      from.dim() == 0) {
+    torch::index_select_out(to, from, 0, index);
+    return;
+  }
+  const int64_t row_bytes = from.size(0) > 0 ? static_cast<int64_t>(from.nbytes()) / from.size(0) : 0;
+  const auto* src = static_cast<const char*>(from.data_ptr());
+  auto* dst = static_cast<char*>(to.data_ptr());
+  const auto part = [=, &rows](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r)
+      std::memcpy(dst + r * row_bytes, src + rows[static_cast<size_t>(r)] * row_bytes, static_cast<size_t>(row_bytes));
+  };
+  const int parts = gather_parts(row_bytes * n, n, threads);
+  std::vector<std::future<void>> others;
+  try {
+    for (int p = 1; p < parts; ++p) {
+      auto task = std::make_shared<std::packaged_task<void()>>([=] { part(n * p / parts, n * (p + 1) / parts); });
+      others.push_back(task->get_future());
+      at::launch([task] { (*task)(); });
+    }
+  } catch (...) {  // the parts already queued read `rows` and write `to`: none may outlive this call
+    for (auto& f : others) f.wait();
+    throw;
+  }
+  part(0, n / parts);
+  for (auto& f : others) f.get();
+}
+
+}  // namespace
+
+void Dataset::gather_into(const std::vector<int64_t>& indices, Batch& out, int threads) const {
   std::vector<int64_t> rows;
   const torch::Tensor index = row_index(indices, m_pool, rows);
-  torch::index_select_out(out.input, m_inputs, 0, index);
-  if (m_targets.defined()) torch::index_select_out(out.target, m_targets, 0, index);
+  copy_rows(m_inputs, rows, index, out.input, threads);
+  if (m_targets.defined()) copy_rows(m_targets, rows, index, out.target, threads);
   else out.target = out.input;
 }
 

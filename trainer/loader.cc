@@ -7,8 +7,8 @@
 namespace hpctrain {
 
 BatchLoader::BatchLoader(const Dataset& data, BatchSequence sequence, const torch::Device& device, int slots,
-                         bool ahead)
-    : m_data(data), m_seq(std::move(sequence)) {
+                         bool ahead, int gather_threads)
+    : m_data(data), m_seq(std::move(sequence)), m_gather_threads(gather_threads) {
   if (m_seq.batches_per_epoch > 0 && m_seq.batch >= m_seq.batches_per_epoch) {  // as the loop: the next epoch
     ++m_seq.epoch;
     m_seq.batch = 0;
@@ -73,7 +73,7 @@ void BatchLoader::fill_loop() {
       }
       // The slot's last copy was queued before it was given back; only its event is left to wait for.
       if (copying) m_copy->wait_host(static_cast<int>(s));
-      m_data.gather_into(indices(k), m_host[s]);
+      m_data.gather_into(indices(k), m_host[s], m_gather_threads);
       {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_state[s] = Slot::ready;
@@ -90,7 +90,7 @@ void BatchLoader::fill_loop() {
 
 int BatchLoader::take(int64_t k) {
   if (!m_thread.joinable()) {
-    m_data.gather_into(indices(k), m_host[0]);
+    m_data.gather_into(indices(k), m_host[0], m_gather_threads);
     return 0;
   }
   const auto s = static_cast<size_t>(k % static_cast<int64_t>(m_state.size()));

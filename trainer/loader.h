@@ -35,8 +35,10 @@ struct BatchSequence {
 class BatchLoader {
  public:
   // `slots`: host (and device) buffers; `ahead`: a loader thread fills them (else next() gathers). A CUDA
-  // `device` takes both (pinned buffers, the copy stream); the CPU neither, except in tests.
-  BatchLoader(const Dataset& data, BatchSequence sequence, const torch::Device& device, int slots, bool ahead);
+  // `device` takes both (pinned buffers, the copy stream); the CPU neither, except in tests. `gather_threads`:
+  // how many threads may gather a large batch (Dataset::gather_into).
+  BatchLoader(const Dataset& data, BatchSequence sequence, const torch::Device& device, int slots, bool ahead,
+              int gather_threads = 1);
   ~BatchLoader();
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
@@ -56,6 +58,7 @@ class BatchLoader {
 
   const Dataset& m_data;
   BatchSequence m_seq;
+  int m_gather_threads;
   std::vector<Batch> m_host, m_dev;
   std::unique_ptr<CopyStream> m_copy;
   std::vector<int64_t> m_shard;  // the shard of m_shard_epoch (the gathering thread's)

@@ -185,7 +185,8 @@ void start_loader(Run& run) {
   if (o.hooks.stale_batch_step > 0) sequence.stale = o.hooks.stale_batch_step - (run.state.global_step + 1);
   sequence.resident = o.hooks.resident_batch;
   const bool gpu = run.device.is_cuda();
-  run.loader = std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu);
+  run.loader =
+      std::make_unique<BatchLoader>(*run.data.train, std::move(sequence), run.device, gpu ? 3 : 1, gpu, run.threads);
 }
 
 void prepare_checkpoint_dir(const Run& run) {

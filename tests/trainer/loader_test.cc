@@ -131,6 +131,36 @@ TEST_CASE("a loader stopped early (a run's last step, a stop signal) ends its th
   }
 }
 
+TEST_CASE("gather_parts: at most the threads and the rows, at least 1 MiB a part, never 0") {
+  constexpr int64_t mib = int64_t{1} << 20;
+  CHECK(gather_parts(0, 0, 16) == 1);
+  CHECK(gather_parts(100352, 128, 16) == 1);      // Fashion-MNIST's batch of 128: one thread
+  CHECK(gather_parts(154140672, 256, 16) == 16);  // 256 ResNet images of 224x224 floats
+  CHECK(gather_parts(154140672, 256, 1) == 1);
+  CHECK(gather_parts(154140672, 4, 16) == 4);      // no more parts than rows
+  CHECK(gather_parts(3 * mib - 1, 256, 16) == 2);  // whole MiBs only
+  CHECK(gather_parts(3 * mib, 256, 16) == 3);
+  CHECK(gather_parts(64 * mib, 256, 0) == 1);
+}
+
+TEST_CASE("a large batch gathered in parts on several threads is index_select's, bit for bit, row order kept") {
+  torch::Generator gen = at::detail::createCPUGenerator(5);
+  const torch::Tensor pool = torch::randn({24, 3, 64, 64}, gen);  // 48 kB rows
+  const torch::Tensor labels = torch::randint(0, 1000, {24}, gen, torch::kInt64);
+  const Dataset data(pool, labels, 1000);
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < 96; ++i) indices.push_back((i * 37 + 5) % 1000);  // 4.7 MB: 4 parts
+  REQUIRE(gather_parts(96 * pool[0].nbytes(), 96, 8) == 4);
+  const Batch expected = data.gather(indices);
+  for (int threads : {1, 3, 8}) {
+    CAPTURE(threads);
+    Batch out = data.empty_batch(96, false);
+    data.gather_into(indices, out, threads);
+    CHECK(torch::equal(out.input, expected.input));
+    CHECK(torch::equal(out.target, expected.target));
+  }
+}
+
 TEST_CASE("the resident-batch hook hands the first batch every step, ahead or not, and ends where the sequence ends") {
   const Images images = make_images(64);
   const Dataset data(images.bytes.unsqueeze(1), images.labels, 64);
