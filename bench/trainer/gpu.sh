@@ -221,9 +221,10 @@ if wanted resnet18; then
   attempt check resnet18 check-batches 30 -- "$train" ${cfg[resnet18]%%|*} --device cuda --backend nccl --steps 40 \
     --no-validation --log-every 100000 --check-batches || true
 fi
-graphs_ok=()
+graphs_ok=() graphs_checked=0
 for name in autoencoder resnet18-b32; do
   wanted "$name" || continue
+  graphs_checked=1
   if graphs_check "$name"; then graphs_ok+=("$name"); fi
 done
 # (5) the graph variants, where the check passed; the Python columns of the small-batch configs.
@@ -238,7 +239,9 @@ if [ "${#graphs_ok[@]}" -gt 0 ] || [ "$dry" = 1 ]; then
     train graphs "$name" graphs || true
   done
 else
-  [ "$dry" = 1 ] || $records add "$out" graphs all graph-variants skipped 0 --note "the graphs-against-eager check did not pass"
+  why="the graphs-against-eager check did not pass"
+  [ "$graphs_checked" = 1 ] || why="no graphs-against-eager check ran (CONFIGS has neither autoencoder nor resnet18-b32)"
+  [ "$dry" = 1 ] || $records add "$out" graphs all graph-variants skipped 0 --note "$why"
 fi
 # (6) the 3D U-Net.
 if wanted unet3d; then

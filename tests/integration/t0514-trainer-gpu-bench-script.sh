@@ -21,7 +21,7 @@ src=$HPCLAUNCH_SOURCE_DIR
 gpu=$src/bench/trainer/gpu.sh
 records=$src/bench/trainer/gpu_records.py
 work=$test_tmp
-for f in "$gpu" "$src/bench/trainer/gpu-machine.sh"; do
+for f in "$gpu" "$src/bench/trainer/gpu-machine.sh" "$src/bench/trainer/gather/run.sh"; do
   bash -n "$f" || fail "$(basename "$f") does not parse"
   if command -v shellcheck >/dev/null; then shellcheck -x -P "$src" "$f" || fail "shellcheck $(basename "$f")"; fi
 done
@@ -151,6 +151,11 @@ STANDIN_GRAPHS_LOSS_OFF=0.5 standin "$work/b" 1 || fail "gpu.sh, graphs check fa
 assert_eq failed "$(record "$work/b" autoencoder graphs-vs-eager status)" "the graphs check, 50% apart"
 assert_eq skipped "$(record "$work/b" all graph-variants status)" "the graph variants after a failed check"
 assert_eq "(no record)" "$(record "$work/b" resnet18 graphs status)" "a graph variant run after a failed check"
+assert_eq "the graphs-against-eager check did not pass" "$(record "$work/b" all graph-variants note)" "the skip's reason"
+# No config with a graphs check wanted: the graph variants are skipped, and the reason is not a failed check.
+CONFIGS="resnet50 resnet18" standin "$work/b2" 1 || fail "gpu.sh, ResNets only: $(cat "$work/b2.log")"
+assert_eq "no graphs-against-eager check ran (CONFIGS has neither autoencoder nor resnet18-b32)" \
+  "$(record "$work/b2" all graph-variants note)" "the skip's reason with no check run"
 
 # The budget: 29 s fits the trainer's runs (estimates 10-20 s; the stand-ins take none) but not Python's (25-30 s).
 standin "$work/c" --budget 29 1 || fail "gpu.sh --budget 25: $(cat "$work/c.log")"
