@@ -25,8 +25,10 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& step, int err) {
-  throw hpclaunch::failure(path, step + ": " + std::strerror(err), "check the checkpoint folder's space and rights");
+// `path`'s write failed at `step` (e.g. "writing its temporary file .latest.pt.tmp.42"): one line naming the
+// target and the role's fix.
+[[noreturn]] void fail(const std::string& path, const FileRole& role, const std::string& step, int err) {
+  throw hpclaunch::failure(path, "cannot write " + role.what + " (" + step + ": " + std::strerror(err) + ")", role.fix);
 }
 
 }  // namespace
@@ -35,10 +37,11 @@ std::string temporary_path_for(const std::string& path) {
   return dir_of(path) + "/." + base_of(path) + ".tmp." + std::to_string(::getpid());
 }
 
-void write_file_atomically(const std::string& path, const std::vector<char>& bytes) {
+void write_file_atomically(const std::string& path, const std::vector<char>& bytes, const FileRole& role) {
   const std::string tmp = temporary_path_for(path);
+  const std::string tmp_name = "its temporary file " + base_of(tmp);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "cannot create", errno);
+  if (fd < 0) fail(path, role, "creating " + tmp_name, errno);
   const char* fault = std::getenv("HPCLAUNCH_TRAIN_FAULT");
   if (fault != nullptr && std::strcmp(fault, "partial-save") == 0) {
     hpclaunch::write_all(fd, std::string_view(bytes.data(), bytes.size() / 2));
@@ -48,17 +51,17 @@ void write_file_atomically(const std::string& path, const std::vector<char>& byt
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    fail(tmp, "cannot write", err);
+    fail(path, role, "writing " + tmp_name, err);
   }
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(tmp, "cannot close", err);
+    fail(path, role, "closing " + tmp_name, err);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file over it", err);
+    fail(path, role, "renaming " + tmp_name + " over it", err);
   }
   // The rename is durable only once the folder is synced.
   const int dir = ::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

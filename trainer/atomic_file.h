@@ -6,8 +6,16 @@
 
 namespace hpctrain {
 
-// Throws hpclaunch::Error (exit 1) naming the path when a step fails; the temporary file is removed then.
-void write_file_atomically(const std::string& path, const std::vector<char>& bytes);
+// What a file is to its writer, for the one line a failed write says: "PATH: cannot write WHAT (the step, the
+// temporary file and the system's reason); FIX".
+struct FileRole {
+  std::string what;  // e.g. "the checkpoint"
+  std::string fix;   // e.g. "check the checkpoint folder's space and rights"
+};
+inline const FileRole k_checkpoint_file{"the checkpoint", "check the checkpoint folder's space and rights"};
+
+// Throws hpclaunch::Error (exit 1) naming the target when a step fails; the temporary file is removed then.
+void write_file_atomically(const std::string& path, const std::vector<char>& bytes, const FileRole& role);
 
 // The temporary name used for `path` by this process: "<dir>/.<name>.tmp.<pid>".
 std::string temporary_path_for(const std::string& path);

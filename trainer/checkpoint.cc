@@ -100,7 +100,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, torch::o
   d.insert("seed", static_cast<int64_t>(s.seed));
   d.insert("best_val_loss", s.best_val_loss);
   d.insert("rng_state", at::detail::getDefaultCPUGenerator().get_state());
-  write_file_atomically(path, pickle_save_untagged(d));
+  write_file_atomically(path, pickle_save_untagged(d), k_checkpoint_file);
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
@@ -166,7 +166,7 @@ void load_optimizer_state(torch::optim::Optimizer& optimizer, const Checkpoint& 
 }
 
 void save_state_dict_for_test(const std::string& path, torch::nn::Module& model, const std::string& prefix) {
-  write_file_atomically(path, pickle_save_untagged(model_state_dict(model, prefix)));
+  write_file_atomically(path, pickle_save_untagged(model_state_dict(model, prefix)), k_checkpoint_file);
 }
 
 int inspect_checkpoint(const std::string& path) {

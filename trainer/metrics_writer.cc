@@ -70,7 +70,8 @@ int truncate_metrics_file(const std::string& path, int64_t step) {
   if (!text) return 0;
   const std::string kept = metrics_up_to(*text, step);
   if (kept.size() == text->size()) return 0;
-  write_file_atomically(path, std::vector<char>(kept.begin(), kept.end()));
+  write_file_atomically(path, std::vector<char>(kept.begin(), kept.end()),
+                        {"the metrics file, cut back to the checkpoint's step", "check the --metrics file's folder"});
   return line_count(*text) - line_count(kept);
 }
 

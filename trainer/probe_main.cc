@@ -128,11 +128,8 @@ int run(const ProbeOptions& o) {
     std::string path = o.json.empty() && std::getenv("HPCLAUNCH_JOB_DIR") ? env_or("HPCLAUNCH_JOB_DIR", "") + "/preflight.json" : o.json;
     if (!path.empty()) {
       const std::string text = probe_json_text(rows, nodes, backend, world, o.expect_gpus, o.slow_factor, o.expect_busbw);
-      try {
-        write_file_atomically(path, std::vector<char>(text.begin(), text.end()));
-      } catch (const hpclaunch::Error&) {  // its words name the temporary file and a checkpoint folder
-        throw hpclaunch::failure(path, "cannot write the preflight report", "check the job directory");
-      }
+      write_file_atomically(path, std::vector<char>(text.begin(), text.end()),
+                            {"the preflight report", "check the job directory"});
     }
     std::string shortfall = busbw_shortfall(rows, o.expect_busbw);
     if (!shortfall.empty()) std::fprintf(stderr, "hpclaunch-probe: warning: %s; check the network setup\n", shortfall.c_str());

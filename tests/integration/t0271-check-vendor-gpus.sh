@@ -44,6 +44,6 @@ RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER
   "$(dirname "$HPCLAUNCH_TRAIN")/hpclaunch-probe" --max-bytes 64 --json "$test_tmp/none/report.json" \
   >/dev/null 2>"$test_tmp/err" || rc=$?
 assert_eq 1 "$rc" "the probe's exit code when its report cannot be written"
-assert_eq "hpclaunch-probe: error: $test_tmp/none/report.json: cannot write the preflight report; check the job directory" \
-  "$(cat "$test_tmp/err")" "the probe's error when its report cannot be written"
+assert_eq "hpclaunch-probe: error: $test_tmp/none/report.json: cannot write the preflight report (creating its temporary file .report.json.tmp.PID: No such file or directory); check the job directory" \
+  "$(sed -E 's/\.tmp\.[0-9]+:/.tmp.PID:/' "$test_tmp/err")" "the probe's error when its report cannot be written"
 note "ok: Intel 12 tiles and AMD 8 GCDs counted from their variables; a missing tile is a bad node; NVIDIA unchanged"

@@ -25,7 +25,7 @@ rc=0
 "$HPCLAUNCH_TRAIN" "${args[@]}" --steps 40 >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 1 ] || fail "exit code $rc on a full disk, expected 1: $(cat "$work/err")"
 [ "$(wc -l <"$work/err")" = 1 ] || fail "expected one error line, got: $(cat "$work/err")"
-grep -q "^hpclaunch-train: error: $mnt/ck/.latest.pt.tmp.[0-9]*: cannot write: No space left on device; " "$work/err" \
+grep -q "^hpclaunch-train: error: $mnt/ck/latest.pt: cannot write the checkpoint (writing its temporary file .latest.pt.tmp.[0-9]*: No space left on device); check the checkpoint folder's space and rights$" "$work/err" \
   || fail "unexpected error line: $(cat "$work/err")"
 [ -z "$(ls -A "$mnt/ck" | grep -v '^latest.pt$' || true)" ] || fail "partial files left: $(ls -A "$mnt/ck")"
 "$HPCLAUNCH_TRAIN" inspect "$mnt/ck/latest.pt" >"$work/inspect" || fail "latest.pt is not readable after the failed save"

@@ -33,9 +33,9 @@ TEST_SUITE_BEGIN("AtomicFile");
 TEST_CASE("writing replaces the contents and leaves no temporary behind") {
   TempDir dir;
   const std::string target = dir.path + "/latest.pt";
-  write_file_atomically(target, {'a', 'b'});
+  write_file_atomically(target, {'a', 'b'}, k_checkpoint_file);
   CHECK(slurp(target) == "ab");
-  write_file_atomically(target, {'c'});
+  write_file_atomically(target, {'c'}, k_checkpoint_file);
   CHECK(slurp(target) == "c");
   CHECK_FALSE(std::filesystem::exists(temporary_path_for(target)));
   CHECK(remove_stale_temporaries(target) == 0);
@@ -44,12 +44,12 @@ TEST_CASE("writing replaces the contents and leaves no temporary behind") {
 TEST_CASE("a process killed in the middle of a save leaves the previous file whole") {
   TempDir dir;
   const std::string target = dir.path + "/latest.pt";
-  write_file_atomically(target, std::vector<char>(1000, 'o'));
+  write_file_atomically(target, std::vector<char>(1000, 'o'), k_checkpoint_file);
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
     ::setenv("HPCLAUNCH_TRAIN_FAULT", "partial-save", 1);
-    write_file_atomically(target, std::vector<char>(5000, 'n'));
+    write_file_atomically(target, std::vector<char>(5000, 'n'), k_checkpoint_file);
     ::_exit(0);  // not reached: the fault hook exits first
   }
   int status = 0;
@@ -60,9 +60,15 @@ TEST_CASE("a process killed in the middle of a save leaves the previous file who
   CHECK(remove_stale_temporaries(target) == 1);  // the half-written temporary is swept on the next start
 }
 
-TEST_CASE("a folder that cannot be written to is a one-line failure naming the file") {
-  CHECK_THROWS_WITH(write_file_atomically("/nonexistent-dir/latest.pt", {'x'}),
-                    doctest::Contains("/nonexistent-dir/.latest.pt.tmp."));
+TEST_CASE("a folder that cannot be written to is a one-line failure naming the file, its role and the fix") {
+  const std::string tmp = ".latest.pt.tmp." + std::to_string(::getpid());
+  CHECK_THROWS_WITH(write_file_atomically("/nonexistent-dir/latest.pt", {'x'}, k_checkpoint_file),
+                    ("/nonexistent-dir/latest.pt: cannot write the checkpoint (creating its temporary file " + tmp +
+                     ": No such file or directory); check the checkpoint folder's space and rights")
+                        .c_str());
+  CHECK_THROWS_WITH(write_file_atomically("/nonexistent-dir/report.json", {'x'}, {"the report", "check the job directory"}),
+                    doctest::Contains("/nonexistent-dir/report.json: cannot write the report (creating its temporary "
+                                      "file .report.json.tmp."));
 }
 
 TEST_SUITE_END();
