@@ -49,8 +49,8 @@ namespace {
 void copy_rows(const torch::Tensor& from, const std::vector<int64_t>& rows, const torch::Tensor& index,
                torch::Tensor& to, int threads) {
   const auto n = static_cast<int64_t>(rows.size());
-  if (!from.is_contiguous() || !to.is_contiguous() || from.scalar_type() != to.scalar_type() || to.size(0) != n ||
-      from.dim() == 0) {
+  if (from.dim() == 0 || to.dim() == 0 || !from.is_contiguous() || !to.is_contiguous() ||
+      from.scalar_type() != to.scalar_type() || to.size(0) != n) {
     torch::index_select_out(to, from, 0, index);
     return;
   }

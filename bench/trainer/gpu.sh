@@ -12,10 +12,11 @@
 #   at most 8 files, so the logs share one file);
 # - the runs go in the order of what matters most: (1) the build; (2) hpclaunch-train eager against the ceiling,
 #   ResNet-50 and ResNet-18 at batch 256, and the trainer on its own resident batch (HPCLAUNCH_TRAIN_RESIDENT_BATCH:
-#   no input cost, so eager over resident is what the input path costs, and resident over the ceiling the step); (3) the DataLoader peer and the reference; (4) the checks: the loader's
-#   batches against the CPU's (--check-batches) and --cuda-graphs against eager (the mean loss of the last steps,
-#   same seed, on the auto-encoder and ResNet-18 at batch 32; these runs are timed too); (5) the graph variants,
-#   only when the graphs check passed; (6) the 3D U-Net;
+#   no input cost, so eager over resident is what the input path costs, and resident over the ceiling the step);
+#   (3) the DataLoader peer and the reference; (4) the checks: the loader's batches against the CPU's
+#   (--check-batches) and --cuda-graphs against eager (the mean loss of the last steps, same seed, on the
+#   auto-encoder and ResNet-18 at batch 32; these runs are timed too); (5) the graph variants, only when the graphs
+#   check passed; (6) the 3D U-Net;
 # - with --budget S, a run whose estimate does not fit in what is left is skipped, and recorded as skipped.
 # The table of every config (samples/s, each hpclaunch-train variant over the ceiling and the DataLoader) is
 # printed last, and with --results FILE appended to it as a section naming the GPU, driver, torch, CUDA and NCCL.

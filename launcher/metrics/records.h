@@ -25,7 +25,7 @@ struct Step {
   double samples_per_s = 0;  // global batch over step_time_s
   double step_time_s = 0;    // wall time from the step's start to the next step's (hpclaunch-train: docs/trainer.md)
   double allreduce_s = 0;    // waiting for gradient allreduces after backward
-  double data_wait_s = 0;    // waiting for the step's batch from the input path (0 while the loader keeps ahead)
+  double data_wait_s = 0;    // waiting for the step's batch from the input path (docs/trainer.md)
   double cpu_s = 0;          // process CPU time (all threads) during the step
   std::optional<double> time;    // Unix seconds when written (TensorBoard's wall_time)
   std::optional<double> wall_s;  // seconds since the run's start, for files without "time" (other writers)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/trainer/gather/run.sh [THREADS...]: builds gather_bench.cc against python3's torch (the machine's LibTorch)
 # and runs it with each intra-op thread count (default: the CPU count). Prints the timings; any machine, a GPU
-# machine for the pinned buffer and the copy to the GPU. -fopenmp: ATen's at::parallel_for is inline and parallel only in
-# code compiled for OpenMP (the wheels' backend), which the trainer is not: it gathers on at::launch's pool instead.
+# machine for the pinned buffer and the copy to the GPU. -fopenmp: ATen's at::parallel_for is inline and parallel
+# only in code compiled for OpenMP (the wheels' backend), which the trainer is not: it gathers on at::launch's pool.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 py=${PYTHON:-python3}
