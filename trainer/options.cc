@@ -112,6 +112,24 @@ Invocation parse_tool(Command command, const std::vector<std::string>& args) {
   return inv;
 }
 
+// Parses `args` into `app`'s options; true when they asked for --help or --version, which `inv` then says (help:
+// the help text; version: the line without the loaded NCCL, which the program adds). Both programs' parsers end so.
+template <class Inv>
+bool help_or_version(CLI::App& app, const std::vector<std::string>& args, const char* program, Inv& inv) {
+  switch (hpclaunch::parse_cli(app, args, program)) {
+    case hpclaunch::Parsed::help:
+      inv.command = Command::help;
+      inv.help_text = app.help();
+      return true;
+    case hpclaunch::Parsed::version:
+      inv.command = Command::version;
+      inv.help_text = version_line(program, 0) + "\n";
+      return true;
+    case hpclaunch::Parsed::flags: break;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string version_line(const std::string& program, int64_t loaded_nccl) {
@@ -131,17 +149,7 @@ Invocation parse_command_line(const std::vector<std::string>& args) {
                "hpclaunch-train"};
   app.set_version_flag("--version", version_line("hpclaunch-train", 0));
   add_train_flags(app, inv.options);
-  switch (hpclaunch::parse_cli(app, args, "hpclaunch-train")) {
-    case hpclaunch::Parsed::help:
-      inv.command = Command::help;
-      inv.help_text = app.help();
-      return inv;
-    case hpclaunch::Parsed::version:
-      inv.command = Command::version;
-      inv.help_text = version_line("hpclaunch-train", 0) + "\n";  // main.cc adds the loaded NCCL
-      return inv;
-    case hpclaunch::Parsed::flags: break;
-  }
+  if (help_or_version(app, args, "hpclaunch-train", inv)) return inv;
   TrainOptions& o = inv.options;
   o.explicit_batch = o.global_batch > 0 || o.batch_size > 0;
   if (o.global_batch > 0 && o.batch_size > 0)
@@ -174,16 +182,7 @@ ProbeInvocation parse_probe_command_line(const std::vector<std::string>& args) {
   app.add_option("--backend", o.backend, "auto (NCCL on GPU, else gloo), gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
   app.set_version_flag("--version", version_line("hpclaunch-probe", 0));
-  switch (hpclaunch::parse_cli(app, args, "hpclaunch-probe")) {
-    case hpclaunch::Parsed::help:
-      inv.command = Command::help;
-      inv.help_text = app.help();
-      return inv;
-    case hpclaunch::Parsed::version:
-      inv.command = Command::version;  // probe_main.cc prints version_line with the loaded NCCL
-      return inv;
-    case hpclaunch::Parsed::flags: break;
-  }
+  if (help_or_version(app, args, "hpclaunch-probe", inv)) return inv;
   if (o.min_bytes > o.max_bytes) throw Error("--min-bytes", "is above --max-bytes", "swap them");
   return inv;
 }

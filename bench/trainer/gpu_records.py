@@ -28,20 +28,15 @@ def step_records(path):
         return [r for r in (json.loads(line) for line in f if line.strip()) if r.get("type") == "step"]
 
 
-def train_rate(path, warm):
-    """Samples/s after the warm-up: global batches over the sum of step wall times (as ddp_train.py measures)."""
+def train_figures(path, warm):
+    """After the warm-up: samples/s (global batches over the sum of step wall times, as ddp_train.py measures) and
+    the share of that time spent waiting for batches (data_wait_s; 0 in older files)."""
     steps = step_records(path)[warm:]
     if not steps:
         raise ValueError(f"{path}: no step records after the {warm} warm-up steps")
     seconds = sum(s["step_time_s"] for s in steps)
-    return sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / seconds
-
-
-def data_wait_share(path, warm):
-    """The share of the step time after the warm-up spent waiting for batches (data_wait_s; 0 in older files)."""
-    steps = step_records(path)[warm:]
-    seconds = sum(s["step_time_s"] for s in steps)
-    return sum(s.get("data_wait_s") or 0.0 for s in steps) / seconds if seconds > 0 else 0.0
+    rate = sum(s["samples_per_s"] * s["step_time_s"] for s in steps) / seconds
+    return rate, sum(s.get("data_wait_s") or 0.0 for s in steps) / seconds
 
 
 def mean_last_loss(path, last):
@@ -106,9 +101,8 @@ def add(argv):
     if status == "ok":
         try:
             if "--metrics" in opts:
-                warm = int(opts.get("--warm", "0"))
-                record["samples_per_s"] = train_rate(opts["--metrics"], warm)
-                record["data_wait_share"] = data_wait_share(opts["--metrics"], warm)
+                record["samples_per_s"], record["data_wait_share"] = train_figures(opts["--metrics"],
+                                                                                 int(opts.get("--warm", "0")))
                 wait = f"waiting for batches {100 * record['data_wait_share']:.1f}% of the step time"
                 note = f"{note}; {wait}" if note else wait
             elif "--py-output" in opts:
