@@ -12,6 +12,7 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 
 #include "atomic_file.h"
+#include "trainer.h"  // inspect_checkpoint, compare_checkpoints
 #include "util/error.h"
 
 namespace hpctrain {

@@ -49,9 +49,6 @@ std::string strip_module_prefix(const std::string& name);
 // Writes a dict {name: tensor} with the given name prefix (tests use "module." to stand in for Python DDP).
 void save_state_dict_for_test(const std::string& path, torch::nn::Module& model, const std::string& prefix);
 
-// `hpclaunch-train inspect FILE`: prints the checkpoint's position and tensor count as one JSON line; returns 0.
-int inspect_checkpoint(const std::string& path);
-// `hpclaunch-train compare A B`: 0 when every common tensor agrees within `tolerance`, 1 otherwise.
-int compare_checkpoints(const std::string& a, const std::string& b, double tolerance);
+// inspect_checkpoint and compare_checkpoints, the commands: trainer.h.
 
 }  // namespace hpctrain

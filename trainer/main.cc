@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.h"
 #include "loaded_nccl.h"
 #include "options.h"
 #include "signals.h"
