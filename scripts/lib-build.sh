@@ -4,14 +4,11 @@
 
 # use_ccache SRC: ccache for the builds configured after it, when installed (install-deps.sh installs it): sets
 # `ccache_launcher` to the CMake argument (empty without ccache), and exports relative paths in its keys, so that
-# another checkout or build folder of the same sources at the same depth hits the same entries. Depend mode: a miss
-# compiles at once and the key is taken from the compiler's own -MD list, where ccache's default runs the
-# preprocessor first on every miss (LibTorch's headers in each unit): the demo's cold build took 98 s with that,
-# 85 s in depend mode, 84 s without ccache (2 cores, docs/install.md).
+# another checkout or build folder of the same sources at the same depth hits the same entries.
 use_ccache() {
   ccache_launcher=()
   command -v ccache >/dev/null || return 0
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$1} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1} CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$1} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
   ccache_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 }
 
