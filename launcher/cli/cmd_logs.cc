@@ -121,9 +121,10 @@ int cmd_logs(const Args& args) {
     return 0;
   }
 
-  // The output file may appear only once the job runs; the state is asked every 2 s, less often while it does not
-  // change (PollBackoff), with wait's tolerance for a scheduler that hiccups (jobs/watch.h).
-  PollBackoff backoff(2.0);
+  // The output file may appear only once the job runs; the state is asked at the scheduler's pace (2 s; the local
+  // site 0.25 s), less often while it does not change (PollBackoff), with wait's tolerance for a scheduler that
+  // hiccups (jobs/watch.h).
+  PollBackoff backoff(backend_for(job.scheduler).poll_interval());
   auto next_check = FollowClock::now();
   std::string last_state;
   std::optional<FileFollower> output;

@@ -39,18 +39,19 @@ size_t terminal_width() {
 int cmd_wait(const Args& args) {
   CLI::App app("Wait for a job to end, showing its state and the trainer's progress.", "wait");
   std::string ref;
-  double timeout = 0, interval = 2;
+  double timeout = 0, interval = 0;
   app.add_option("JOB", ref, "job id from `hpclaunch jobs`, or a job directory; JOB_I: task I of an array (an array: "
                  "until every task has ended)")->required();
   app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));
-  app.add_option("--interval", interval, "seconds between looks at the job")->capture_default_str()
-      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--interval", interval, "seconds between looks at the job [default: the scheduler's, 2; the local "
+                 "site's, 0.25]")->check(CLI::Range(0.01, 3600.0));
   bool json_flag = false;
   app.add_flag("--json", json_flag, "print the final state and exit code as JSON; the progress goes to stderr (docs/json.md)");
   if (!parse_or_throw(app, args)) return 0;
   JsonStdout json(json_flag);
   JobRecord job = resolve_job(ref, read_job_index());
+  if (interval == 0) interval = backend_for(job.scheduler).poll_interval();
   const std::string cwd = std::filesystem::current_path().string();
 
   const bool tty = ::isatty(STDOUT_FILENO) == 1;

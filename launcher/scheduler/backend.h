@@ -48,6 +48,10 @@ class SchedulerBackend {
   // is finished_unknown, with what the job directory shows in `reason`. An array job's is summarize_tasks of
   // query_tasks; one task of it (task_record) is a job of its own.
   virtual JobState query(const JobRecord& job, const CommandRunner& run) const = 0;
+  // How often `wait` and `logs --follow` ask for the job's state by default, in seconds (PollBackoff stretches it
+  // while nothing changes): a scheduler's controller every 2 s, which many waiting users must not load; the local
+  // site (local.cc), whose answer is a file of the job's own, sooner, so that a short job's end is seen at once.
+  virtual double poll_interval() const { return 2.0; }
   // Every task's state of an array job, in task order: each task's query, unless the scheduler can say all at once.
   virtual std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const;
   // The states of many jobs at once (`hpclaunch jobs`: every job in view, once per refresh), in their order: each

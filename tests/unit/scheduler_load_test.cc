@@ -141,4 +141,11 @@ TEST_CASE("wait and logs --follow ask less often while nothing changes, and at o
   CHECK(b.next(false) == 1.0);
 }
 
+TEST_CASE("wait and logs --follow ask a scheduler every 2 s by default, the local site's own state file sooner") {
+  CHECK(backend_for(Scheduler::slurm).poll_interval() == 2.0);
+  CHECK(backend_for(Scheduler::pbs).poll_interval() == 2.0);
+  // A local job's end is seen within a second even after PollBackoff has stretched the pace 4 times.
+  CHECK(backend_for(Scheduler::local).poll_interval() * PollBackoff::k_factor <= 1.0);
+}
+
 TEST_SUITE_END();
