@@ -167,7 +167,7 @@ SchedulerType=sched/backfill
 # The main scheduler over the whole queue every second (default 60 s). A pending job is otherwise started only
 # by an event (a submit, a job's end) at most every batch_sched_delay (3 s), or by backfill, which skips its
 # 30 s cycle when no job or node changed: a requeued job, eligible only after its begin time (cred_expire + 1 s),
-# waited for the next 60 s pass (slurmctld.log: `Requeuing` then `sched: Allocate` up to 60 s later), and the
+# waited for the next 60 s pass (slurmctld.log: 'Requeuing' then 'sched: Allocate' up to 60 s later), and the
 # jobs of a queue two at a time started 3 s apart. Two nodes: a pass costs nothing.
 SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
@@ -271,11 +271,16 @@ do_start() {
   else
     ensure_hosts
   fi
+  # The ports are picked and taken under one lock for the whole machine, held until the nodes are up: two
+  # clusters started at once (CTest starts tests/CMakeLists.txt's two together) picked the same free block, and
+  # the second's sinfo was answered by the first's slurmctld.
+  exec 8>"${TMPDIR:-/tmp}/hpclaunch-test-cluster-ports.lock"
+  flock -w 120 8 || die "another test-cluster.sh start holds ${TMPDIR:-/tmp}/hpclaunch-test-cluster-ports.lock for over 120 s"
   pick_ports
   write_conf
-  in_ctld slurmctld -c -f "$conf" || die "slurmctld did not start; see $dir/log/slurmctld.log"
+  in_ctld slurmctld -c -f "$conf" 8>&- || die "slurmctld did not start; see $dir/log/slurmctld.log"
   for n in "${nodes[@]}"; do
-    on_node "$n" slurmd -f "$conf" -N "$n" || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"
+    on_node "$n" slurmd -f "$conf" -N "$n" 8>&- || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"
   done
   local i
   for i in $(seq 1 $((wait_s * 5))); do all_idle && break; sleep 0.2; done
@@ -285,6 +290,7 @@ do_start() {
     do_stop || true
     die "nodes n1, n2 not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
   fi
+  exec 8>&-
   if [ $netns = 1 ]; then
     note "up in $dir: namespaces $pfx-{hub,n1,n2}, slurmctld $(netns_addr hub):$ctld_port, slurmd n1 $(netns_addr n1):$node_port0, n2 $(netns_addr n2):$node_port0; source $dir/env.sh"
     return

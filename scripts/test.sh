@@ -9,9 +9,11 @@
 #      at a time, each with both cores. Each is
 #      the test's own build code (HPCLAUNCH_PREPARE=1: the test stops after it; tests/integration/lib.sh), so a
 #      test run alone still builds what it needs, and under CTest, later, it finds the build done;
-#   4. CTest runs every test, one more at a time than there are CPUs (3 on 2 cores): a third of the CPU sat idle
-#      at two, while tests waited on Slurm, sleeps and sockets; a test that keeps two cores busy says PROCESSORS 2
-#      (tests/CMakeLists.txt), so it shares the machine with one other at most.
+#   4. CTest runs every test, two more at a time than there are CPUs (4 on 2 cores): the *-slurm-* tests, which
+#      mostly wait on Slurm's clocks, run in two lanes (two test clusters, tests/CMakeLists.txt), and the others
+#      beside them at least as many at a time as there are CPUs (at one more than the CPUs, with one Slurm lane,
+#      a quarter of the CPU sat idle while tests waited on Slurm, sleeps and sockets); a test that keeps two cores
+#      busy says PROCESSORS 2 (tests/CMakeLists.txt), so it shares the machine with two others at most.
 # Big compiles never run beside each other or inside a test's time limit, where they would race the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +47,7 @@ phase "prepare"
 # one). The JUnit file keeps each test's output, where a skipped test said why.
 junit=$build/Testing/junit.xml
 rc=0
-ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) + 1))" --output-junit "$junit" "$@" || rc=$?
+ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) + 2))" --output-junit "$junit" "$@" || rc=$?
 phase "tests"
 # What did not run, and why; a skip that tests/skips-allowed.txt does not allow on this machine fails the run.
 python3 "$root/scripts/skips.py" "$junit" "$root/tests/skips-allowed.txt" "$build" || { [ "$rc" != 0 ] || rc=1; }

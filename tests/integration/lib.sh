@@ -8,6 +8,11 @@ test_name=$(basename "$0" .sh)
 : "${HPCLAUNCH_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${HPCLAUNCH_BUILD_DIR:=$HPCLAUNCH_SOURCE_DIR/build}"
 : "${HPCLAUNCH:=$HPCLAUNCH_BUILD_DIR/launcher/hpclaunch}"
+# The Slurm test cluster: the one CTest gave this test (id:test_cluster_b,...: BUILD/test-cluster-b; the resource
+# groups of tests/CMakeLists.txt), else HPCLAUNCH_CLUSTER_DIR, else BUILD/test-cluster.
+if [[ ${CTEST_RESOURCE_GROUP_0_SLURM:-} =~ ^id:([a-z_0-9]+), ]]; then
+  HPCLAUNCH_CLUSTER_DIR=$HPCLAUNCH_BUILD_DIR/${BASH_REMATCH[1]//_/-}
+fi
 : "${HPCLAUNCH_CLUSTER_DIR:=$HPCLAUNCH_BUILD_DIR/test-cluster}"
 export HPCLAUNCH HPCLAUNCH_SOURCE_DIR HPCLAUNCH_BUILD_DIR HPCLAUNCH_CLUSTER_DIR
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-port.sh"
