@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# t0068: the suite cannot hang or pass in silence. Every CTest test of this build has a time limit; no doctest case
+# t0068: the suite cannot hang or pass in silence. Every CTest test of this build has a time limit; each Slurm test
+# holds a test cluster of its own (two lanes, never two tests on one cluster); no doctest case
 # is skipped with doctest::skip (it drops the case from CTest's list unseen); lib.sh's wait_until fails loudly at
 # its limit, naming what it waited for; a test whose part could not run ends skipped (77) with the reason, never
 # passed; and scripts/skips.py, which scripts/test.sh runs after CTest, lists the skips of a real CTest run's JUnit
@@ -19,6 +20,35 @@ for t in tests:
         print(t["name"])' "$test_tmp/tests.json")
 [ "$(head -n 1 <<<"$untimed")" -gt 100 ] || fail "only $(head -n 1 <<<"$untimed") tests listed in $HPCLAUNCH_BUILD_DIR"
 assert_eq "" "$(tail -n +2 <<<"$untimed")" "tests without a TIMEOUT"
+
+# 1b. Each *-slurm-* test holds a Slurm test cluster of its own while it runs (two clusters, two lanes:
+#     tests/CMakeLists.txt): one slot of resource `slurm`, which the spec file gives as many slots as clusters,
+#     each started by the fixture in the folder lib.sh then takes for it.
+lanes=$(python3 -c '
+import json, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+for t in tests:
+    if "-slurm-" not in t["name"]:
+        continue
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    groups = props.get("RESOURCE_GROUPS", [])
+    if groups != [{"requirements": [{".type": "slurm", "slots": 1}]}]:
+        print(t["name"], "holds", groups or "no cluster")' "$test_tmp/tests.json")
+assert_eq "" "$lanes" "Slurm tests without one slot of a Slurm test cluster"
+spec=$(python3 -c 'import json, sys; print(" ".join(r["id"] for r in json.load(open(sys.argv[1]))["local"][0]["slurm"]))' \
+  "$HPCLAUNCH_BUILD_DIR/ctest-resources.json")
+[ "$(wc -w <<<"$spec")" -ge 2 ] || fail "ctest-resources.json names $(wc -w <<<"$spec") Slurm cluster(s): $spec"
+for id in $spec; do
+  dir=$(CTEST_RESOURCE_GROUP_0_SLURM="id:$id,slots:1" bash -c 'source "$1"; echo "$HPCLAUNCH_CLUSTER_DIR"' _ \
+    "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib.sh")
+  started=$(python3 -c '
+import json, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    if t["name"] == "slurm_cluster_start_" + sys.argv[2]:
+        print(" ".join(t["command"][-2:]))' "$test_tmp/tests.json" "$id")
+  assert_eq "start $dir" "$started" "what slurm_cluster_start_$id does"
+done
+note "ok: every Slurm test holds one of the clusters $spec, each started where lib.sh looks for it"
 
 # 2. No doctest::skip: a case that cannot run prints `SKIP: reason` and CTest reports it.
 hidden=$(grep -rnE 'doctest::skip *\(' "$HPCLAUNCH_SOURCE_DIR/tests" --include='*.cc' --include='*.h' || true)
