@@ -22,7 +22,7 @@ wheel_build() {
   mkdir -p "$dir"
   # shellcheck disable=SC2154  # ccache_launcher: use_ccache's
   cmake -S "$HPCLAUNCH_SOURCE_DIR" -B "$dir" "${ccache_launcher[@]}" "${type[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DHPCLAUNCH_PLOT=OFF -DHPCLAUNCH_BUILD_TESTS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "$@" \
+    -DHPCLAUNCH_PLOT=OFF -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "$@" \
     >"$dir/configure.log" 2>&1 ||
     { tail -30 "$dir/configure.log"; fail "configure against torch from $prefix"; }
   # Our own CMake files must not warn (TorchConfig.cmake's warnings come from the venv).

@@ -17,7 +17,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-wheel.sh"
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "built without LibTorch: no trainer to test"
 build=$HPCLAUNCH_BUILD_DIR-wheel-gloo
-wheel_build "$build" "hpclaunch-train hpclaunch-probe hpclaunch_trainer_tests" -DHPCLAUNCH_GLOO_INCLUDE_DIR=/usr/include
+wheel_build "$build" "hpclaunch-train hpclaunch-probe hpclaunch_trainer_tests" -DHPCLAUNCH_BUILD_TESTS=ON \
+  -DHPCLAUNCH_GLOO_INCLUDE_DIR=/usr/include
 train=$build/trainer/hpclaunch-train
 probe=$build/trainer/hpclaunch-probe
 
