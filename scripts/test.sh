@@ -11,9 +11,10 @@
 #      test run alone still builds what it needs, and under CTest, later, it finds the build done;
 #   4. CTest runs every test, two more at a time than there are CPUs (4 on 2 cores): the *-slurm-* tests, which
 #      mostly wait on Slurm's clocks, run in two lanes (two test clusters, tests/CMakeLists.txt), and the others
-#      beside them at least as many at a time as there are CPUs (at one more than the CPUs, with one Slurm lane,
-#      a quarter of the CPU sat idle while tests waited on Slurm, sleeps and sockets); a test that keeps two cores
-#      busy says PROCESSORS 2 (tests/CMakeLists.txt), so it shares the machine with two others at most.
+#      beside them at least as many at a time as there are CPUs. On 2 cores the phase is bound by the CPU and took
+#      as long as at three with one Slurm lane (cold runs 19-21, docs/install.md); with more cores one Slurm lane of
+#      ~560 s would end it. A test that keeps two cores busy says PROCESSORS 2 (tests/CMakeLists.txt), so it shares
+#      the machine with two others at most.
 # Big compiles never run beside each other or inside a test's time limit, where they would race the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -44,8 +44,12 @@ int cmd_wait(const Args& args) {
                  "until every task has ended)")->required();
   app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));
-  app.add_option("--interval", interval, "seconds between looks at the job [default: the scheduler's, 2; the local "
-                 "site's, 0.25]")->check(CLI::Range(0.01, 3600.0));
+  // 0: the pace of the job's scheduler (SchedulerBackend::poll_interval), named in the help from the backends.
+  app.add_option("--interval", interval,
+                 fmt::format("seconds between looks at the job [default: the scheduler's, {}; the local site's, {}]",
+                             backend_for(Scheduler::slurm).poll_interval(),
+                             backend_for(Scheduler::local).poll_interval()))
+      ->check(CLI::Range(0.01, 3600.0));
   bool json_flag = false;
   app.add_flag("--json", json_flag, "print the final state and exit code as JSON; the progress goes to stderr (docs/json.md)");
   if (!parse_or_throw(app, args)) return 0;
