@@ -9,7 +9,9 @@ another file uses the same name, its declaration clashes (a compile error) or, w
 the other file's function (an overload that fits better), which builds and runs differently than file by file.
 This lists every such name: rename one of the two. Names come from universal-ctags (package universal-ctags);
 another file "uses" a name when the name is a word of its code (comments and string literals removed), so a hit is
-a place to look, and a rename ends it. Not seen: the enumerators of an unnamed-namespace enum.
+a place to look, and a rename ends it. Not seen: the enumerators of an unnamed-namespace enum. A name inside a
+namespace that only its own file of the target opens (the unit tests': `namespace plan_test {`, tests/CMakeLists.txt)
+is not counted: the other files do not look there.
 
 Exit 0 with a count of the targets read, 1 with a line per name, 2 when BUILD has no unity batch.
 """
@@ -45,15 +47,20 @@ def code_words(path):
 
 
 def internal_names(paths):
-    """{path: [(name, kind, line)]}: what each file declares with internal linkage at namespace scope, and the
-    macros it defines and does not #undef."""
+    """({path: [(name, kind, line, outermost namespace)]}, {path: the namespaces it opens at file scope}): what each
+    file declares with internal linkage at namespace scope, and the macros it defines and does not #undef."""
     tags = subprocess.run(["ctags-universal", "--languages=C++", "--language-force=C++", "--kinds-C++=+p",
                            "--fields=+sKnZ", "--output-format=json", "-f", "-", *paths],
                           capture_output=True, text=True, check=True).stdout
     out = {p: [] for p in paths}
+    opens = {p: set() for p in paths}
     undefs = {}
     for t in map(json.loads, tags.splitlines()):
-        if t.get("_type") != "tag" or t["kind"] not in KINDS or t["name"].startswith("__anon"):
+        if t.get("_type") != "tag":
+            continue
+        if t["kind"] == "namespace" and not t.get("scope") and not t["name"].startswith("__anon"):
+            opens[t["path"]].add(t["name"])
+        if t["kind"] not in KINDS or t["name"].startswith("__anon"):
             continue
         scope, scope_kind = t.get("scope", ""), t.get("scopeKind", "namespace")
         if scope_kind != "namespace":  # members and locals are not seen outside their class or function
@@ -67,8 +74,9 @@ def internal_names(paths):
                     undefs[t["path"]] = set(re.findall(r"^\s*#\s*undef\s+(\w+)", f.read(), re.M))
             if t["name"] in undefs[t["path"]]:
                 continue
-        out[t["path"]].append((t["name"], t["kind"], t["line"]))
-    return out
+        outer = "" if t["kind"] == "macro" else scope.split("::", 1)[0]
+        out[t["path"]].append((t["name"], t["kind"], t["line"], outer))
+    return out, opens
 
 
 def main():
@@ -80,12 +88,14 @@ def main():
               file=sys.stderr)
         return 2
     paths = sorted({p for _, files in found for p in files})
-    names = internal_names(paths)
+    names, opens = internal_names(paths)
     words = {p: code_words(p) for p in paths}
     hits = []
     for target, files in found:
         for a in files:
-            for name, kind, line in names[a]:
+            for name, kind, line, outer in names[a]:
+                if outer and not outer.startswith("__anon") and all(outer not in opens[b] for b in files if b != a):
+                    continue  # in a namespace of its file's own: the other files do not look there
                 for b in files:
                     if b != a and name in words[b]:
                         hits.append(f"{os.path.relpath(a)}:{line}: {kind} '{name}' is also a word of "

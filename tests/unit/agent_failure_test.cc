@@ -8,6 +8,8 @@
 
 #include "agent/failure.h"
 
+namespace agent_failure_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("agent failure");
@@ -67,3 +69,5 @@ TEST_CASE("a failure blames a node only when the node is at fault: a lost agent 
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_failure_test

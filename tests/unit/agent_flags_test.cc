@@ -14,6 +14,8 @@
 #include "util/error.h"
 #include "test_util.h"
 
+namespace agent_flags_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("agent flags");
@@ -288,3 +290,5 @@ TEST_CASE("a flag not given takes torchrun's PET_ variable; one on the command l
   CHECK(o.nproc == 1);
   CHECK(o.max_restarts == 0);
 }
+
+}  // namespace agent_flags_test

@@ -2,6 +2,8 @@
 
 #include "agent/heartbeat.h"
 
+namespace agent_heartbeat_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using namespace std::chrono_literals;
 
@@ -49,3 +51,5 @@ TEST_CASE("a client takes the store's interval only when the store could have se
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_heartbeat_test

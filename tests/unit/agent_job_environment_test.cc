@@ -5,6 +5,8 @@
 #include "agent/job_environment.h"
 #include "runtime/ranks.h"
 
+namespace agent_job_environment_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("agent_job_environment");
@@ -38,3 +40,5 @@ TEST_CASE("a local job is read from HPCLAUNCH_* variables; no variables at all i
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_job_environment_test

@@ -5,6 +5,8 @@
 #include "agent/numa_binding.h"
 #include "util/error.h"
 
+namespace agent_numa_binding_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("agent numa binding");
@@ -65,3 +67,5 @@ TEST_CASE("--numa-binding: each worker gets the CPUs near its GPU, by node, sock
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_numa_binding_test

@@ -8,6 +8,8 @@
 #include "agent/agent_options.h"
 #include "test_util.h"
 
+namespace agent_options_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -211,3 +213,5 @@ TEST_CASE("--redirects/--tee/--local-ranks-filter: each stream's file, console a
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_options_test

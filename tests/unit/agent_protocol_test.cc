@@ -5,6 +5,8 @@
 
 #include "agent/protocol.h"
 
+namespace agent_protocol_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("lines that are not SEQ MAC JSON are malformed; JSON is looked at only
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_protocol_test

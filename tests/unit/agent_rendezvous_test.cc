@@ -2,6 +2,8 @@
 
 #include "agent/rendezvous_state.h"
 
+namespace agent_rendezvous_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using namespace std::chrono_literals;
 
@@ -215,3 +217,5 @@ TEST_CASE("a node that comes after a MIN:MAX round closed re-forms the job with 
   CHECK(to(rs, 2)->assignment.group_rank == 1);
   CHECK(to(rs, 2)->assignment.restart_count == 0);
 }
+
+}  // namespace agent_rendezvous_test

@@ -4,6 +4,8 @@
 
 #include "agent/agent_state.h"
 
+namespace agent_state_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -318,3 +320,5 @@ TEST_CASE("a message missing a field throws and changes nothing") {
   CHECK(s.worker_exited({0, 1, 0}).empty());  // no workers were started
   CHECK(kinds(s.message(assign(0, 2))) == std::vector{K::start_workers});
 }
+
+}  // namespace agent_state_test

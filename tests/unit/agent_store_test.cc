@@ -9,6 +9,8 @@
 #include "runtime/rendezvous.h"
 #include "util/file.h"
 
+namespace agent_store_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using namespace std::chrono_literals;
 
@@ -185,3 +187,5 @@ TEST_CASE("the store spreads its heartbeats over the interval instead of sending
   CHECK(last - first >= 200ms);
   for (RawPeer* p : {&a, &b, &c}) p->conn->close();
 }
+
+}  // namespace agent_store_test

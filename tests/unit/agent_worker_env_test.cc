@@ -7,6 +7,8 @@
 #include "agent/worker_env.h"
 #include "util/error.h"
 
+namespace agent_worker_env_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("agent worker env");
@@ -99,3 +101,5 @@ TEST_CASE("TORCHELASTIC_SIGNALS_TO_HANDLE names the signals the agent passes on,
 }
 
 TEST_SUITE_END();
+
+}  // namespace agent_worker_env_test

@@ -18,6 +18,8 @@
 #include "test_util.h"
 #include "util/error.h"
 
+namespace array_jobs_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using hpclaunch::test::squeue_line;
 namespace fs = std::filesystem;
@@ -269,3 +271,5 @@ TEST_CASE("an array whose tasks are jobs of their own (Gadi): each task's id, as
   CHECK(calls[0] == squeue_jobs_command({"2001", "2002"}));
   CHECK(describe(slurm.query(task_record(s.record(), 1), squeue)) == "PENDING (Dependency)");
 }
+
+}  // namespace array_jobs_test

@@ -8,6 +8,8 @@
 #include "cli/help_text.h"
 #include "cli/man_page.h"
 
+namespace cli_docs_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -136,3 +138,5 @@ TEST_CASE("the completion scripts offer commands, options and the values hpclaun
 }
 
 TEST_SUITE_END();
+
+}  // namespace cli_docs_test

@@ -11,6 +11,8 @@
 #include "util/cli_error.h"
 #include "util/error.h"
 
+namespace cli_error_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -80,3 +82,5 @@ TEST_CASE("run_main prints an error once and returns its exit code") {
   CHECK(printed(err) == "prog: error: CUDA error\n");
   std::fclose(err);
 }
+
+}  // namespace cli_error_test

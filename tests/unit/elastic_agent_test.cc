@@ -14,6 +14,8 @@
 #include "agent/elastic_agent.h"
 #include "util/error.h"
 
+namespace elastic_agent_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -351,3 +353,5 @@ TEST_CASE("the store going away: the workers stop and the loop ends with 1, nami
 }
 
 TEST_SUITE_END();
+
+}  // namespace elastic_agent_test

@@ -3,6 +3,8 @@
 #include "runtime/gpu_bind.h"
 #include "util/error.h"
 
+namespace gpu_bind_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("gpu_bind");
@@ -54,3 +56,5 @@ TEST_CASE("the binding is parsed strictly, with a suggestion") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace gpu_bind_test

@@ -4,6 +4,8 @@
 #include "util/error.h"
 #include "test_util.h"
 
+namespace hostlist_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using Names = std::vector<std::string>;
 
@@ -98,3 +100,5 @@ TEST_CASE("tasks per node expands Slurm's (xN) repeats") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace hostlist_test

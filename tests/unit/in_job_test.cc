@@ -11,6 +11,8 @@
 #include "test_util.h"
 #include "util/error.h"
 
+namespace in_job_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -286,3 +288,5 @@ TEST_CASE("the runtime's job id: the scheduler's, else the MPI launcher's") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace in_job_test

@@ -16,6 +16,8 @@
 #include "util/error.h"
 #include "util/file.h"
 
+namespace job_index_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -155,3 +157,5 @@ TEST_CASE("a job directory is its owner's alone unless --job-dir-mode says other
 }
 
 TEST_SUITE_END();
+
+}  // namespace job_index_test

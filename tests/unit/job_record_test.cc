@@ -10,6 +10,8 @@
 #include "scheduler/backend.h"
 #include "util/error.h"
 
+namespace job_record_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -110,3 +112,5 @@ TEST_CASE("excluded nodes accumulate over runs; a node keeps its first reason; t
 }
 
 TEST_SUITE_END();
+
+}  // namespace job_record_test

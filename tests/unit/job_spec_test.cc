@@ -3,6 +3,8 @@
 #include "plan/job_spec.h"
 #include "util/error.h"
 
+namespace job_spec_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("job_spec");
@@ -43,3 +45,5 @@ TEST_CASE("spec errors name file:line:column and the key") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace job_spec_test

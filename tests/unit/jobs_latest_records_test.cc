@@ -5,6 +5,8 @@
 
 #include "jobs/latest_records.h"
 
+namespace jobs_latest_records_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -59,3 +61,5 @@ TEST_CASE("a user's own log counts: lines with a numeric step and no type are st
 }
 
 TEST_SUITE_END();
+
+}  // namespace jobs_latest_records_test

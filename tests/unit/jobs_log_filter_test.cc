@@ -3,6 +3,8 @@
 
 #include "jobs/log_filter.h"
 
+namespace jobs_log_filter_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("jobs_log_filter");
@@ -33,3 +35,5 @@ TEST_CASE("without --rank every line is kept; with it only that rank's") {
   CHECK_FALSE(keep_line("batch script line", 0));
   CHECK(keep_line("1: y", 1));
 }
+
+}  // namespace jobs_log_filter_test

@@ -3,6 +3,8 @@
 
 #include "jobs/progress.h"
 
+namespace jobs_progress_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("jobs_progress");
@@ -81,3 +83,5 @@ TEST_CASE("terminal lines redraw in place, cut to the width, and blank out a lon
   CHECK(terminal_line("abc", 80, 6) == "\rabc   ");
   CHECK(terminal_line("abcdefgh", 5, 0) == "\rabcd");
 }
+
+}  // namespace jobs_progress_test

@@ -7,6 +7,8 @@
 #include "jobs/run_curves.h"
 #include "util/error.h"
 
+namespace jobs_run_curves_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -146,3 +148,5 @@ TEST_CASE("a user log that starts again from a lower step replaces what it repea
   CHECK(loss[1].value == doctest::Approx(1));
   CHECK_THROWS_WITH(parse_run_curves("{\"step\":1,\"name\":\"a\"}\n", "u"), doctest::Contains("u: holds no step records"));
 }
+
+}  // namespace jobs_run_curves_test

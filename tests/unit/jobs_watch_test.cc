@@ -13,6 +13,8 @@
 #include "util/line_splitter.h"
 #include "test_util.h"
 
+namespace jobs_watch_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -98,3 +100,5 @@ TEST_CASE("a followed file gives what it gained, and starts over when it was rew
 }
 
 TEST_SUITE_END();
+
+}  // namespace jobs_watch_test

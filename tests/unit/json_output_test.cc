@@ -10,6 +10,8 @@
 #include "submit/submit_job.h"
 #include "test_util.h"
 
+namespace json_output_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -121,3 +123,5 @@ TEST_CASE("sites and one site: numbers as numbers, words as strings") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace json_output_test

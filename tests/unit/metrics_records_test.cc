@@ -7,6 +7,8 @@
 #include "metrics/records.h"
 #include "util/error.h"
 
+namespace metrics_records_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using namespace hpclaunch::metrics;
 
@@ -143,3 +145,5 @@ TEST_CASE("not JSON: nullopt; an incomplete typed record: an error naming where,
   CHECK(std::holds_alternative<OtherRecord>(*quiet));
   CHECK(step_of(*quiet) == 3);
 }
+
+}  // namespace metrics_records_test

@@ -12,6 +12,8 @@
 #include "util/error.h"
 #include "submit/submit_job.h"
 
+namespace plan_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -387,3 +389,5 @@ TEST_CASE("--preflight where the scheduler cannot requeue without the bad nodes 
 }
 
 TEST_SUITE_END();
+
+}  // namespace plan_test

@@ -5,6 +5,8 @@
 
 #include "plot/panels.h"
 
+namespace plot_panels_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -109,3 +111,5 @@ TEST_CASE("a user log's further fields get two panels each, after the four; note
   CHECK(notes[0] == "u.jsonl: JSON lines without \"type\" (not hpclaunch-train's): drew loss, acc; not drawn (counters and clocks): epoch");
   CHECK(plot_notes(run(2, 1, 0.5, 10)).empty());
 }
+
+}  // namespace plot_panels_test

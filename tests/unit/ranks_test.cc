@@ -6,6 +6,8 @@
 #include "runtime/ranks.h"
 #include "util/error.h"
 
+namespace ranks_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -273,3 +275,5 @@ TEST_CASE("a plain shell is a world of one, with a note saying so") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace ranks_test

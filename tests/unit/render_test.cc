@@ -10,6 +10,8 @@
 #include "site/registry.h"
 #include "test_util.h"
 
+namespace render_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -310,3 +312,5 @@ TEST_CASE("array scripts: each task picks its values, command and run directory 
 }
 
 TEST_SUITE_END();
+
+}  // namespace render_test

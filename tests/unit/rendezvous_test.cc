@@ -7,6 +7,8 @@
 #include "runtime/rendezvous.h"
 #include "util/error.h"
 
+namespace rendezvous_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("array tasks get the array's port plus their index, so tasks sharing a
 }
 
 TEST_SUITE_END();
+
+}  // namespace rendezvous_test

@@ -12,6 +12,8 @@
 #include "agent/numa_binding.h"
 #include "runtime/node_devices.h"
 
+namespace runtime_node_devices_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("runtime node devices");
@@ -228,3 +230,5 @@ TEST_CASE("torchrun's --nproc-per-node gpu and xpu: what torch counts, by vendor
 }
 
 TEST_SUITE_END();
+
+}  // namespace runtime_node_devices_test

@@ -11,6 +11,8 @@
 #include "test_util.h"
 #include "util/error.h"
 
+namespace scheduler_load_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using hpclaunch::test::squeue_line;
 
@@ -149,3 +151,5 @@ TEST_CASE("wait and logs --follow ask a scheduler every 2 s by default, the loca
 }
 
 TEST_SUITE_END();
+
+}  // namespace scheduler_load_test

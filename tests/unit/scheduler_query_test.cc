@@ -13,6 +13,8 @@
 #include "test_util.h"
 #include "util/error.h"
 
+namespace scheduler_query_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 using hpclaunch::test::squeue_line;
 
@@ -235,3 +237,5 @@ TEST_CASE("a job never accepted or whose directory vanished is an error, not a s
   j.dir_exists = false;
   CHECK_THROWS_WITH(query_state(j, run), doctest::Contains("the job directory no longer exists"));
 }
+
+}  // namespace scheduler_query_test

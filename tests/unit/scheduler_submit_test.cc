@@ -8,6 +8,8 @@
 #include "test_util.h"
 #include "util/error.h"
 
+namespace scheduler_submit_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("scheduler_submit");
@@ -146,3 +148,5 @@ TEST_CASE("requeueing without bad nodes: Slurm requeues first, then excludes the
 }
 
 TEST_SUITE_END();
+
+}  // namespace scheduler_submit_test

@@ -13,6 +13,8 @@
 #include "util/error.h"
 #include "util/strings.h"
 
+namespace site_accelerator_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -362,3 +364,5 @@ TEST_CASE("the Alliance's PAICE accounts (aip-) look like cc accounts") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace site_accelerator_test

@@ -9,6 +9,8 @@
 #include "survey/site_check.h"
 #include "util/file.h"
 
+namespace site_check_requests_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -99,3 +101,5 @@ TEST_CASE("PBS: Gadi's totals ask a GPU share of the node's memory: a FAIL only 
 }
 
 TEST_SUITE_END();
+
+}  // namespace site_check_requests_test

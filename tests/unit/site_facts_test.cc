@@ -10,6 +10,8 @@
 #include "site/registry.h"
 #include "test_util.h"
 
+namespace site_facts_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -518,3 +520,5 @@ TEST_CASE("the PAICE AI clusters: aip- accounts, their node shapes, TamIA's whol
 }
 
 TEST_SUITE_END();
+
+}  // namespace site_facts_test

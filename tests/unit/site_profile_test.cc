@@ -9,6 +9,8 @@
 #include "util/error.h"
 #include "test_util.h"
 
+namespace site_profile_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -235,3 +237,5 @@ TEST_CASE("sites show prints YAML that reads back to the same profile") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace site_profile_test

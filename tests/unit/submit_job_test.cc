@@ -17,6 +17,8 @@
 #include "util/error.h"
 #include "util/file.h"
 
+namespace submit_job_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -219,3 +221,5 @@ TEST_CASE("the local site's nodes take this machine's cores and the slots asked 
 }
 
 TEST_SUITE_END();
+
+}  // namespace submit_job_test

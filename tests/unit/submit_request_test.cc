@@ -8,6 +8,8 @@
 #include "util/error.h"
 #include "util/file.h"
 
+namespace submit_request_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -78,3 +80,5 @@ TEST_CASE("a dry run renders and writes nothing; a refused submission leaves no 
 }
 
 TEST_SUITE_END();
+
+}  // namespace submit_request_test

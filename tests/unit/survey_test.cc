@@ -13,6 +13,8 @@
 #include "util/error.h"
 #include "util/file.h"
 
+namespace survey_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -273,3 +275,5 @@ TEST_CASE("a cluster without GPU nodes is learned as CPU-only, with a note") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace survey_test

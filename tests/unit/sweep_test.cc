@@ -11,6 +11,8 @@
 #include "util/error.h"
 #include "submit/submit_job.h"
 
+namespace sweep_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 namespace {
@@ -245,3 +247,5 @@ TEST_CASE("a spec holds the sweep; its errors name file:line:column, and flags r
 }
 
 TEST_SUITE_END();
+
+}  // namespace sweep_test

@@ -3,6 +3,8 @@
 #include "runtime/task_env.h"
 #include "util/error.h"
 
+namespace task_env_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("task_env");
@@ -111,3 +113,5 @@ TEST_CASE("mpirun on one host with no node list: every rank on loopback, one not
 }
 
 TEST_SUITE_END();
+
+}  // namespace task_env_test

@@ -2,6 +2,8 @@
 
 #include "util/time_limit.h"
 
+namespace time_limit_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("time_limit");
@@ -45,3 +47,5 @@ TEST_CASE("limits are written as sbatch and PBS read them") {
 }
 
 TEST_SUITE_END();
+
+}  // namespace time_limit_test

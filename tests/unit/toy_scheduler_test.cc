@@ -28,6 +28,8 @@
 #include "util/file.h"
 #include "util/strings.h"
 
+namespace toy_scheduler_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 namespace fs = std::filesystem;
 
@@ -434,3 +436,5 @@ TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's 
 }
 
 TEST_SUITE_END();
+
+}  // namespace toy_scheduler_test

@@ -6,6 +6,8 @@
 #include "util/shell.h"
 #include "util/strings.h"
 
+namespace util_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
+
 using namespace hpclaunch;
 
 TEST_SUITE_BEGIN("util");
@@ -99,3 +101,5 @@ TEST_CASE("contains_any finds any of the needles, and none in an empty list") {
   CHECK_FALSE(contains_any("loss 0.5", {"inf", "nan"}));
   CHECK_FALSE(contains_any("anything", {}));
 }
+
+}  // namespace util_test
