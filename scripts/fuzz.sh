@@ -55,8 +55,12 @@ for t in "${targets[@]}"; do
   # The coverage of the last status line: "#N DONE cov: EDGES ft: FEATURES corp: ...".
   cov=$(grep -E '^#[0-9]+.*cov: ' "$work/log" | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
   took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$work/log")
-  line=$(printf '%-16s %12s executions in %s s, corpus %s inputs, %s edges' "$t" "${execs:-?}" "${took:-$seconds}" \
-    "$corpus" "${cov:-?}")
+  # The inputs libFuzzer read before fuzzing ("INFO: seed corpus: files: N", the scratch corpus being empty) and
+  # ran, each once, before its "#N INITED" line.
+  seeds=$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\) .*/\1/p' "$work/log")
+  grep -qE '^#[0-9]+[[:space:]]+INITED' "$work/log" || seeds=0
+  line=$(printf '%-16s %12s executions in %s s, corpus %s inputs, %s edges, ran the %s committed first' "$t" \
+    "${execs:-?}" "${took:-$seconds}" "$corpus" "${cov:-?}" "${seeds:-0}")
   if [ $rc -eq 0 ] && [ "${HPCLAUNCH_FUZZ_MERGE:-0}" = 1 ]; then
     before=$(find "$root/fuzz/corpus/$t" -type f | wc -l)
     "$build/fuzz/fuzz_$t" -merge=1 -timeout=10 -rss_limit_mb=2048 "$root/fuzz/corpus/$t" "$work/corpus" \
