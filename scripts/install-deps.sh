@@ -2,7 +2,7 @@
 # Installs what hpclaunch needs on Debian 12. Idempotent: packages already present are skipped.
 #
 #   scripts/install-deps.sh demo   what scripts/demo.sh needs: build hpclaunch and hpclaunch-train (LibTorch with
-#                                  gloo, OpenBLAS), the dataset, and PLplot for the curves (issue 33: a few minutes)
+#                                  gloo, OpenBLAS), the dataset, and PLplot for the curves (a few minutes)
 #   scripts/install-deps.sh        all of that and what the tests need (scripts/test.sh), the peers' venv from PyPI
 #                                  included (scripts/peers-venv.sh: torch 2.15, submitit, Lightning)
 set -euo pipefail

@@ -11,16 +11,16 @@
 #   scripts/test-cluster.sh restart-ctld DIR [SECONDS]
 #                                        stop slurmctld (SIGTERM: it saves its state), leave it down SECONDS
 #                                        (default 0), start it again recovering its state (no -c), wait until
-#                                        it answers; jobs and slurmd keep running meanwhile (issue 14 §2)
+#                                        it answers; jobs and slurmd keep running meanwhile
 #
 # `source DIR/env.sh` points sbatch/srun/sinfo/scontrol at it (SLURM_CONF). Ports: slurmctld 16817, slurmd
 # 17001-17002 by default; if another cluster (another DIR) holds them, the next free block of 20 ports is used,
 # so two build directories can run their suites side by side. TEST_CLUSTER_PORT_BASE=N forces slurmctld's port
 # (slurmd then use N+1, N+2). TEST_CLUSTER_WAIT=seconds bounds the wait for idle nodes (default 60).
 #
-# TEST_CLUSTER_NETNS=1 at `start`: nodes on separate hosts (issue 14 §1). Each slurmd runs in its own network
-# namespace with its own address (n1 198.18.77.1, n2 198.18.77.2, NodeAddr), its own host name (a UTS namespace) and
-# its own /etc/hosts, linked by veth pairs to a bridge in a hub namespace where slurmctld runs (198.18.77.254); see
+# TEST_CLUSTER_NETNS=1 at `start`: nodes on separate hosts. Each slurmd runs in its own network namespace with its
+# own address (n1 198.18.77.1, n2 198.18.77.2, NodeAddr), its own host name (a UTS namespace) and its own
+# /etc/hosts, linked by veth pairs to a bridge in a hub namespace where slurmctld runs (198.18.77.254); see
 # tests/integration/lib-netns.sh. Nothing is added to the machine's own namespace or /etc/hosts, and the ports are
 # the namespaces' own (6817, 6818), so this cluster coexists with loopback ones. DIR/env.sh then also puts DIR/bin
 # first on PATH: sbatch, srun, squeue, ... that run the real command in the hub namespace when called from the

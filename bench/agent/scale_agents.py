@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""N real agents x 1 worker on this machine, hpclaunch agent beside torchrun (issue 16).
+"""N real agents x 1 worker on this machine, hpclaunch agent beside torchrun.
 
 Each of N agent processes (one per emulated node, all on loopback) runs one worker, `/bin/sh -c ': > DIR/RANK'`
 (the same for both launchers; torchrun with --no_python), which marks the moment it ran by its file's mtime.

@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
-"""The fault soak (issue 26 §1): hpclaunch-train's auto-encoder under two `hpclaunch agent`s (2 emulated nodes x
-2 workers, restarts allowed), hit by a seeded, logged fault driver at random moments, must end bit-identical to an
-unfaulted run of the same seed and steps. bench/soak/README.md says what is checked and how; RESULTS.md holds the
-figures.
+"""The fault soak: hpclaunch-train's auto-encoder under two `hpclaunch agent`s (2 emulated nodes x 2 workers,
+restarts allowed), hit by a seeded, logged fault driver at random moments, must end bit-identical to an unfaulted
+run of the same seed and steps. bench/soak/README.md says what is checked and how; RESULTS.md holds the figures.
 
     bench/soak/soak.py --hpclaunch BUILD/launcher/hpclaunch --train BUILD/trainer/hpclaunch-train \
         --work DIR --seed 1 --faults 12 --steps 600
@@ -263,9 +262,8 @@ class Soak:
     def maybe_fault(self, faults, kinds, ready, agents, jobdir, **where):
         """The driver's step: once training got past the last fault, waits a random gap, then injects the next
         (when ready() is true: workers are running). `where` goes into the fault's record. The waits are counted in
-        training steps, not seconds, so that the same faults fit into the same steps on a fast machine and a
-        loaded one (issue 33: on a quiet machine the old 0.5 s + 0.1-1 s waits used up the run's steps after 8 of
-        14 faults)."""
+        training steps, not seconds, so that the same faults fit into the same steps on a fast machine and a loaded
+        one (on a quiet machine the old 0.5 s + 0.1-1 s waits used up the run's steps after 8 of 14 faults)."""
         if self.pending and self.peak >= self.pending[1] + self.a.settle_steps and \
                 self.settled(self.pending[0], jobdir):
             self.pending = None  # trained past the fault: arm the next one

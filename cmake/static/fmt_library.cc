@@ -1,8 +1,8 @@
 // fmt's compiled part, for the static hpclaunch (cmake/StaticBuild.cmake): Debian's libfmt-dev ships libfmt.so but
 // no libfmt.a, and building every unit with FMT_HEADER_ONLY made each object of the static build differ from the
-// dynamic build's, so none came from ccache (a second full compile of the launcher, issue 33). This unit is what
-// fmt's own src/format.cc is: format-inl.h compiled once (its FMT_FUNC functions out of line, as FMT_HEADER_ONLY
-// is not defined) and the templates that format.h declares `extern` instantiated here.
+// dynamic build's, so none came from ccache (a second full compile of the launcher). This unit is what fmt's own
+// src/format.cc is: format-inl.h compiled once (its FMT_FUNC functions out of line, as FMT_HEADER_ONLY is not
+// defined) and the templates that format.h declares `extern` instantiated here.
 #include <fmt/format-inl.h>
 
 FMT_BEGIN_NAMESPACE

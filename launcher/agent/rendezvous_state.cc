@@ -36,7 +36,7 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
   if (node_rank < 0 || node_rank >= m_config.max_nodes)
     return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, m_config.max_nodes - 1));
   if (nproc < 1) return refuse("a node must run at least one worker");
-  // By index, not a scan of every agent: a scan per join is quadratic, seconds at 10,000 nodes (issue 16).
+  // By index, not a scan of every agent: a scan per join is quadratic, seconds at 10,000 nodes.
   if (auto owner = m_owner.find(node_rank); owner != m_owner.end() && owner->second != c)
     return refuse(fmt::format("node rank {} is already taken by {}; run one agent per node", node_rank,
                               m_agents.at(owner->second).host));

@@ -121,8 +121,8 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
   nlohmann::json msg;
   if (auto result = channel.open(line, &msg); result != DecodeResult::ok) return refuse(id, describe(result));
   if (!it->second.told_interval) {
-    // The interval at once (issue 26 §3), in answer to the agent's first sealed message (it knows the secret):
-    // its next heartbeat is already at the job's steady rate, not at 1 s until the store's round-robin reaches it.
+    // The interval at once, in answer to the agent's first sealed message (it knows the secret): its next
+    // heartbeat is already at the job's steady rate, not at 1 s until the store's round-robin reaches it.
     it->second.told_interval = true;
     it->second.conn->send(
         channel.seal_text(heartbeat_line(heartbeat_interval(job_size(), m_config.heartbeat_timeout))));
@@ -153,7 +153,7 @@ void StoreServer::on_close(ConnId id, const std::string& why) {
   if (m_stopped) return;
   if (auto it = m_conns.find(id); it != m_conns.end()) forget(it);
   size_t before = m_state.agents();
-  const std::string who = m_state.who(id);  // issue 14 §2: a re-formed job's log names the node it dropped
+  const std::string who = m_state.who(id);  // so that a re-formed job's log names the node it dropped
   auto replies = m_state.lost(id, Clock::now());
   if (m_state.agents() < before && m_state.phase() != RendezvousState::Phase::finished)
     agent_log(m_config.log_host, "lost " + who + ": " + why);

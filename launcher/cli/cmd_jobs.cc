@@ -75,7 +75,8 @@ int cmd_jobs(const Args& args) {
       rc = k_exit_failure;
     }
   }
-  // One question per scheduler for all its jobs (issue 27 §4); one that cannot be asked is one error.
+  // One question per scheduler for all its jobs, not one per job, to spare a shared scheduler; one that cannot be
+  // asked is one error.
   for (const auto& [scheduler, rows] : asked) {
     std::vector<JobRecord> some;
     for (size_t i : rows) some.push_back(jobs[i]);

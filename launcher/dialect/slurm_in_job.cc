@@ -88,7 +88,8 @@ class SlurmJobFace final : public InJobFace {
     // Under Open MPI's mpirun in a Slurm job, the ranks on the other nodes are children of an orted that mpirun
     // started with `srun --nodelist=THAT_NODE`: their SLURM_STEP_NODELIST names that node alone, not mpirun's
     // world, which spans the job's nodes with rank 0 on the first (where the batch step runs mpirun). Found on the
-    // netns test cluster (issue 14 §1): on loopback the wrong MASTER_ADDR (n2) reached rank 0's store all the same.
+    // netns test cluster, where each node is a host of its own: on loopback the wrong MASTER_ADDR (n2) reached rank
+    // 0's store all the same.
     if (!env_has(env, "OMPI_COMM_WORLD_SIZE"))
       if (auto list = env_get(env, "SLURM_STEP_NODELIST")) return expand_hostlist(*list, "SLURM_STEP_NODELIST");
     return job_nodes(env, read_file);

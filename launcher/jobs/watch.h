@@ -14,9 +14,9 @@
 
 namespace hpclaunch {
 
-// How long to wait before asking the scheduler again (issue 27 §4): `interval` after a look that saw the state
-// change, doubling after each look that did not, up to k_factor times `interval`. A long job is then asked a
-// quarter as often as a changing one; its end is seen at most k_factor intervals late. Pure.
+// How long to wait before asking the scheduler again: `interval` after a look that saw the state change, doubling
+// after each look that did not, up to k_factor times `interval`. A long job is then asked a quarter as often as a
+// changing one; its end is seen at most k_factor intervals late. Pure.
 class PollBackoff {
  public:
   static constexpr double k_factor = 4;

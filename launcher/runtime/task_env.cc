@@ -35,8 +35,8 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   if (r.source == RankSource::shell && !given) {
     addr = "127.0.0.1";  // a world of one talks only to itself
   } else if (!given && one_host_launch(r) && !rule_has_a_host(env, effects)) {
-    // `mpirun -np N` on one machine (issue 27 §5): no node list, but the launcher says every rank is here. A
-    // multi-host launch without a node list or MASTER_ADDR stays an error (master_addr_by_rule's).
+    // `mpirun -np N` on one machine: no node list, but the launcher says every rank is here. A multi-host launch
+    // without a node list or MASTER_ADDR stays an error (master_addr_by_rule's).
     addr = "127.0.0.1";
     if (r.rank == 0)
       out.notes.push_back(fmt::format("MASTER_ADDR=127.0.0.1: {} puts all {} ranks on this host and no node list "

@@ -76,7 +76,7 @@ def test_an_executor_job_found_again_from_its_id(workdir):
     assert e.value.exit_code == 2 and "not a job of hpclaunch.Executor" in e.value.message
 
 
-# Issue 36: what a submitit user tries first.
+# What a submitit user tries first.
 
 def print_and_exit_on_rank_1(code):
     print(f"rank {os.environ['RANK']} here", flush=True)

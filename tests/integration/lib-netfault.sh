@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# Sourced by the network fault tests (t048x-netfault-*, issue 14 §2) after lib.sh: hosts n1..nK in network
-# namespaces of the test's own (lib-netns.sh), an `hpclaunch agent` on each, run directly (no Slurm), training
-# with hpclaunch-train on a checkpoint directory they share. Every namespace is removed on exit, failed or not.
+# Sourced by the network fault tests (t048x-netfault-*) after lib.sh: hosts n1..nK in network namespaces of the
+# test's own (lib-netns.sh), an `hpclaunch agent` on each, run directly (no Slurm), training with
+# hpclaunch-train on a checkpoint directory they share. Every namespace is removed on exit, failed or not.
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-netns.sh"
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch)"
 need_hpclaunch

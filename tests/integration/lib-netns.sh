@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# Emulated hosts in network namespaces (issue 14 §1), sourced by scripts/test-cluster.sh (TEST_CLUSTER_NETNS=1)
-# and by the network fault tests (t048x). Each node NAME runs in namespace PFX-NAME with its own address on its
-# own link (a veth pair: eth0 inside, PFX-NAME's end on a bridge in namespace PFX-hub), its own host name (a UTS
-# namespace per command, `hostname NAME`) and its own /etc/hosts (/etc/netns/PFX-NAME/hosts, bound over /etc/hosts
-# in a mount namespace of the command's, as `ip netns exec` does). Nothing is added to the machine's own namespace: no address, route, link or /etc/hosts
-# line; every link and route lives in the namespaces, removed with them by netns_down.
+# Emulated hosts in network namespaces, sourced by scripts/test-cluster.sh (TEST_CLUSTER_NETNS=1) and by the network
+# fault tests (t048x). Each node NAME runs in namespace PFX-NAME with its own address on its own link (a veth pair: eth0
+# inside, PFX-NAME's end on a bridge in namespace PFX-hub), its own host name (a UTS namespace per command, `hostname
+# NAME`) and its own /etc/hosts (/etc/netns/PFX-NAME/hosts, bound over /etc/hosts in a mount namespace of the command's,
+# as `ip netns exec` does). Nothing is added to the machine's own namespace: no address, route, link or /etc/hosts line;
+# every link and route lives in the namespaces, removed with them by netns_down.
 #
 # Addresses: 198.18.77.0/24 (in RFC 2544's 198.18.0.0/15, reserved for benchmarking, never routed), node i at
 # 198.18.77.i, the hub at 198.18.77.254; netns_up refuses them if the machine's own namespace has an address or a

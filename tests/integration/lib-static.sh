@@ -2,12 +2,12 @@
 # (-DHPCLAUNCH_STATIC=ON, docs/install.md "The static binary") in a build directory of its own, and runs it in
 # an otherwise empty root directory.
 
-# static_build BUILD_DIR [CMAKE_ARG...]: configures and builds the static hpclaunch in BUILD_DIR (kept between
-# runs: a rebuild is incremental), with ccache when installed, as scripts/test.sh and t0710 do. The build type and
-# its flags are the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
-# (cmake/StaticBuild.cmake) is compiled as the main build compiled it and comes from ccache: a fresh CI machine
-# links the static binary instead of compiling the launcher a second time (issue 33). -s: no symbols or debug
-# information in the binary that is shipped (the wheel carries it).
+# static_build BUILD_DIR [CMAKE_ARG...]: configures and builds the static hpclaunch in BUILD_DIR (kept between runs: a
+# rebuild is incremental), with ccache when installed, as scripts/test.sh and t0710 do. The build type and its flags are
+# the main build's (HPCLAUNCH_BUILD_DIR's CMakeCache.txt; Release without one), so that every object but fmt's
+# (cmake/StaticBuild.cmake) is compiled as the main build compiled it and comes from ccache: a fresh CI machine links
+# the static binary instead of compiling the launcher a second time. -s: no symbols or debug information in the binary
+# that is shipped (the wheel carries it).
 static_build() {
   local build=$1
   shift

@@ -11,7 +11,8 @@ table=$(sed -n '/^set(hpclaunch_layers/,/)$/p' "$HPCLAUNCH_SOURCE_DIR/launcher/C
 [ -n "$table" ] || fail "no layer table found in launcher/CMakeLists.txt"
 out=$(check "$HPCLAUNCH_SOURCE_DIR/launcher" "$table") || fail "the tree fails its own layer check: $out"
 
-# A copy where site/ includes plan/ (the include issue 11 removed) is refused.
+# A copy where site/ includes plan/ is refused: profile_yaml.cc's include of plan/time_limit.h, as it was before the
+# time forms moved down to util/.
 mkdir -p "$test_tmp/launcher/site" "$test_tmp/launcher/plan" "$test_tmp/launcher/util"
 printf '#include "util/strings.h"\n#include "site/profile.h"\n' >"$test_tmp/launcher/site/ok.cc"
 printf '// a comment\n#include "plan/time_limit.h"\n' >"$test_tmp/launcher/site/profile_yaml.cc"

@@ -3,9 +3,9 @@
 # inputs for a number of executions (HPCLAUNCH_FUZZ_RUNS, default 2000 new inputs each): no crash, hang, leak or
 # failed check. libFuzzer first runs every committed input once (fuzz/corpus/TARGET/: the seeds and the corpora long
 # runs grew, minimized; none is longer than the default -max_len it takes from them), so a crash found once stays
-# fixed; the run's line says how many it read, and the test checks that count. Bounded by count, not by
-# time, so a busy machine makes it slower, never weaker or red (issue 33); 600 s is a cap no quiet run nears. The
-# build is the prepare step (HPCLAUNCH_PREPARE, lib.sh). The longer run is `scripts/fuzz.sh 600` (docs/fuzzing.md).
+# fixed; the run's line says how many it read, and the test checks that count. Bounded by count, not by time, so a
+# busy machine makes it slower, never weaker or red; 600 s is a cap no quiet run nears. The build is the prepare
+# step (HPCLAUNCH_PREPARE, lib.sh). The longer run is `scripts/fuzz.sh 600` (docs/fuzzing.md).
 source "$(dirname "$0")/lib.sh"
 
 runs=${HPCLAUNCH_FUZZ_RUNS:-2000}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `mpirun -np 2 hpclaunch env` / `exec` on one machine with no scheduler and no MASTER_ADDR (issue 27 §5): Open MPI
-# says every rank is on this host (OMPI_COMM_WORLD_LOCAL_SIZE = OMPI_COMM_WORLD_SIZE), so the address is this
-# host's (127.0.0.1), said once on stderr (rank 0), and both commands go on. Two hosts without a rule stay an error
+# `mpirun -np 2 hpclaunch env` / `exec` on one machine with no scheduler and no MASTER_ADDR: Open MPI says every
+# rank is on this host (OMPI_COMM_WORLD_LOCAL_SIZE = OMPI_COMM_WORLD_SIZE), so the address is this host's
+# (127.0.0.1), said once on stderr (rank 0), and both commands go on. Two hosts without a rule stay an error
 # (t0130 §2). Real Open MPI mpirun; nothing faked.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every rendered PBS script runs (issue 34): for every built-in PBS site and every launcher it allows, the script
-# `hpclaunch render` writes is run as PBS runs it — from $HOME, with a PBS Pro job's variables and a node file of two
-# hosts — until every worker prints its rank, the world size and MASTER_ADDR. The golden files check the text; this
-# checks that the text works. First found here: Gadi's agent launch (both agents exited 2: no MASTER_ADDR read).
+# Every rendered PBS script runs: for every built-in PBS site and every launcher it allows, the script `hpclaunch
+# render` writes is run as PBS runs it — from $HOME, with a PBS Pro job's variables and a node file of two hosts —
+# until every worker prints its rank, the world size and MASTER_ADDR. The golden files check the text; this checks
+# that the text works. First found here: Gadi's agent launch (both agents exited 2: no MASTER_ADDR read).
 # What cannot run here is stood in for, and only that: no PBS server (the variables, lib-mpi.sh's pbs_job_env), no
 # sshd for the hosts n1, n2 (the ssh stand-in starts orted on this machine; everything after it is real Open MPI),
 # no Lmod or conda (`module` and `conda` do nothing), and no Cray PALS (Polaris, Derecho): a stand-in mpiexec starts

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every rendered Slurm script runs (issue 34), as t0212 does for PBS: for every built-in Slurm site in service and
-# every launcher it allows, `hpclaunch submit` sends the site's script to the real two-node test cluster, and every
+# Every rendered Slurm script runs, as t0212 does for PBS: for every built-in Slurm site in service and every
+# launcher it allows, `hpclaunch submit` sends the site's script to the real two-node test cluster, and every
 # worker prints its rank, the world size and MASTER_ADDR. The golden files check the text; this checks that the
 # text works. A retired site (submit refuses it) is rendered only.
 # The test cluster is not the site, and only what it lacks is changed, in a profile that extends the site's

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Arrays and sweeps on the local site (issue 12 §1): the tasks run one after another, or M at a time; each gets its
-# values byte-exact in its argv and environment (a spec's list holds values with spaces, quotes, commas and $), its
-# own directory and output; tasks running at once under their agents get their own rendezvous ports. `status`,
-# `logs`, `wait` and `cancel` take the array or one task: cancelling a waiting task skips it, a running one ends
-# only it, the array stops the rest. --dry-run prints the table of tasks and writes nothing. Bad sweeps are one
-# line naming the flag, exit 2, with nothing written or listed.
+# Arrays and sweeps on the local site: the tasks run one after another, or M at a time; each gets its values
+# byte-exact in its argv and environment (a spec's list holds values with spaces, quotes, commas and $), its own
+# directory and output; tasks running at once under their agents get their own rendezvous ports. `status`, `logs`,
+# `wait` and `cancel` take the array or one task: cancelling a waiting task skips it, a running one ends only it,
+# the array stops the rest. --dry-run prints the table of tasks and writes nothing. Bad sweeps are one line naming
+# the flag, exit 2, with nothing written or listed.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 export XDG_STATE_HOME=$test_tmp/state  # this test's own job index

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `hpclaunch sites check` on the live test cluster (nodes with RealMemory 250000 MB = 244 GB), issue 27 §2: a
-# profile that says 256 GB a node but asks --mem=0 (full nodes) or a GPU's share is not failed; one whose jobs
-# ask more memory than the nodes have is; the rendered request, not the stated fact, decides.
+# `hpclaunch sites check` on the live test cluster (nodes with RealMemory 250000 MB = 244 GB): a profile that
+# says 256 GB a node but asks --mem=0 (full nodes) or a GPU's share is not failed; one whose jobs ask more
+# memory than the nodes have is; the rendered request, not the stated fact, decides.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster

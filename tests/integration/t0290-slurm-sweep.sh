@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Sweeps on the real test cluster (issue 12 §1): a 2 x 2 sweep of hpclaunch-train is one Slurm array job of 4 tasks,
-# at most 2 at once; every task trains with its own values (its lr in every step record, its batch size in its step
-# count), under 2 agents' workers on a node it may share with another task (their rendezvous ports differ), into its
-# own directory (metrics, output). `jobs` shows the array as one line of counts; `status`, `logs --task` and JOB_I
-# name one task; `plot` overlays the 4 runs and tables their best validation loss. A second array: cancelling a
-# waiting task keeps it from starting, cancelling a running one leaves the others running; cancelling the array
-# ends them all.
+# Sweeps on the real test cluster: a 2 x 2 sweep of hpclaunch-train is one Slurm array job of 4 tasks, at most 2 at
+# once; every task trains with its own values (its lr in every step record, its batch size in its step count), under
+# 2 agents' workers on a node it may share with another task (their rendezvous ports differ), into its own directory
+# (metrics, output). `jobs` shows the array as one line of counts; `status`, `logs --task` and JOB_I name one task;
+# `plot` overlays the 4 runs and tables their best validation loss. A second array: cancelling a waiting task keeps
+# it from starting, cancelling a running one leaves the others running; cancelling the array ends them all.
 source "$(dirname "$0")/lib.sh"
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch)"
 need_hpclaunch

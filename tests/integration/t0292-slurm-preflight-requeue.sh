@@ -33,7 +33,7 @@ assert_contains "$out" "the command was not started"
 assert_contains "$("$HPCLAUNCH" status "$test_tmp/bad")" "excluded: n2 (preflight: 3 GPU(s), expected 4; run 0)"
 
 id=$(submit "$test_tmp/requeue" --requeue --env HPCLAUNCH_PROBE_TEST_GPUS=n2=3) || fail "submit failed"
-# Requeued, the job shows its exclusion while its first run is still COMPLETING (seen under load, issue 33):
+# Requeued, the job shows its exclusion while its first run is still COMPLETING (seen under load):
 # wait until it is PENDING as well, which it stays, as the two nodes it asks for are not there without n2.
 wait_until --every 0.5 --on-timeout "scancel $id" 180 "the requeued job to be PENDING without n2" \
   'job=$(scontrol show job "$id" 2>&1); echo "$job"; [[ $job == *ExcNodeList=n2* && $job == *JobState=PENDING* ]]'

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# slurmctld restarted while jobs run and while `wait`, `logs --follow` and `jobs` watch them (issue 14 §2): a
-# 2-node agent job (4 ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 12 s,
-# several times the watchers' own Slurm retries) and start (state recovered); `wait` and `logs --follow` note the
-# silence and carry on to COMPLETED with every line; `jobs` during the outage lists every row and names the failing
-# command once (exit 1), and after it gives the states again. The agent job's directory and output never hold its
-# rendezvous secret. Also: two and twenty `submit`s at once from the same directory on Slurm, each with its own
-# directory, job id and index row.
+# slurmctld restarted while jobs run and while `wait`, `logs --follow` and `jobs` watch them: a 2-node agent job (4
+# ranks) and a 1-node srun job keep running through the controller's stop (SIGTERM, down 12 s, several times the
+# watchers' own Slurm retries) and start (state recovered); `wait` and `logs --follow` note the silence and carry
+# on to COMPLETED with every line; `jobs` during the outage lists every row and names the failing command once
+# (exit 1), and after it gives the states again. The agent job's directory and output never hold its rendezvous
+# secret. Also: two and twenty `submit`s at once from the same directory on Slurm, each with its own directory, job
+# id and index row.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster

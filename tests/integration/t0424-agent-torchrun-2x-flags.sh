@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# torchrun 2.x's newest flags on a real agent (issue 15): --duplicate-stdout-filters / --duplicate-stderr-filters
-# copy the tee'd lines that hold a filter into LOG_DIR/attempt_N/filtered_stdout.log / filtered_stderr.log (as
-# torchrun's DefaultLogsSpecs, a line of every tee'd worker); --shutdown-timeout bounds the wait for a worker that
-# ignores SIGTERM; PET_* variables stand for flags not given, as torchrun's `env` actions. The filters' files are
-# compared with torchrun 2.15's own (the peers' venv), with torchrun's prefix given to both.
+# torchrun 2.x's newest flags on a real agent: --duplicate-stdout-filters / --duplicate-stderr-filters copy the
+# tee'd lines that hold a filter into LOG_DIR/attempt_N/filtered_stdout.log / filtered_stderr.log (as torchrun's
+# DefaultLogsSpecs, a line of every tee'd worker); --shutdown-timeout bounds the wait for a worker that ignores
+# SIGTERM; PET_* variables stand for flags not given, as torchrun's `env` actions. The filters' files are compared
+# with torchrun 2.15's own (the peers' venv), with torchrun's prefix given to both.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 py=$(peer_python)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The rendezvous store at scale (issue 16): 2,000 light agents (tests/tools/store_load: StoreClient and the real
-# wire protocol, a real StoreServer in its own process) join one round, each with a distinct group rank equal to
-# its node rank; a hung agent (answers heartbeats, then goes silent) is noticed and the rest form a second round
+# The rendezvous store at scale: 2,000 light agents (tests/tools/store_load: StoreClient and the real wire
+# protocol, a real StoreServer in its own process) join one round, each with a distinct group rank equal to its
+# node rank; a hung agent (answers heartbeats, then goes silent) is noticed and the rest form a second round
 # with the same ranks. Correctness only: the timings it prints are for bench/agent/scale, not asserted here.
 source "$(dirname "$0")/lib.sh"
 load=${HPCLAUNCH_STORE_LOAD:?built by tests/CMakeLists.txt}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t0125 on the netns cluster (issue 14 §1): mpirun direct launch in a 2-node job. Open MPI starts its daemon on
+# t0125 on the netns cluster: mpirun direct launch in a 2-node job. Open MPI starts its daemon on
 # n2 with srun, the daemon connects back to mpirun on n1 over the link, and the 4 ranks form one gloo group.
 source "$(dirname "$0")/lib.sh"
 need_cmd mpirun

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The trainer's DDP across 2 hosts (issue 14 §1): `hpclaunch submit --launcher agent` on the netns cluster, one
-# worker on n1 and one on n2, each in its own network namespace; their gradients' allreduces cross the link. DDP
-# stays exact there: the two ranks end identical, and equal (within 1e-6) to one process on the whole batch.
+# The trainer's DDP across 2 hosts: `hpclaunch submit --launcher agent` on the netns cluster, one worker on n1
+# and one on n2, each in its own network namespace; their gradients' allreduces cross the link. DDP stays exact
+# there: the two ranks end identical, and equal (within 1e-6) to one process on the whole batch.
 source "$(dirname "$0")/lib.sh"
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch)"
 need_hpclaunch

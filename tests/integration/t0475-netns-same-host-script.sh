@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# A script that works only when every node is the same host now fails (issue 14 §1). It hard-codes
-# MASTER_ADDR=127.0.0.1: on the loopback cluster both "nodes" share one loopback, so its ranks met (its 2-node job
-# run there by hand: "srun exited 0"); on the netns cluster 127.0.0.1 is each host's own, and the rank on n2
-# cannot reach rank 0's store on n1. The same script on one node (both ranks on n1) still trains: the address is
-# the only fault.
+# A script that works only when every node is the same host now fails. It hard-codes MASTER_ADDR=127.0.0.1: on the
+# loopback cluster both "nodes" share one loopback, so its ranks met (its 2-node job run there by hand: "srun
+# exited 0"); on the netns cluster 127.0.0.1 is each host's own, and the rank on n2 cannot reach rank 0's store on
+# n1. The same script on one node (both ranks on n1) still trains: the address is the only fault.
 source "$(dirname "$0")/lib.sh"
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch)"
 need_hpclaunch

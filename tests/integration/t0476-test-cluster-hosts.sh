@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/test-cluster.sh's netns mode itself (issue 14 §1), on its own directory: each node answers `hostname`
-# with its name and has its own address; the machine's own namespace (links, addresses, routes, /etc/hosts) is
-# the same before, during and after; start is idempotent; stop leaves no namespace, no /etc/netns file, no daemon.
+# scripts/test-cluster.sh's netns mode itself, on its own directory: each node answers `hostname` with its name
+# and has its own address; the machine's own namespace (links, addresses, routes, /etc/hosts) is the same before,
+# during and after; start is idempotent; stop leaves no namespace, no /etc/netns file, no daemon.
 source "$(dirname "$0")/lib.sh"
 need_cmd slurmctld slurmd sinfo ip
 [ "$(id -u)" = 0 ] || skip "needs root (ip netns)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A node's link goes down mid-training, and the job may go on without it (issue 14 §2). Three hosts n1-n3 (own
-# network namespaces), an agent on each with --nnodes 2:3, hpclaunch-train checkpointing every 5 steps. At step
-# 10 or later n3's cable is pulled (`ip link set eth0 down` in its namespace; no process is told):
+# A node's link goes down mid-training, and the job may go on without it. Three hosts n1-n3 (own network
+# namespaces), an agent on each with --nnodes 2:3, hpclaunch-train checkpointing every 5 steps. At step 10 or
+# later n3's cable is pulled (`ip link set eth0 down` in its namespace; no process is told):
 # - the store (n1) hears nothing from n3 for the heartbeat timeout (2 s here), declares it lost, and n1 and n2
 #   re-form the job without it: their workers, stuck in an allreduce with n3's, are stopped (SIGTERM, SIGKILL after
 #   --grace), and start again as a world of 2 from the last checkpoint, without using a restart;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A node's link goes down mid-training and the job cannot go on without it (issue 14 §2): two hosts, --nnodes 2.
+# A node's link goes down mid-training and the job cannot go on without it: two hosts, --nnodes 2.
 # 1. n2's cable is pulled at step 10 or later. Within the heartbeat timeout (2 s here) n1's agent declares n2
 #    lost, stops its worker (stuck in an allreduce with n2's: SIGTERM, then SIGKILL after --grace 3 s; it does
 #    not wait for gloo's 30-minute timeout) and exits 1 with a root cause naming n2; n2's agent, cut off, exits 1

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# A node that is slow but alive is not declared dead (issue 14 §2). This kernel has no netem qdisc (`tc qdisc add
-# ... netem` answers "Specified qdisc kind is unknown"), and a rate limit (tbf) delays sparse heartbeats only when
-# a bulk flow fills its queue, where it also drops them: too erratic for a test. So the test hook is the node
-# itself: n2's agent is stopped (SIGSTOP) for 2 s of every 3 s, as on a node starved of CPU or swapping, while
-# its connections stay open; its heartbeats come up to 3 s apart.
+# A node that is slow but alive is not declared dead. This kernel has no netem qdisc (`tc qdisc add ... netem`
+# answers "Specified qdisc kind is unknown"), and a rate limit (tbf) delays sparse heartbeats only when a bulk
+# flow fills its queue, where it also drops them: too erratic for a test. So the test hook is the node itself:
+# n2's agent is stopped (SIGSTOP) for 2 s of every 3 s, as on a node starved of CPU or swapping, while its
+# connections stay open; its heartbeats come up to 3 s apart.
 # 1. With the default heartbeat timeout (5 s) no agent is declared lost: the training finishes, both exit 0,
 #    no "lost" in their output, every step once.
 # 2. The control: with --heartbeat-timeout 1.5 the same slowness is taken for death: n1's agent exits 1 naming n2.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A link that comes back before the heartbeat timeout (issue 14 §2): n2's cable is pulled for 2 s mid-training
-# and put back. With the default heartbeat timeout (5 s) no agent is declared lost; TCP retransmits what was
-# sent meanwhile (heartbeats and the workers' allreduces), the training goes on in the same round and finishes:
-# both agents exit 0, no "lost" in their output, every step once.
+# A link that comes back before the heartbeat timeout: n2's cable is pulled for 2 s mid-training and put back.
+# With the default heartbeat timeout (5 s) no agent is declared lost; TCP retransmits what was sent meanwhile
+# (heartbeats and the workers' allreduces), the training goes on in the same round and finishes: both agents
+# exit 0, no "lost" in their output, every step once.
 source "$(dirname "$0")/lib.sh"
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-netfault.sh"
 

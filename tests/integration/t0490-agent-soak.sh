@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The fault soak in short (issue 26 §1; bench/soak/README.md): hpclaunch-train's auto-encoder under two
-# `hpclaunch agent`s (2 emulated nodes x 2 workers, restarts allowed), hit by bench/soak/soak.py's seeded fault
-# driver at least 10 times (worker, agent and store-agent SIGKILL, USR1 and TERM preemption, a requeue, a kill
-# during a checkpoint write, the job directory's disk full), must end with latest.pt byte for byte the unfaulted
-# run's, every step once in valid JSON lines, and no process left. The driver restarts a job whose agents ended
-# (a requeue, as Slurm's --requeue would). No timing is asserted; the seed is printed so a failure replays.
+# The fault soak in short (bench/soak/README.md): hpclaunch-train's auto-encoder under two `hpclaunch agent`s (2
+# emulated nodes x 2 workers, restarts allowed), hit by bench/soak/soak.py's seeded fault driver at least 10
+# times (worker, agent and store-agent SIGKILL, USR1 and TERM preemption, a requeue, a kill during a checkpoint
+# write, the job directory's disk full), must end with latest.pt byte for byte the unfaulted run's, every step
+# once in valid JSON lines, and no process left. The driver restarts a job whose agents ended (a requeue, as
+# Slurm's --requeue would). No timing is asserted; the seed is printed so a failure replays.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"

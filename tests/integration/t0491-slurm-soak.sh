@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The fault soak on the real Slurm test cluster, in short (issue 26 §1; bench/soak/README.md, "On the Slurm test
-# cluster"): hpclaunch-train's auto-encoder as one `submit --launcher agent --requeue` job (2 nodes x 2 workers,
-# the agents given restarts by PET_MAX_RESTARTS), hit 6 times by soak.py's seeded driver: a worker SIGKILLed, rank
-# 0 killed as it writes its checkpoint, `scancel --signal=USR1 --batch` (twice) and `scontrol requeue`. It must end
-# COMPLETED with latest.pt bit for bit the unfaulted run's, every step once, one job index row and no process left.
-# Seed 12 draws all four kinds. First, a warning must reach an agent's worker once. The warnings must come back as requeues after exit 99 (agents with restarts left
-# used to restart their workers in place instead). No timing is asserted.
+# The fault soak on the real Slurm test cluster, in short (bench/soak/README.md, "On the Slurm test cluster"):
+# hpclaunch-train's auto-encoder as one `submit --launcher agent --requeue` job (2 nodes x 2 workers, the agents given
+# restarts by PET_MAX_RESTARTS), hit 6 times by soak.py's seeded driver: a worker SIGKILLed, rank 0 killed as it writes
+# its checkpoint, `scancel --signal=USR1 --batch` (twice) and `scontrol requeue`. It must end COMPLETED with latest.pt
+# bit for bit the unfaulted run's, every step once, one job index row and no process left. Seed 12 draws all four kinds.
+# First, a warning must reach an agent's worker once. The warnings must come back as requeues after exit 99 (agents with
+# restarts left used to restart their workers in place instead). No timing is asserted.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 [ -n "${HPCLAUNCH_TRAIN:-}" ] || skip "HPCLAUNCH_TRAIN unset (hpclaunch-train not built)"

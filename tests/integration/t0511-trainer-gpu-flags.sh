@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# t0511: the GPU step's flags on a machine without a GPU (issue 10 §4): --amp, --channels-last, --cuda-graphs,
-# --device cuda and --backend nccl are refused with one line naming the flag (exit 2, before anything connects or
-# trains; t0513 runs this with the CUDA LibTorch's build too, issue 25); --cuda-graphs with
-# skip-step or --optimizer-impl loop is refused for its own reason only where a GPU is (gpu_policy_test.cc);
-# --optimizer-impl takes auto|loop|foreach. A CPU run prints the same header as before (no gpu line). --version of
-# the trainer and the probe (issue 35). Seconds.
+# t0511: the GPU step's flags on a machine without a GPU: --amp, --channels-last, --cuda-graphs, --device cuda and
+# --backend nccl are refused with one line naming the flag (exit 2, before anything connects or trains; t0513 runs
+# this with the CUDA LibTorch's build too); --cuda-graphs with skip-step or --optimizer-impl loop is refused for
+# its own reason only where a GPU is (gpu_policy_test.cc); --optimizer-impl takes auto|loop|foreach. A CPU run
+# prints the same header as before (no gpu line). --version of the trainer and the probe (the NCCL a CUDA build
+# loads). Seconds.
 set -euo pipefail
 source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)

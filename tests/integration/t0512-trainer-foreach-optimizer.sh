@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# t0512: the foreach optimizer (issue 10 §4; the GPU's default, and what --cuda-graphs captures) trains as
-# torch::optim does, on two gloo ranks: Adam and SGD with momentum, 6 steps with warm-up and cosine, against
-# --optimizer-impl loop (compare, 1e-5); and checkpoints cross between them: 4 steps with foreach, resumed with
-# loop to 8, equal 8 steps with loop (the step count and moments travel in torch::optim's format). ~40 s.
+# t0512: the foreach optimizer (the GPU's default, and what --cuda-graphs captures) trains as torch::optim does,
+# on two gloo ranks: Adam and SGD with momentum, 6 steps with warm-up and cosine, against --optimizer-impl loop
+# (compare, 1e-5); and checkpoints cross between them: 4 steps with foreach, resumed with loop to 8, equal 8
+# steps with loop (the step count and moments travel in torch::optim's format). ~40 s.
 set -euo pipefail
 source "$(dirname "$0")/lib-trainer.sh"
 work=$(mktemp -d)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The load hpclaunch puts on a scheduler (issue 27 §4), counted on the real test cluster: a PATH wrapper logs every
-# squeue, scontrol and sacct call. `jobs` with 50 jobs in view (49 single jobs and a 50-task array) asks at most
-# 2 times per refresh — one squeue for all, one sacct for what squeue has forgotten (MinJobAge; the test cluster
-# has no accounting, so sacct fails and the job directories tell) — where it asked squeue and scontrol per job
-# before (100 calls). `status` of the array asks once, and so does `status` of one job (squeue, then scontrol,
-# before: every query asks the same way).
+# The load hpclaunch puts on a scheduler, counted on the real test cluster: a PATH wrapper logs every squeue,
+# scontrol and sacct call. `jobs` with 50 jobs in view (49 single jobs and a 50-task array) asks at most 2 times
+# per refresh — one squeue for all, one sacct for what squeue has forgotten (MinJobAge; the test cluster has no
+# accounting, so sacct fails and the job directories tell) — where it asked squeue and scontrol per job before
+# (100 calls). `status` of the array asks once, and so does `status` of one job (squeue, then scontrol, before:
+# every query asks the same way).
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cluster

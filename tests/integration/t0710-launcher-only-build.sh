@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The launcher builds without LibTorch (issue 10 §3; a cluster login node needs the launcher first): a fresh
-# configure that cannot see Torch (CMAKE_DISABLE_FIND_PACKAGE_Torch) says the trainer is skipped and why, and the
-# `hpclaunch` target builds and works (--version, render, plot); -DHPCLAUNCH_BUILD_TRAINER=OFF (or its short form
+# The launcher builds without LibTorch (a cluster login node needs the launcher first): a fresh configure that
+# cannot see Torch (CMAKE_DISABLE_FIND_PACKAGE_Torch) says the trainer is skipped and why, and the `hpclaunch`
+# target builds and works (--version, render, plot); -DHPCLAUNCH_BUILD_TRAINER=OFF (or its short form
 # HPCLAUNCH_TRAINER=OFF) says so instead; README's install line, taken from README, builds and installs the
 # launcher alone with its man pages into a temporary HOME, and a tree where nothing was built installs what it
-# has (issue 27 §1). The builds use ccache when it is installed: scripts/test.sh builds with ccache too, and this
-# build directory sits beside the full build's (BUILD-launcher-only) with the same flags, so every object is a
-# cache hit and the build takes seconds; without ccache it compiles the launcher again (minutes on 2 cores). The
+# has. The builds use ccache when it is installed: scripts/test.sh builds with ccache too, and this build
+# directory sits beside the full build's (BUILD-launcher-only) with the same flags, so every object is a cache
+# hit and the build takes seconds; without ccache it compiles the launcher again (minutes on 2 cores). The
 # install tree itself is t0700's.
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
@@ -46,7 +46,7 @@ assert_contains "$(grep HPCLAUNCH_BUILD_TRAINER "$build/CMakeCache.txt")" "HPCLA
 # doc_commands.py with the other lines marked `run by t0710`: docs/install.md's `cmake --install build --prefix
 # ~/.local`, run after it), in a copy of the tree as a user's clone, with HOME a temporary directory: the launcher
 # alone is built (`--target hpclaunch`, not `all`) and `cmake --install` installs it with its man pages and
-# completion, and no trainer (issue 27 §1: the install stopped at the man pages only `all` made).
+# completion, and no trainer (the install once stopped at the man pages, which only `all` made).
 # CMAKE_CXX_COMPILER_LAUNCHER (CMake's environment default) and CCACHE_BASEDIR at the copy make its objects the
 # full build's: seconds, not minutes.
 mapfile -t lines < <(python3 "$src/tests/tools/doc_commands.py" "$src" --run-by t0710)

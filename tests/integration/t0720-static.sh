@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The static launcher (issue 13, docs/install.md "The static binary"): -DHPCLAUNCH_STATIC=ON builds an hpclaunch
-# that `file` calls statically linked and ldd cannot load anything for, and that runs `sites`, `render` (Slurm,
-# PBS), `env` (MASTER_ADDR through /etc/hosts), `exec` and a one-node agent with two workers inside a root
-# directory holding only itself, a static worker, /etc/hosts, /dev/null and /tmp (lib-static.sh): no shared
-# library, no NSS module, no /proc. On main before this test the static link failed (libhwloc.so). Builds in BUILD-static (kept, ccache: seconds when nothing changed; a fresh build of the
-# launcher otherwise, minutes on 2 cores: docs/install.md "Tests and their cost").
+# The static launcher (docs/install.md "The static binary"): -DHPCLAUNCH_STATIC=ON builds an hpclaunch that `file` calls
+# statically linked and ldd cannot load anything for, and that runs `sites`, `render` (Slurm, PBS), `env` (MASTER_ADDR
+# through /etc/hosts), `exec` and a one-node agent with two workers inside a root directory holding only itself, a
+# static worker, /etc/hosts, /dev/null and /tmp (lib-static.sh): no shared library, no NSS module, no /proc. On main
+# before this test the static link failed (libhwloc.so). Builds in BUILD-static (kept, ccache: seconds when nothing
+# changed; a fresh build of the launcher otherwise, minutes on 2 cores: docs/install.md "Tests and their cost").
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-static.sh"
 need_cmd cmake file ldd gcc chroot

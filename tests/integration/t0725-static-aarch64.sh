@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The static launcher for aarch64 (issue 13, docs/install.md "aarch64"): cross-built with Debian's
-# g++-aarch64-linux-gnu through cmake/toolchains/aarch64-linux-gnu.cmake against Debian's arm64 packages
-# unpacked by scripts/aarch64-sysroot.sh (scripts/install-deps.sh puts them in /opt/hpclaunch/aarch64-sysroot),
-# then run under qemu-user (qemu-aarch64-static, called directly: no binfmt_misc needed) in the same otherwise
-# empty root as t0720's x86_64 binary: sites, render, env, exec and a one-node agent. The workers `exec` and the
-# agent start are t0720's static x86_64 worker: the emulated execve hands them to the kernel, which runs them
+# The static launcher for aarch64 (docs/install.md "aarch64"): cross-built with Debian's g++-aarch64-linux-gnu
+# through cmake/toolchains/aarch64-linux-gnu.cmake against Debian's arm64 packages unpacked by
+# scripts/aarch64-sysroot.sh (scripts/install-deps.sh puts them in /opt/hpclaunch/aarch64-sysroot), then run
+# under qemu-user (qemu-aarch64-static, called directly: no binfmt_misc needed) in the same otherwise empty root
+# as t0720's x86_64 binary: sites, render, env, exec and a one-node agent. The workers `exec` and the agent
+# start are t0720's static x86_64 worker: the emulated execve hands them to the kernel, which runs them
 # natively. Builds in BUILD-aarch64 (kept, ccache: seconds when nothing changed; minutes otherwise).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-static.sh"

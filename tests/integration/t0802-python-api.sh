@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package (issue 24, docs/python.md) against the real binary on the local site: submit/render/jobs/
+# The Python package (docs/python.md) against the real binary on the local site: submit/render/jobs/
 # status/wait/logs/cancel/metrics/plot, every --json schema (docs/json.md), the CLI's messages and exit codes for
 # bad keywords and values, and Executor.submit of a real gloo all_reduce (python3-torch) on 2 emulated nodes x 2
 # workers (agent and srun launches), with an exception on rank 3 brought back with its traceback and rank.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The wheel (issue 24 §3, docs/python.md): built offline from a clean copy of python/ with Debian's setuptools and
-# wheel around the static hpclaunch, installed into a fresh venv with no network; `hpclaunch --version`, `import
-# hpclaunch` and `python -m hpclaunch` work there. The static binary is t0720's build (BUILD-static; CTest runs this
-# after it: an incremental build, seconds), not a second one.
+# The wheel (docs/python.md): built offline from a clean copy of python/ with Debian's setuptools and wheel around
+# the static hpclaunch, installed into a fresh venv with no network; `hpclaunch --version`, `import hpclaunch` and
+# `python -m hpclaunch` work there. The static binary is t0720's build (BUILD-static; CTest runs this after it: an
+# incremental build, seconds), not a second one.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-static.sh"
 source "$(dirname "$0")/lib-python.sh"

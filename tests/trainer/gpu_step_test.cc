@@ -156,7 +156,7 @@ TEST_CASE("channels-last: 4-d and 5-d weights change format; gradient buckets ke
   // One backward through the reducer (a world of one): each .grad is its bucket view, with the weight's strides,
   // and holds exactly the gradient autograd computed for it in that same backward (captured by a hook on the
   // parameter before AccumulateGrad adds it to the zeroed bucket: 0 + g is g, bit for bit).
-  // Issue 33: this compared with a second, plain backward, and on some loaded machines differed by 0.055 in 2 runs
+  // This used to compare with a second, plain backward, and on some loaded machines differed by 0.055 in 2 runs
   // of 6 (LibTorch 2.6 only, never alone). Two backward passes of LibTorch on the CPU need not agree: a max-pool
   // or ReLU near a tie can take the other side when a threaded reduction adds in another order, and the model's
   // weights came from whatever random state the earlier test cases left. The same backward cannot differ so.

@@ -1,6 +1,6 @@
 // Every new CPU allocation filled with NaN (0xFF bytes) while a PoisonedAllocations is alive: a tensor that is
 // read before it is written shows up as NaN on any machine, instead of holding whatever the allocator's last
-// user left there (issue 33: a gradient off by 0.055 on some machines only).
+// user left there (a gradient came out off by 0.055 on some machines only).
 #pragma once
 
 #include <c10/core/CPUAllocator.h>

@@ -142,7 +142,7 @@ TEST_CASE("Slurm: one squeue -r gives every task; an unlisted one is asked of sa
   CHECK_THROWS_WITH(slurm.query(a.record(), dead), doctest::Contains("squeue -h -r -t all -j 1000 -O JobArrayID:40|,State:24|,Reason:200|,exit_code:12|: failed (exit 1)"));
 }
 
-TEST_CASE("PBS: one qstat -x -f -t asks every subjob (issue 27 §4); Torque, without -x, each; cancel takes the array or one subjob") {
+TEST_CASE("PBS: one qstat -x -f -t asks every subjob; Torque, without -x, each; cancel takes the array or one subjob") {
   ArrayDir a("pbs", 2, Scheduler::pbs, "1000[].pbshost");
   std::vector<std::vector<std::string>> calls;
   auto run = [&](const std::vector<std::string>& argv) {

@@ -1,5 +1,5 @@
-// ElasticAgent's run loop (agent/elastic_agent.cc) with a fake store link and a fake worker group (issue 28 §4):
-// the real AgentState, signal handling, attempt directories, worker environments and error-file reading, on one
+// ElasticAgent's run loop (agent/elastic_agent.cc) with a fake store link and a fake worker group: the real
+// AgentState, signal handling, attempt directories, worker environments and error-file reading, on one
 // io_context, with the store's answers and the workers' ends scripted. No process and no socket: milliseconds.
 // The real store and real workers are t04xx's.
 #include <doctest/doctest.h>

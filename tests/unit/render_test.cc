@@ -95,7 +95,7 @@ TEST_CASE("the PBS script has the seed's form") {
   CHECK(s.find("#PBS -l walltime=01:00:00,select=2:ncpus=8:ngpus=4:mem=64gb:gpu_mem=32gb\n") != std::string::npos);
   CHECK(s.find("#PBS -A st-someprof-1-gpu\n") != std::string::npos);
   CHECK(s.find("cd \"$PBS_O_WORKDIR\"") != std::string::npos);
-  // The seed's -map-by :OVERSUBSCRIBE placed ranks by the nodefile's slots; ppr puts 4 on each node (issue 29.1).
+  // The seed's -map-by :OVERSUBSCRIBE placed ranks by the nodefile's slots; ppr puts 4 on each node.
   CHECK(s.find("mpirun -np 8 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:4:node --oversubscribe -bind-to none") != std::string::npos);
   CHECK(s.find("-mca pml ob1 -mca btl ^openib") != std::string::npos);
   CHECK(s.find("-x CUDA_VISIBLE_DEVICES") != std::string::npos);

@@ -1,8 +1,8 @@
-// The load `jobs` puts on a scheduler (issue 27 §4): query_many asks once for every job in view — Slurm one squeue
-// (and one sacct for what squeue has forgotten), PBS one qstat — whatever the number of jobs and tasks. The Slurm
-// answers are in the form the test cluster's squeue 22.05.8 wrote them (`-O` fields padded and ended by '|'; the
-// exit code as a wait status) and sacct's documented -P form (the test cluster has no accounting: its sacct
-// answers "Slurm accounting storage is disabled", exit 1); PBS follows OpenPBS's documented `qstat -f` form.
+// The load `jobs` puts on a scheduler: query_many asks once for every job in view — Slurm one squeue (and one
+// sacct for what squeue has forgotten), PBS one qstat — whatever the number of jobs and tasks. The Slurm answers
+// are in the form the test cluster's squeue 22.05.8 wrote them (`-O` fields padded and ended by '|'; the exit
+// code as a wait status) and sacct's documented -P form (the test cluster has no accounting: its sacct answers
+// "Slurm accounting storage is disabled", exit 1); PBS follows OpenPBS's documented `qstat -f` form.
 #include <doctest/doctest.h>
 
 #include "jobs/watch.h"

@@ -1,6 +1,6 @@
-// `sites check` (issue 27 §2): FAIL means a job the profile renders would be refused or misplaced, judged from what
-// its scripts ask of a node (GPUs, CPUs, memory); any other difference is a warning with its fix. The cluster is
-// the test cluster's recorded answer (tests/unit/data: RealMemory=250000, 64 CPUs, 4 a100) and a PBS one.
+// `sites check`: FAIL means a job the profile renders would be refused or misplaced, judged from what its
+// scripts ask of a node (GPUs, CPUs, memory); any other difference is a warning with its fix. The cluster is the
+// test cluster's recorded answer (tests/unit/data: RealMemory=250000, 64 CPUs, 4 a100) and a PBS one.
 #include <doctest/doctest.h>
 
 #include <filesystem>

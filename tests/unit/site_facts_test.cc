@@ -1,4 +1,4 @@
-// Facts about the built-in sites that a first real job depends on (issue 9), each checked against the site's own
+// Facts about the built-in sites that a first real job depends on, each checked against the site's own
 // documentation (the source is in the profile): the queue a job lands in, the memory it asks for, the account.
 #include <doctest/doctest.h>
 
@@ -82,7 +82,7 @@ TEST_CASE("Mahti and Puhti are retired with Roihu as the successor; sockeye-pbs 
   CHECK(sites().get("sockeye-pbs").successors == std::vector<std::string>{"sockeye"});
 }
 
-// Trillium ignores memory requests (issue 36): it is not among them.
+// Trillium ignores memory requests: it is not among them.
 TEST_CASE("Alliance: every cc profile asks for memory; a full-node job takes the node's") {
   for (const char* site : {"cc", "cc-fir", "cc-narval", "cc-rorqual", "cc-nibi"}) {
     CAPTURE(site);
@@ -163,8 +163,8 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("site_facts");
 
-// NCI Gadi (opus.nci.org.au: queue structure, job costs): gpuvolta asks the job's totals, ncpus = 12 x ngpus,
-// a node's 380 GB (issue 36: NCI's example asks 760GB for 2 nodes) shared by its 4 GPUs, and the project named with -P.
+// NCI Gadi (opus.nci.org.au: queue structure, job costs): gpuvolta asks the job's totals, ncpus = 12 x ngpus, a
+// node's 380 GB (NCI's example asks 760GB for 2 nodes) shared by its 4 GPUs, and the project named with -P.
 TEST_CASE("Gadi: a job asks its totals with ncpus = 12 x ngpus, mem in proportion, and -P names the project") {
   JobRequest one = request("gadi", 1, "ab01");
   one.gpus_per_node = 1;
@@ -193,7 +193,7 @@ TEST_CASE("Gadi: a job needs a project; one that does not look like a project co
 
 TEST_SUITE_END();
 
-// Issue 29 and issue 27 §6: an audit of the profiles against the sites' own pages (sources in the profiles).
+// An audit of the profiles against the sites' own pages (2026-11; the sources are in the profiles).
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -212,7 +212,7 @@ std::string elf_header(unsigned em) {
 
 TEST_SUITE_BEGIN("site_audit");
 
-TEST_CASE("Gadi: mpirun places G ranks on each node, however $PBS_NODEFILE counts slots (issue 29.1)") {
+TEST_CASE("Gadi: mpirun places G ranks on each node, however $PBS_NODEFILE counts slots") {
   // NCI's nodefile lists a host once per CPU: by slots, all 8 ranks of a 2-node job would land on the first node.
   std::string s = script(request("gadi", 2, "ab01"));
   CHECK(has(s, "mpirun -np 8 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:4:node --oversubscribe"));
@@ -222,7 +222,7 @@ TEST_CASE("Gadi: mpirun places G ranks on each node, however $PBS_NODEFILE count
   CHECK(has(script(two), "mpirun -np 6 --tag-output --hostfile \"$PBS_NODEFILE\" --map-by ppr:2:node"));
 }
 
-TEST_CASE("Gadi: -l storage= names the project's scratch and gdata, says so, and a site file changes it (issue 27 §6)") {
+TEST_CASE("Gadi: -l storage= names the project's scratch and gdata, says so, and a site file changes it") {
   std::string s = script(request("gadi", 1, "ab01"));
   CHECK(has(s, "#PBS -l storage=scratch/ab01+gdata/ab01+gdata/dk92\n"));
   CHECK(has(s, "# '-l storage=scratch/ab01+gdata/ab01+gdata/dk92' is made from the account ab01: to change it, "
@@ -235,7 +235,7 @@ TEST_CASE("Gadi: -l storage= names the project's scratch and gdata, says so, and
   CHECK_FALSE(has(own, "is made from the account"));
 }
 
-TEST_CASE("Gadi: no PBS job arrays; a sweep is one job per task, chained for --max-concurrent (issue 27 §6)") {
+TEST_CASE("Gadi: no PBS job arrays; a sweep is one job per task, chained for --max-concurrent") {
   JobRequest r = request("gadi", 1, "ab01");
   r.array.sweep = {parse_sweep_flag("lr=0.1,0.2,0.3")};
   r.array.max_concurrent = 2;
@@ -264,7 +264,7 @@ TEST_CASE("Gadi: no PBS job arrays; a sweep is one job per task, chained for --m
   CHECK(sites().get("sockeye-pbs").arrays);
 }
 
-TEST_CASE("Trillium: say before submitting that GPU jobs go from the GPU login node, and >5 nodes need an allocation (29.2)") {
+TEST_CASE("Trillium: say before submitting that GPU jobs go from the GPU login node, and >5 nodes need an allocation") {
   LaunchPlan one = plan(request("cc-trillium", 1, "def-someprof"));
   CHECK(has_warning(one, "cc-trillium: GPU jobs are submitted from Trillium's GPU login node"));
   CHECK_FALSE(has_warning(one, "more than 5 GPU nodes"));
@@ -272,7 +272,7 @@ TEST_CASE("Trillium: say before submitting that GPU jobs go from the GPU login n
   CHECK_FALSE(has_warning(plan(request("cc-fir", 6, "def-someprof")), "login node"));
 }
 
-TEST_CASE("Roihu: an hpclaunch built for x86_64 is refused for its aarch64 GPU nodes, in one line (29.3)") {
+TEST_CASE("Roihu: an hpclaunch built for x86_64 is refused for its aarch64 GPU nodes, in one line") {
   CHECK(sites().get("roihu").node.arch == "aarch64");
   CHECK(elf_arch(elf_header(62)) == "x86_64");
   CHECK(elf_arch(elf_header(183)) == "aarch64");
@@ -286,7 +286,7 @@ TEST_CASE("Roihu: an hpclaunch built for x86_64 is refused for its aarch64 GPU n
   CHECK(has_warning(plan(request("roihu", 1, "project_2001234")), "roihu-gpu"));
 }
 
-TEST_CASE("Polaris: prod's time limit by node count, the capacity queue, GPUs in ALCF's reverse order (29.4)") {
+TEST_CASE("Polaris: prod's time limit by node count, the capacity queue, GPUs in ALCF's reverse order") {
   JobRequest small = request("polaris", 10, "MyProject");
   small.partition = "prod";
   small.time = "06:00:00";
@@ -312,7 +312,7 @@ TEST_CASE("Polaris: prod's time limit by node count, the capacity queue, GPUs in
   CHECK(has(s, "mpiexec -n 8 --ppn 4 --depth 8 --cpu-bind depth"));  // ranks on cores 0-7, 8-15, ...: not on SMT siblings
 }
 
-TEST_CASE("Derecho: develop's chunk asks mem= (a GPU share of 487 GB: issue 36), main's none (29.5)") {
+TEST_CASE("Derecho: develop's chunk asks mem= (a GPU's share of its node's 487 GB), main's none") {
   JobRequest dev = request("derecho", 1, "NCAR0001");
   dev.partition = "develop";
   dev.gpus_per_node = 2;
@@ -325,7 +325,7 @@ TEST_CASE("Derecho: develop's chunk asks mem= (a GPU share of 487 GB: issue 36),
   CHECK(has(main, "select=2:ncpus=64:ngpus=4:mpiprocs=4\n"));
 }
 
-TEST_CASE("Narvi refuses a job of more than 12 GPUs; Nibi asks its GPUs' share of 2000G; Sockeye asks memory (29.6)") {
+TEST_CASE("Narvi refuses a job of more than 12 GPUs; Nibi asks its GPUs' share of 2000G; Sockeye asks memory") {
   CHECK(test::error_of_call([] { plan(request("narvi", 4)); }) ==
         "--partition: gpu takes at most 12 GPUs per job; this job asks 16 (4 node(s) x 4); use another partition "
         "(`hpclaunch sites show narvi`), or change --nodes/--gpus-per-node");
@@ -363,8 +363,8 @@ TEST_CASE("`sites show NAME` lists every fact the profile marks unverified") {
 
 TEST_SUITE_END();
 
-// Issue 36 §Sites: facts a first job fails on, each checked against the site's own page (the URL is in the profile).
-TEST_SUITE_BEGIN("site_audit_36");
+// Facts a first job fails on, re-checked against each site's own page (2026-11; the URL is in the profile).
+TEST_SUITE_BEGIN("site_recheck");
 
 namespace {
 
@@ -467,7 +467,7 @@ TEST_CASE("Polaris: capacity queue, 512 GB nodes, PyTorch in the conda module, G
   CHECK(has(u, "filesystems=home:eagle"));  // still marked
 }
 
-TEST_CASE("item 7: Perlmutter's QOS limits, Sockeye's shape and Gadi's queue limits stay marked") {
+TEST_CASE("pages not readable here: Perlmutter's QOS limits, Sockeye's shape and Gadi's queue limits stay marked") {
   CHECK(has(unverified_of("perlmutter"), "queues.regular.max_time"));
   CHECK(has(unverified_of("juwels-booster"), "512 GB"));
   CHECK(has(unverified_of("sockeye"), "node.memory_gb"));

@@ -1,5 +1,5 @@
-// submit_request: the whole of `hpclaunch submit` below the CLI (issue 28 §2) — plan, job directory, dependencies,
-// one rendering, submission — against a fake command runner (no scheduler), in a temporary XDG_STATE_HOME. The
+// submit_request: the whole of `hpclaunch submit` below the CLI — plan, job directory, dependencies, one
+// rendering, submission — against a fake command runner (no scheduler), in a temporary XDG_STATE_HOME. The
 // Submission holds everything submit prints.
 #include <doctest/doctest.h>
 
