@@ -7,6 +7,10 @@
 # 1. With the default heartbeat timeout (5 s) no agent is declared lost: the training finishes, both exit 0,
 #    no "lost" in their output, every step once.
 # 2. The control: with --heartbeat-timeout 1.5 the same slowness is taken for death: n1's agent exits 1 naming n2.
+#    Either side's timeout may see it first: n1's store, missing n2's heartbeats while n2 is stopped, or n2 itself,
+#    which on waking has heard nothing from the store for 2 s and leaves (then n1 sees n2's connection close). On a
+#    quiet machine n1's comes first; with n1 short of CPU too (a run with one core's worth for four tests at once),
+#    n2's did.
 source "$(dirname "$0")/lib.sh"
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-netfault.sh"
 
@@ -39,5 +43,7 @@ nf_no_leftovers "slow node"
 run_slowed "$test_tmp/ckpt-control" --heartbeat-timeout 1.5
 assert_eq 1 "$(nf_rc 0)" "exit code of n1 with a 1.5 s heartbeat timeout ($(nf_all_out))"
 assert_contains "$(nf_out 0)" "root cause: the agent on n2 (node 1) was lost" "n1's agent, 1.5 s heartbeat timeout"
-assert_contains "$(nf_out 0)" "no heartbeat for 1500 ms" "n1's agent, 1.5 s heartbeat timeout"
+control=$(nf_all_out)
+grep -qE "no heartbeat for 1500 ms|no heartbeat from the store for 1500 ms" <<<"$control" ||
+  fail "neither agent's 1.5 s heartbeat timeout ended the job: $control"
 nf_no_leftovers "slow node, 1.5 s heartbeat timeout"
