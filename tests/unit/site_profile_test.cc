@@ -236,6 +236,96 @@ TEST_CASE("sites show prints YAML that reads back to the same profile") {
   }
 }
 
+// Every key of every section, none at its default, as `sites show` writes them: what it reads is written back the same.
+const char* k_every_key = R"(name: full
+title: Every key
+status: retired
+retired_on: 2026-07-31
+successors: [other]
+scheduler: slurm
+node:
+  gpus: 4
+  gpu_model: MI250X
+  cores: 64
+  threads_per_core: 2
+  memory_gb: 512
+  arch: aarch64
+  accelerator: amd
+queues:
+  - {name: gpu, kind: qos, max_time: 1-00:00:00, max_nodes: 100, max_gpus: 8, min_gpus: 1, default: true, note: a note, max_time_by_nodes: {10: 03:00:00, 25: 06:00:00}, memory_gb: 64}
+gpu_request:
+  style: gres
+  type: mi250x
+  constraint: gpu
+  max_cpus_per_gpu: 16
+  pbs_chunk_extra: mem=1gb
+  gpus_per_node: [1, 4]
+account:
+  required: true
+  pattern: "[a-z]+"
+  flag: -P
+  example: abc
+modules: [rocm]
+setup:
+  - export A=1
+container:
+  runtime: pyxis
+  directives: [d]
+  wrap: [w]
+  modules: [m]
+  srun_options: ["--environment={edf}"]
+  edf:
+    - "[env]"
+env:
+  NCCL_A: 1
+launch:
+  default: srun
+  allowed: [srun, agent, pals]
+  gpu_bind: local-rank
+  mpirun_modules: [openmpi]
+  srun_rank_options: [--gpu-bind=closest]
+  pals_cpu_bind: list:0-3:4-7
+rendezvous:
+  master_addr: fixed
+  suffix: i
+  resolve: true
+  address: 10.0.0.1
+  port: 29500
+requeue: {enabled: true, signal: USR2@60, max_requeues: 5}
+scratch: [SCRATCH]
+directives: [--mem=0]
+account_directives: ["-l storage={account}"]
+arrays: false
+notices:
+  - {text: hi, min_nodes: 6}
+sources:
+  - https://example.org
+memory: {request: per-gpu, amount: 64G}
+unverified:
+  - a fact
+scratch_only: true
+interconnect:
+  name: slingshot
+  busbw_gbs: 20
+  source: s
+  env:
+    - {name: NCCL_X, value: 1, source: u}
+  never_set:
+    - {name: NCCL_NET_PLUGIN, reason: r}
+submit_check: true
+learned:
+  date: 2026-01-01
+  commands:
+    - sinfo
+)";
+
+TEST_CASE("a profile that sets every key is written back as it was read, key for key") {
+  // Read without the scheduler's checks: pals and srun options are no pair one scheduler takes.
+  auto ps = read_profiles({"every.yaml", k_every_key}, [](const std::string&) { return nullptr; });
+  REQUIRE(ps.size() == 1);
+  CHECK(profile_to_yaml(ps[0]) == k_every_key);
+}
+
 TEST_SUITE_END();
 
 }  // namespace site_profile_test
