@@ -13,8 +13,8 @@
 #      mostly wait on Slurm's clocks, run in two lanes (two test clusters, tests/CMakeLists.txt), and the others
 #      beside them at least as many at a time as there are CPUs. On 2 cores the phase is bound by the CPU and took
 #      as long as at three with one Slurm lane (cold runs 19-21, docs/install.md); with more cores one Slurm lane of
-#      ~560 s would end it. A test that keeps two cores busy says PROCESSORS 2 (tests/CMakeLists.txt), so it shares
-#      the machine with two others at most.
+#      ~560 s would end it. The longest test, t0513, starts first (its COST, tests/CMakeLists.txt), so that it does
+#      not run alone at the end.
 # Big compiles never run beside each other or inside a test's time limit, where they would race the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
