@@ -20,18 +20,17 @@ usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # share S COMMAND...: the busy loops beside the command.
 share() {
-  local want=$1 nice best=-1 cpu
+  local want=$1 chosen best got cpu
   shift
-  # The CFS weights of nice 0..19 (the kernel's sched_prio_to_weight); a nice-0 task against one loop gets 1024/(1024+w).
-  local weights=(1024 820 655 526 423 335 272 215 172 137 110 87 70 56 45 36 29 23 18 15)
-  awk -v s="$want" 'BEGIN { exit !(s ~ /^0?\.[0-9]+$/ && s >= 0.5 && s <= 0.95) }' ||
+  # The nice level whose CFS weight w (the kernel's sched_prio_to_weight for nice 0..19) leaves a nice-0 task beside
+  # one loop the share 1024/(1024+w) nearest S, and that share; nothing when S is not a share from 0.5 to 0.95.
+  chosen=$(awk -v s="$want" 'BEGIN {
+    if (s !~ /^0?\.[0-9]+$/ || s < 0.5 || s > 0.95) exit 1
+    split("1024 820 655 526 423 335 272 215 172 137 110 87 70 56 45 36 29 23 18 15", w, " ")
+    for (i = 1; i <= 20; i++) { d = 1024 / (1024 + w[i]) - s; if (i == 1 || d * d < best) { best = d * d; n = i } }
+    printf "%d %.2f", n - 1, 1024 / (1024 + w[n]) }') ||
     { echo "throttled.sh: --share '$want' is not a share of a core from 0.5 to 0.95: write e.g. 0.55" >&2; exit 2; }
-  for nice in "${!weights[@]}"; do
-    if [ "$best" -lt 0 ] || awk -v s="$want" -v a="${weights[$nice]}" -v b="${weights[$best]}" \
-      'BEGIN { d = 1024 / (1024 + a) - s; e = 1024 / (1024 + b) - s; exit !(d * d < e * e) }'; then
-      best=$nice
-    fi
-  done
+  read -r best got <<<"$chosen"
   loops=()
   for ((cpu = 0; cpu < $(nproc); cpu++)); do
     taskset -c "$cpu" nice -n "$best" bash -c 'while :; do :; done' &
@@ -40,8 +39,7 @@ share() {
   # shellcheck disable=SC2317  # run by the trap
   stop_loops() { kill "${loops[@]}" 2>/dev/null || true; }
   trap stop_loops EXIT
-  echo "throttled.sh: $* with a busy loop at nice $best on each of $(nproc) cores (a share of" \
-    "$(awk -v w="${weights[$best]}" 'BEGIN { printf "%.2f", 1024 / (1024 + w) }') of each)" >&2
+  echo "throttled.sh: $* with a busy loop at nice $best on each of $(nproc) cores (a share of $got of each)" >&2
   rc=0
   "$@" || rc=$?
   exit $rc
