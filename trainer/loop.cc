@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "sampler.h"
+#include "progress_file.h"
 #include "step.h"
 #include "step_policy.h"
 #include "util/error.h"
@@ -190,6 +191,7 @@ class Loop {
     } else {
       ++m_run.state.global_step;
       ++m_run.state.next_batch;  // from here on the state is the position to continue from
+      m_progress.step(m_run.state.global_step);
     }
     m_validated_last = false;
     m_pending = PendingStep{step_number, batch_index, lr, r, action, bad_ranks, step_start, cpu_start, data_wait_s};
@@ -288,6 +290,7 @@ class Loop {
   NonfiniteTracker m_tracker;
   std::optional<PendingStep> m_pending;
   std::unique_ptr<BatchCheck> m_check;  // --check-batches
+  ProgressFile m_progress{std::getenv("HPCLAUNCH_PROGRESS_FILE")};  // the agent's hang watch
   metrics::RunEnd m_diverged;  // status "nonfinite" once the run must stop
   bool m_done = false, m_stopped = false, m_validated_last = false;
 };

@@ -34,6 +34,9 @@ import zipfile
 
 KINDS = ["worker_kill", "agent_kill", "store_agent_kill", "preempt_usr1", "preempt_term", "requeue",
          "kill_during_save", "disk_full"]
+# Asked for by name (--kinds) with --hang-timeout: a worker SIGSTOPped, a hang that never exits; its agent must
+# find it, record its stacks (gdb for hpclaunch-train) and restart the group.
+HANG_KINDS = ["hang_stop"]
 # On the Slurm test cluster (--slurm): the faults a 2-node `submit --launcher agent --requeue` job survives there.
 # agent_kill and store_agent_kill may be asked for (--kinds); README.md says what they do instead.
 SLURM_KINDS = ["worker_kill", "kill_during_save", "preempt_usr1", "requeue"]
@@ -170,7 +173,7 @@ class Soak:
                        TMPDIR=f"{self.work}/tmp")
             out = open(f"{self.work}/{name}.{attempt}.agent{node}.log", "ab")
             cmd = [self.a.hpclaunch, "agent", "--grace", "3", "--nproc-per-node", "2", "--max-restarts",
-                   str(restarts), "--"] + self.train_args(jobdir)
+                   str(restarts), "--hang-timeout", str(self.a.hang_timeout), "--"] + self.train_args(jobdir)
             agents.append(subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT))
             out.close()
         return agents
@@ -203,11 +206,11 @@ class Soak:
         """Carries out one fault; returns what it did (for the log)."""
         what = {}
         ws = self.workers(agents)
-        if kind == "worker_kill":
+        if kind in ("worker_kill", "hang_stop"):  # a worker killed, or stopped: a hang that never exits
             if not ws:
                 return {"missed": "no worker running"}
             rank, pid = self.rng.choice(ws)
-            kill(pid, signal.SIGKILL)
+            kill(pid, signal.SIGKILL if kind == "worker_kill" else signal.SIGSTOP)
             what = {"rank": rank}
         elif kind == "agent_kill":
             kill(agents[1].pid, signal.SIGKILL)
@@ -565,15 +568,19 @@ def main():
     p.add_argument("--kinds", help="comma-separated fault kinds (default: all; with --slurm: " + ",".join(SLURM_KINDS) + ")")
     p.add_argument("--tmpfs-mb", type=int, default=16, help="the faulted job directory's tmpfs (0: none)")
     p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--hang-timeout", type=float, default=0,
+                   help="the agents' --hang-timeout (needed for the hang kinds: " + ",".join(HANG_KINDS) + ")")
     p.add_argument("--slurm", metavar="CLUSTER_DIR",
                    help="the faulted run as a `submit --launcher agent --requeue` job on the test cluster started "
                         "with scripts/test-cluster.sh start CLUSTER_DIR (the reference runs as without it)")
     a = p.parse_args()
-    known = KINDS if not a.slurm else SLURM_KINDS + ["agent_kill", "store_agent_kill"]
+    known = (KINDS if not a.slurm else SLURM_KINDS + ["agent_kill", "store_agent_kill"]) + HANG_KINDS
     kinds = [k for k in (a.kinds or ",".join(SLURM_KINDS if a.slurm else KINDS)).split(",") if k]
     for k in kinds:
         if k not in known:
             raise SystemExit(f"soak: --kinds: no fault '{k}'{' on Slurm' if a.slurm else ''}; one of {', '.join(known)}")
+        if k in HANG_KINDS and a.hang_timeout <= 0:
+            raise SystemExit(f"soak: --kinds {k}: needs --hang-timeout S, or the hang is never found")
     # The disk_full tmpfs is mounted in a mount namespace of this soak's own, so that it ends with the soak's
     # processes even when the soak is killed (a CTest timeout), where `finally` never runs. On Slurm the jobs run
     # outside it (slurmd's), so there the tmpfs stays in the machine's namespace.

@@ -47,6 +47,13 @@ struct AgentOptions {
   NumaBinding numa_binding = NumaBinding::none;
   std::vector<std::vector<int>> worker_cpus;  // per local rank, from numa_binding and the node (empty: inherit)
   bool verbose = false;
+  // Hangs (agent/progress_watch.h, docs/agent.md): a worker without progress for hang_timeout_s (0: not watched)
+  // has its stacks recorded and the group restarts; hang_output holds a program that reports nothing to its
+  // output lines. After no_progress_limit attempts in a row without progress the job stops, not requeued (0: never).
+  double hang_timeout_s = 0;
+  double hang_startup_s = 0;  // to a rank's first report in an attempt; 0: hang_timeout_s
+  bool hang_output = false;
+  int no_progress_limit = 3;
   // torchrun's --duplicate-stdout-filters / --duplicate-stderr-filters: a tee'd line holding any of these also
   // goes to ATTEMPT_DIR/filtered_stdout.log / filtered_stderr.log.
   std::vector<std::string> dup_stdout_filters, dup_stderr_filters;

@@ -97,7 +97,10 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
     }
     // A peer's worker asked for a requeue (worker_exited): every agent ends with 99, so that srun's status (the
     // highest of the tasks') is the script's "requeue me" whichever node's worker said it.
-    const int code = m_stop_signal ? 128 + m_stop_signal : asks_requeue(f) ? k_exit_requeue : k_exit_failure;
+    const int code = m_stop_signal       ? 128 + m_stop_signal
+                     : f.no_progress > 0 ? k_exit_no_progress
+                     : asks_requeue(f)   ? k_exit_requeue
+                                         : k_exit_failure;
     append_actions(acts, exit_with(code, format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
     return acts;
   }
@@ -137,6 +140,24 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
   }
   return {log("worker failed: " + describe(f) + "; stopping this node's workers"),
           send_message({{"type", "failed"}, {"round", m_assignment.round}, {"failure", f}})};
+}
+
+AgentActions AgentState::progressed() {
+  if (!m_running || m_progress_round == m_assignment.round) return {};
+  m_progress_round = m_assignment.round;
+  return {send_message({{"type", "progress"}, {"round", m_assignment.round}})};
+}
+
+AgentActions AgentState::hung(const Failure& f) {
+  if (!m_running) return {};
+  m_running = false;
+  Failure failure = f;
+  failure.host = m_config.host;
+  failure.node_rank = m_config.node_rank;
+  failure.rank = m_assignment.rank_offset + f.local_rank;
+  return {log("hang: " + describe(failure) + "; killing this node's workers"),
+          to_workers(AgentAction::stop_workers, SIGKILL),
+          send_message({{"type", "failed"}, {"round", m_assignment.round}, {"failure", failure}})};
 }
 
 // The job ends everywhere for `why`, without a restart: on node 0 directly, so that the others hear the reason

@@ -71,6 +71,12 @@ class AgentState {
   AgentActions worker_exited(const WorkerEnd& e);
   // Every worker of the group exited and its output is drained.
   AgentActions workers_idle();
+  // The node's workers made progress in this round (agent/progress_watch.h): told to the store once a round, which
+  // counts the attempts without it (no progress, no requeue).
+  AgentActions progressed();
+  // A worker hung (--hang-timeout; `f` names it, its stacks recorded): this node's workers are killed at once (a
+  // hung worker heeds no SIGTERM) and the store decides, as for a failed worker: restart or abort.
+  AgentActions hung(const Failure& f);
   AgentActions signal(int sig);
   AgentActions store_lost(const std::string& why);
 
@@ -78,6 +84,7 @@ class AgentState {
   int exit_code() const { return m_exit_code; }  // once finished: 0, 1, 99 (k_exit_requeue) or 128 + signal
   const std::string& exit_message() const { return m_exit_message; }
   int round() const { return m_round; }
+  bool running() const { return m_running; }  // workers of the current assignment run and no failure was seen
 
  private:
   enum class After { nothing, rejoin, exit };
@@ -99,6 +106,7 @@ class AgentState {
   int m_exit_code = 0;
   std::string m_exit_message;
   int m_stop_signal = 0;  // a terminating signal the agent got
+  int m_progress_round = -1;  // the round whose progress the store was told of
 };
 
 }  // namespace hpclaunch

@@ -8,9 +8,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
 #include <filesystem>
+#include <future>
 
 #include "agent/agent_log.h"
+#include "agent/stack_text.h"
 #include "agent/protocol.h"
 #include "agent/store_client.h"
 #include "agent/store_server.h"
@@ -57,12 +60,15 @@ ElasticAgent::ElasticAgent(AgentOptions options, EnvMap base_env, int cpus, Agen
       m_base_env(std::move(base_env)),
       m_cpus(cpus),
       m_state(state_config(m_opt, m_base_env)),
-      m_signals(m_io) {
+      m_signals(m_io),
+      m_watch({m_opt.hang_timeout_s, m_opt.hang_output, m_opt.hang_startup_s}),
+      m_watch_timer(m_io) {
   m_base_env.erase("HPCLAUNCH_RDZV_SECRET");  // the workers do not need it
   if (m_opt.secret.empty()) m_opt.secret = random_secret();
 }
 
 ElasticAgent::~ElasticAgent() {
+  if (m_capture.joinable()) m_capture.join();
   if (!m_tmp_dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(m_tmp_dir, ec);
@@ -76,7 +82,9 @@ int ElasticAgent::run() {
   for (int sig : m_opt.signals.empty() ? forwarded_signals() : m_opt.signals) m_signals.add(sig);
   watch_signals();
   // A failed worker gets this node's others SIGTERM (SIGKILL after --grace); the agent reports it.
-  ProcessGroupConfig config{"hpclaunch agent", /*stop_others_on_failure=*/true, ms(m_opt.grace_s)};
+  ProcessGroupConfig config{"hpclaunch agent", /*stop_others_on_failure=*/true, ms(m_opt.grace_s), {}};
+  if (m_watch.enabled() && m_opt.hang_output)
+    config.on_line = [this](int id, int) { m_watch.output(id, ProgressWatch::Clock::now()); };
   m_workers = m_parts.workers(
       m_io, config, [this](const ProcessExit& e) { worker_exited(e); }, [this] { apply(m_state.workers_idle()); });
   if (m_opt.log_dir.empty()) {
@@ -92,8 +100,10 @@ int ElasticAgent::run() {
     sc.log_host = m_opt.host;
     sc.verbose = m_opt.verbose;
     sc.heartbeat_timeout = ms(m_opt.heartbeat_timeout_s);
+    read_progress_record();
     sc.rendezvous = {m_opt.min_nodes, m_opt.max_nodes, m_opt.max_restarts, ms(m_opt.last_call_s),
-                     ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0};
+                     ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0,
+                     m_opt.no_progress_limit, m_start_streak, m_start_reports};
     m_server = std::make_unique<StoreServer>(m_io, sc);
     port = m_server->port();
   }
@@ -102,12 +112,19 @@ int ElasticAgent::run() {
       m_io, cc, [this] { apply(m_state.connected()); }, [this](const nlohmann::json& m) { on_message(m); },
       [this](const std::string& why) { apply(m_state.store_lost(why)); });
   m_client->connect();
+  m_tools = find_stack_tools({std::filesystem::path(m_opt.command.python).parent_path().string()},
+                             env_get(m_base_env, "PATH").value_or(""));
+  watch_progress();
   m_io.run();
   if (m_state.exit_code() == 0) return 0;
   throw Error("hpclaunch agent", m_state.exit_message(), "", m_state.exit_code());
 }
 
 void ElasticAgent::worker_exited(const ProcessExit& e) {
+  // What the workers wrote since the last look, before a failure goes to the store: an attempt that progressed
+  // and then failed within the polling interval is counted as progressed.
+  read_progress_files();
+  m_watch.exited(e.id);
   WorkerEnd end{e.id, e.exit_code, e.signal, ""};
   // The failed worker's own word (torchrun's error file), for the failure report.
   if (!end.ok())
@@ -158,7 +175,12 @@ void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
-                      m_opt.signals.empty() ? forwarded_signals() : m_opt.signals};
+                      m_opt.signals.empty() ? forwarded_signals() : m_opt.signals, ""};
+  if (m_watch.enabled()) {
+    std::error_code ec;
+    std::filesystem::create_directories(stacks_dir(), ec);  // torch writes its dump there, but makes no folder
+    layout.flight_recorder_prefix = stacks_dir() + "/nccl_trace_rank_";
+  }
   auto argv = worker_argv(m_opt.command);
   // torchrun's filtered_stdout.log / filtered_stderr.log: one file per attempt for all the workers' tee'd lines.
   struct Files {
@@ -202,13 +224,148 @@ void ElasticAgent::start_workers(const Assignment& a) {
     }
     for (int st = 0; st < 2; ++st)
       if ((st == 0 ? out : err).duplicate) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
+    // hpclaunch.progress(), the Lightning callback and hpclaunch-train write their progress here (poll_progress).
+    s.env[k_progress_file_var] = progress_file(lr);
+    std::filesystem::remove(s.env[k_progress_file_var], ec);
     specs.push_back(std::move(s));
   }
-  m_workers->start(specs);
+  m_progress_seen.assign(specs.size(), {});
+  m_watch.start(m_opt.nproc, ProgressWatch::Clock::now());
+  m_pids = m_workers->start(specs);
+}
+
+std::string ElasticAgent::progress_file(int local_rank) const {
+  return fmt::format("{}/rank_{}/progress", attempt_dir(), m_assignment.rank_offset + local_rank);
+}
+
+void ElasticAgent::watch_progress() {
+  // A quarter of the timeout, at most 1 s: a hang is seen within the timeout and a quarter.
+  const double period = m_watch.enabled() ? std::clamp(m_opt.hang_timeout_s / 4, 0.05, 1.0) : 1.0;
+  m_watch_timer.expires_after(ms(period));
+  m_watch_timer.async_wait([this](boost::system::error_code ec) {
+    if (ec || m_state.finished()) return;
+    poll_progress();
+    watch_progress();
+  });
+}
+
+void ElasticAgent::poll_progress() {
+  read_progress_files();
+  if (m_capturing) return;
+  if (auto hang = m_watch.check(ProgressWatch::Clock::now())) record_stacks(*hang);
+}
+
+void ElasticAgent::read_progress_files() {
+  const auto now = ProgressWatch::Clock::now();
+  for (size_t lr = 0; lr < m_progress_seen.size(); ++lr) {
+    std::error_code ec;
+    const std::string path = progress_file(static_cast<int>(lr));
+    auto t = std::filesystem::last_write_time(path, ec);
+    if (ec || t == m_progress_seen[lr]) continue;
+    m_progress_seen[lr] = t;
+    // "STEP" or nothing (a touch); a half-written number is read as no step.
+    std::optional<long long> step;
+    if (auto text = read_file(path)) {
+      try {
+        if (!text->empty()) step = std::stoll(*text);
+      } catch (const std::exception&) {
+      }
+    }
+    m_watch.report(static_cast<int>(lr), now, step);
+  }
+  if (m_watch.progressed()) apply(m_state.progressed());
+}
+
+std::string ElasticAgent::stacks_dir() const {
+  auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (job && !job->empty()) return fmt::format("{}/stacks/attempt_{}", *job, m_assignment.restart_count);
+  return attempt_dir() + "/stacks";
+}
+
+void ElasticAgent::record_stacks(const Hang& h) {
+  m_capturing = true;
+  m_hang_seen = ProgressWatch::Clock::now();
+  log(fmt::format("{} for {:.1f} s (--hang-timeout {} s): recording the stacks of this node's workers",
+                  h.source == "output" ? "no worker printed a line"
+                                       : fmt::format("rank {} made no progress", m_assignment.rank_offset + h.local_rank),
+                  h.idle_s, m_opt.hang_timeout_s));
+  if (m_capture.joinable()) m_capture.join();
+  const std::vector<int> pids = m_pids;
+  const std::string dir = stacks_dir();
+  const int round = m_assignment.round;
+  const StackTools tools = m_tools;
+  m_capture = std::thread([this, h, pids, dir, round, tools] {
+    std::vector<std::future<WorkerStacks>> each;  // every worker at once: the slowest bounds the wait
+    for (int pid : pids) each.push_back(std::async(std::launch::async, [pid, &tools] {
+      return capture_worker_stacks(pid, tools);
+    }));
+    std::vector<WorkerStacks> stacks;
+    for (auto& f : each) stacks.push_back(f.get());
+    boost::asio::post(m_io, [this, h, round, stacks, dir] { stacks_recorded(h, round, stacks, dir); });
+  });
+}
+
+void ElasticAgent::stacks_recorded(const Hang& h, int round, const std::vector<WorkerStacks>& stacks,
+                                   const std::string& dir) {
+  m_capturing = false;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (size_t lr = 0; lr < stacks.size(); ++lr) {
+    const std::string path = fmt::format("{}/rank_{}.txt", dir, m_assignment.rank_offset + static_cast<int>(lr));
+    if (!write_file_atomic(path, stacks[lr].text)) log("cannot write " + path + ": " + std::strerror(errno));
+  }
+  std::vector<RankSigns> signs;
+  for (const auto& w : stacks) signs.push_back({w.stopped_or_blocked, w.waits_for_peers});
+  const Hang blamed = m_watch.blame(h, m_hang_seen, signs);
+  Failure f;
+  f.host = m_opt.host;
+  f.node_rank = m_opt.node_rank;
+  f.local_rank = blamed.local_rank;
+  f.rank = m_assignment.rank_offset + blamed.local_rank;
+  f.hang_s = blamed.idle_s;
+  f.hang_source = blamed.source;
+  if (blamed.local_rank >= 0 && blamed.local_rank < static_cast<int>(stacks.size())) {
+    f.frame = stacks[blamed.local_rank].frame;
+    f.hang_stopped = stacks[blamed.local_rank].stopped_or_blocked;
+    f.hang_waits_for_peers = stacks[blamed.local_rank].waits_for_peers;
+  }
+  f.stacks = dir;
+  // Each hang found, for `hpclaunch status` (record/job_record.h), whether the job then restarts or not.
+  nlohmann::json record = {{"summary", describe(f) + "; stacks: " + dir}, {"failure", f}};
+  const std::string path = fmt::format("{}/hang-{}.json", dir, m_opt.host);
+  if (!write_file_atomic(path, record.dump(2) + "\n")) log("cannot write " + path + ": " + std::strerror(errno));
+  if (round != m_assignment.round || !m_state.running()) {
+    // The job is already stopping (another node's report came first): what this node saw is still said.
+    log("hang: " + describe(f) + "; the job is already stopping its workers");
+    return;
+  }
+  apply(m_state.hung(f));
+}
+
+void ElasticAgent::read_progress_record() {
+  // Node 0 keeps the attempts without progress across a requeue (no progress, no requeue).
+  auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (!job || job->empty()) return;
+  auto text = read_file(*job + "/progress.json");
+  if (!text) return;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object()) return;
+  m_start_streak = j.value("attempts_without_progress", 0);
+  m_start_reports = j.value("reports", false);
+}
+
+void ElasticAgent::write_progress_record() const {
+  auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (!m_server || !job || job->empty()) return;
+  nlohmann::json j = {{"attempts_without_progress", m_server->state().no_progress_streak()},
+                      {"reports", m_server->state().reports()}};
+  if (!write_file_atomic(*job + "/progress.json", j.dump() + "\n")) log("cannot write " + *job + "/progress.json");
 }
 
 void ElasticAgent::finish() {
   m_client->close();
+  write_progress_record();
+  m_watch_timer.cancel();
   if (m_server) m_server->stop();
   boost::system::error_code ec;
   m_signals_done = true;
@@ -221,7 +378,9 @@ void ElasticAgent::record_failure(const Failure& f) const {
   // Node 0's word (AgentState asks only there): JOBDIR/failure.json, read by `hpclaunch exclude --from-failure`.
   auto dir = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
   if (!dir || dir->empty()) return;
-  if (!write_file_atomic(*dir + "/failure.json", nlohmann::json(f).dump(2) + "\n"))
+  nlohmann::json j = f;
+  j["summary"] = describe(f) + (f.no_progress > 0 ? "; " + no_progress_line(f.no_progress) : "");
+  if (!write_file_atomic(*dir + "/failure.json", j.dump(2) + "\n"))
     log("cannot write " + *dir + "/failure.json");
 }
 

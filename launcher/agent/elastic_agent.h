@@ -9,9 +9,14 @@
 #include <boost/asio.hpp>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
+#include <filesystem>
 
 #include "agent/agent_options.h"
 #include "agent/agent_state.h"
+#include "agent/progress_watch.h"
+#include "agent/stacks.h"
 #include "agent/store_client.h"
 #include "process/process_group.h"
 
@@ -47,6 +52,17 @@ class ElasticAgent {
   void log(const std::string& msg) const;
   void worker_exited(const ProcessExit& e);
   std::string attempt_dir() const;
+  // Hangs and progress (agent/progress_watch.h): the progress files read on a timer, the stacks recorded on a
+  // thread of their own (the store's heartbeats go on), then the hang reported.
+  void watch_progress();
+  void poll_progress();
+  void read_progress_files();
+  void record_stacks(const Hang& h);
+  void stacks_recorded(const Hang& h, int round, const std::vector<WorkerStacks>& stacks, const std::string& dir);
+  std::string stacks_dir() const;
+  std::string progress_file(int local_rank) const;
+  void read_progress_record();
+  void write_progress_record() const;
 
   AgentOptions m_opt;
   AgentParts m_parts;
@@ -61,6 +77,16 @@ class ElasticAgent {
   std::string m_tmp_dir;  // error files when there is no --log-dir
   Assignment m_assignment;  // of the workers started last: their attempt directory
   bool m_signals_done = false;  // finish() cleared m_signals: never wait on it again
+  ProgressWatch m_watch;
+  boost::asio::steady_timer m_watch_timer;
+  std::vector<int> m_pids;  // of the running group, by local rank
+  std::vector<std::filesystem::file_time_type> m_progress_seen;  // each progress file's time when last read
+  StackTools m_tools;
+  std::thread m_capture;  // recording stacks
+  bool m_capturing = false;
+  ProgressWatch::Clock::time_point m_hang_seen{};
+  int m_start_streak = 0;  // node 0: attempts without progress before this run (JOBDIR/progress.json)
+  bool m_start_reports = false;
 };
 
 }  // namespace hpclaunch

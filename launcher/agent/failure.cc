@@ -15,6 +15,13 @@ namespace hpclaunch {
 
 std::string describe(const Failure& f) {
   if (f.rank < 0) return f.reason;
+  if (f.hang_s > 0) {
+    std::string s = fmt::format("rank {} (local rank {}) on {} {} for {:.0f} s", f.rank, f.local_rank, f.host,
+                                f.hang_source == "output" ? "printed nothing (no worker did)" : "made no progress",
+                                f.hang_s);
+    if (!f.frame.empty()) s += ", in " + f.frame;
+    return s;
+  }
   std::string how = f.signal ? "was killed by " + signal_name(f.signal) : fmt::format("exited with code {}", f.exit_code);
   return fmt::format("rank {} (local rank {}) on {} {}", f.rank, f.local_rank, f.host, how);
 }
@@ -22,12 +29,18 @@ std::string describe(const Failure& f) {
 std::string format_summary(const Failure& f, int restart_count, int max_restarts) {
   std::string s = "root cause: " + describe(f);
   if (max_restarts > 0) s += fmt::format(" (after {} of {} restarts)", restart_count, max_restarts);
+  if (!f.stacks.empty()) s += "\nstacks of every rank: " + f.stacks;
+  if (f.no_progress > 0) s += "\n" + no_progress_line(f.no_progress);
   if (!f.error.empty()) {
     s += "\nerror file of rank " + std::to_string(f.rank) + ":";
     std::istringstream lines(f.error);
     for (std::string line; std::getline(lines, line);) s += "\n  " + line;
   }
   return s;
+}
+
+std::string no_progress_line(int attempts) {
+  return fmt::format("no progress in {} attempts in a row: stopped, not requeued", attempts);
 }
 
 namespace {
@@ -68,6 +81,10 @@ void to_json(nlohmann::json& j, const Failure& f) {
   j = {{"host", f.host},     {"node_rank", f.node_rank}, {"rank", f.rank},     {"local_rank", f.local_rank},
        {"exit_code", f.exit_code}, {"signal", f.signal}, {"error", f.error}, {"reason", f.reason},
        {"node_lost", f.node_lost}};
+  if (f.hang_s > 0)
+    j["hang"] = {{"seconds", f.hang_s}, {"source", f.hang_source}, {"frame", f.frame}, {"stacks", f.stacks},
+                 {"stopped", f.hang_stopped}, {"waits_for_peers", f.hang_waits_for_peers}};
+  if (f.no_progress > 0) j["no_progress"] = f.no_progress;
 }
 
 void from_json(const nlohmann::json& j, Failure& f) {
@@ -80,6 +97,21 @@ void from_json(const nlohmann::json& j, Failure& f) {
   f.error = j.value("error", "");
   f.reason = j.value("reason", "");
   f.node_lost = j.value("node_lost", false);
+  if (auto h = j.find("hang"); h != j.end() && h->is_object()) {
+    f.hang_s = h->value("seconds", 0.0);
+    f.hang_source = h->value("source", "");
+    f.frame = h->value("frame", "");
+    f.stacks = h->value("stacks", "");
+    f.hang_stopped = h->value("stopped", false);
+    f.hang_waits_for_peers = h->value("waits_for_peers", false);
+  }
+  f.no_progress = json_int(j, "no_progress", 0);
+}
+
+bool better_hang(const Failure& a, const Failure& b) {
+  if (a.hang_stopped != b.hang_stopped) return a.hang_stopped;
+  if (a.hang_waits_for_peers != b.hang_waits_for_peers) return !a.hang_waits_for_peers;
+  return a.hang_s > b.hang_s + 1.5;  // within the progress files' pace they are as old
 }
 
 std::string faulty_node(const Failure& f) {

@@ -17,7 +17,21 @@ struct Failure {
   std::string error;    // the worker's TORCHELASTIC_ERROR_FILE, summarised
   std::string reason;   // set when rank == -1
   bool node_lost = false;  // the agent on `host` vanished (its node or its link died), not a worker's failure
+  // A hang (--hang-timeout): the rank whose progress is oldest made none for hang_s seconds, judged by its
+  // `hang_source` ("progress" or "output"); `frame` is where its stack was ("train.py:57 `next(loader)`"), and
+  // `stacks` the folder of every rank's stacks.
+  double hang_s = 0;
+  std::string hang_source;
+  std::string frame;
+  std::string stacks;
+  bool hang_stopped = false;       // the rank was stopped or in an uninterruptible wait
+  bool hang_waits_for_peers = false;  // its main thread waited in a collective: held by another rank's hang
+  int no_progress = 0;  // the job was stopped after this many attempts in a row without progress: not requeued
 };
+
+// Whether hang `a` names the rank that holds the others better than hang `b` (agent/progress_watch.h's rule across
+// nodes): a stopped or blocked rank, else one that does not wait for its peers, else the longer without progress.
+bool better_hang(const Failure& a, const Failure& b);
 
 // The node a failure blames, when the fault is the node's rather than the program's: an agent lost (its node or
 // link died) or a worker killed by SIGBUS (a memory error); "" otherwise. `submit --preflight --requeue` and
@@ -26,6 +40,8 @@ std::string faulty_node(const Failure& f);
 
 // One line: "rank 3 (local rank 1) on n1 exited with code 1" or the reason.
 std::string describe(const Failure& f);
+// "no progress in N attempts in a row: stopped, not requeued": the summary's, status's and wait's words.
+std::string no_progress_line(int attempts);
 // The block printed at the end of a failed job.
 std::string format_summary(const Failure& f, int restart_count, int max_restarts);
 

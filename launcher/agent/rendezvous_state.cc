@@ -18,7 +18,22 @@ Reply reply(Reply::Kind kind, ConnId to) {
 }  // namespace
 
 RendezvousState::RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now)
-    : m_config(std::move(config)), m_pick_port(std::move(pick_port)), m_round_start(now) {}
+    : m_config(std::move(config)),
+      m_pick_port(std::move(pick_port)),
+      m_round_start(now),
+      m_streak(m_config.no_progress_streak),
+      m_reports(m_config.reports) {}
+
+void RendezvousState::progress(ConnId c, int round) {
+  if (m_phase != Phase::running || round != m_round || !m_participants.count(c)) return;
+  m_progressed = true;
+  m_reports = true;
+}
+
+void RendezvousState::end_attempt() {
+  m_streak = m_progressed ? 0 : m_streak + 1;
+  m_progressed = false;
+}
 
 bool RendezvousState::joined_rank(int node_rank) const {
   auto owner = m_owner.find(node_rank);
@@ -95,6 +110,7 @@ std::vector<Reply> RendezvousState::done(ConnId c, int round) {
   m_done.insert(c);
   if (m_done.size() < m_participants.size()) return {};
   m_phase = Phase::finished;
+  m_streak = 0;
   std::vector<Reply> out;
   for (const auto& [a, n] : m_agents) out.push_back(reply(Reply::finish, a));
   return out;
@@ -103,12 +119,30 @@ std::vector<Reply> RendezvousState::done(ConnId c, int round) {
 std::vector<Reply> RendezvousState::failed(ConnId c, int round, const Failure& f, Clock::time_point now) {
   // Later failures of the same round are mostly consequences of the first (peers lost their connections).
   if (m_phase != Phase::running || round != m_round || !m_participants.count(c)) return {};
+  if (f.hang_s > 0 && m_config.hang_window.count() > 0) {
+    // Every node whose workers wait reports its own: the best of them once the window closes (tick).
+    if (!m_hang) m_hang_until = now + m_config.hang_window;
+    if (!m_hang || better_hang(f, *m_hang)) m_hang = f;
+    return {};
+  }
+  return decide(f, now);  // a worker that failed outright is the root cause, hangs reported or not
+}
+
+std::vector<Reply> RendezvousState::decide(const Failure& f, Clock::time_point now) {
+  m_hang.reset();
+  end_attempt();
+  if (m_reports && m_config.no_progress_limit > 0 && m_streak >= m_config.no_progress_limit) {
+    Failure why = f;
+    why.no_progress = m_streak;
+    return abort(why);
+  }
   if (m_restart_count >= m_config.max_restarts) return abort(f);
   ++m_restart_count;
   return restart(now);
 }
 
 std::vector<Reply> RendezvousState::restart(Clock::time_point now) {
+  m_hang.reset();
   std::vector<Reply> out;
   ++m_round;
   for (const auto& [a, n] : m_participants) {
@@ -126,6 +160,7 @@ std::vector<Reply> RendezvousState::restart(Clock::time_point now) {
 }
 
 std::vector<Reply> RendezvousState::abort(const Failure& why) {
+  m_hang.reset();
   m_phase = Phase::aborted;
   std::vector<Reply> out;
   for (const auto& [a, n] : m_agents) {
@@ -162,6 +197,7 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
       return abort(why);
     }
     // A change of membership, not a worker failure: it does not use up a restart (as in TorchElastic).
+    end_attempt();
     return restart(now);
   }
   if (m_round > 0 && alive < m_config.min_nodes) {
@@ -174,10 +210,12 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
 
 std::vector<Reply> RendezvousState::shutdown(ConnId, const Failure& why) {
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
+  if (m_phase == Phase::running) end_attempt();  // a requeued job counts on from here
   return abort(why);
 }
 
 std::vector<Reply> RendezvousState::tick(Clock::time_point now) {
+  if (m_phase == Phase::running && m_hang && now >= m_hang_until) return decide(*m_hang, now);
   if (m_phase != Phase::joining) return {};
   auto out = maybe_close(now);
   if (!out.empty() || now < m_round_start + m_config.join_timeout) return out;
@@ -189,6 +227,7 @@ std::vector<Reply> RendezvousState::tick(Clock::time_point now) {
 }
 
 std::optional<Clock::time_point> RendezvousState::deadline() const {
+  if (m_phase == Phase::running && m_hang) return m_hang_until;
   if (m_phase != Phase::joining) return std::nullopt;
   auto t = m_round_start + m_config.join_timeout;
   if (m_last_call) t = std::min(t, *m_last_call);

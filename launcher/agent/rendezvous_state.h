@@ -26,6 +26,15 @@ struct RendezvousConfig {
   Clock::duration join_timeout = std::chrono::seconds(600);
   std::string master_addr;
   int anchor_node = 0;  // the store's own node: always group rank 0, so RANK 0 runs where MASTER_PORT is free
+  // No progress, no requeue: after this many attempts in a row without progress (a node's `progress` message) a
+  // failure stops the job instead of restarting it (Failure::no_progress), restarts left or not. 0: never. The
+  // rule holds only a program that reports progress; a silent one ends at max_restarts as before.
+  int no_progress_limit = 0;
+  int no_progress_streak = 0;  // attempts without progress before this run (a requeued job's, from JOBDIR)
+  bool reports = false;        // the program reported progress in an earlier run of the job
+  // A hang is reported by every node whose workers wait, each naming its own rank: the store waits this long
+  // after the first for the others and takes the one that names the rank holding them (better_hang).
+  Clock::duration hang_window = std::chrono::seconds(2);
 };
 
 // What one node runs in one round.
@@ -58,6 +67,8 @@ class RendezvousState {
   // Every worker of the node's group exited 0 in `round`.
   std::vector<Reply> done(ConnId c, int round);
   std::vector<Reply> failed(ConnId c, int round, const Failure& f, Clock::time_point now);
+  // A node's workers made progress in `round` (agent/progress_watch.h's rule).
+  void progress(ConnId c, int round);
   std::vector<Reply> lost(ConnId c, Clock::time_point now);
   // An agent stops the job on purpose (it got SIGTERM...): everyone stops, no restart.
   std::vector<Reply> shutdown(ConnId c, const Failure& why);
@@ -69,6 +80,9 @@ class RendezvousState {
   int round() const { return m_round; }
   int restart_count() const { return m_restart_count; }
   size_t agents() const { return m_agents.size(); }
+  // Attempts in a row that ended without progress, the running one not counted; whether the program reports.
+  int no_progress_streak() const { return m_streak; }
+  bool reports() const { return m_reports; }
   // "the agent on HOST (node N)" for a connection that joined, else "an agent": what the store's log names.
   std::string who(ConnId c) const;
 
@@ -82,7 +96,9 @@ class RendezvousState {
   std::vector<Reply> close_round();
   std::vector<Reply> restart(Clock::time_point now);
   std::vector<Reply> abort(const Failure& why);
+  std::vector<Reply> decide(const Failure& f, Clock::time_point now);
   bool joined_rank(int node_rank) const;
+  void end_attempt();
 
   RendezvousConfig m_config;
   std::function<int()> m_pick_port;
@@ -96,6 +112,11 @@ class RendezvousState {
   std::map<ConnId, Node> m_joined;        // joined the round being formed
   std::map<ConnId, Node> m_participants;  // in the running round
   std::set<ConnId> m_done;
+  bool m_progressed = false;  // in the running round
+  std::optional<Failure> m_hang;  // the best hang reported in the running round, while the window is open
+  Clock::time_point m_hang_until{};
+  int m_streak = 0;
+  bool m_reports = false;
 };
 
 }  // namespace hpclaunch

@@ -140,6 +140,8 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
       // The node-0 agent has already said so for its own workers.
       if (f.node_rank != m_config.rendezvous.anchor_node) agent_log(m_config.log_host, "failure: " + describe(f));
       apply(m_state.failed(id, msg.at("round"), f, now));
+    } else if (type == "progress") {
+      m_state.progress(id, msg.at("round"));
     } else if (type == "shutdown") {
       apply(m_state.shutdown(id, msg.at("failure").get<Failure>()));
     }

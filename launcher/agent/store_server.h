@@ -30,6 +30,8 @@ class StoreServer {
   int port() const { return m_port; }
   // Lines read from every peer so far (hellos, heartbeats, messages): what the load generator divides its CPU by.
   uint64_t lines_read() const { return m_lines_read; }
+  // The rendezvous as it stands (its no-progress count, which node 0 keeps in the job directory for a requeue).
+  const RendezvousState& state() const { return m_state; }
   // Stops the job for every agent (this agent got SIGTERM...), without a restart.
   void shutdown(const Failure& why);
   // Stops accepting; every connection is flushed and closed.

@@ -52,6 +52,17 @@ EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignme
   env.emplace("OMP_NUM_THREADS", std::to_string(layout.omp_threads));
   env.emplace("PYTHONUNBUFFERED", "1");
   if (!layout.use_libuv) env.emplace("USE_LIBUV", "0");  // torch.distributed's env:// store then takes no libuv
+  if (!layout.flight_recorder_prefix.empty()) {
+    // NCCL's own account of a hang (torch's flight recorder): the last collectives of each rank, dumped when the
+    // process group's watchdog sees a timeout. Costs a ring buffer of entries; a CPU (gloo) job ignores it.
+    // torch 2.15's names, each unless the user set it or its older TORCH_NCCL_ name.
+    const std::pair<const char*, const char*> names[] = {{"TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"},
+                                                         {"TORCH_FR_DUMP_ON_TIMEOUT", "TORCH_NCCL_DUMP_ON_TIMEOUT"},
+                                                         {"TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"}};
+    const std::string values[] = {"2000", "1", layout.flight_recorder_prefix};
+    for (size_t i = 0; i < 3; ++i)
+      if (!env.count(names[i].first) && !env.count(names[i].second)) env[names[i].first] = values[i];
+  }
   return env;
 }
 

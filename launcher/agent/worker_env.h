@@ -21,6 +21,9 @@ struct WorkerLayout {
   bool virtual_local_rank = false;  // LOCAL_RANK=0 and CUDA_VISIBLE_DEVICES = this worker's GPU only
   bool use_libuv = true;  // false: USE_LIBUV=0 when the agent's environment has no USE_LIBUV
   std::vector<int> signals;  // passed on to the workers by the agent: TORCHELASTIC_SIGNALS_TO_HANDLE, "SIGTERM,..."
+  // With a hang watch: NCCL's flight recorder on (unless the user set it), dumping to files that start with this
+  // (TORCH_FR_DUMP_TEMP_FILE, the rank appended by torch) when a collective times out. "": left as it is.
+  std::string flight_recorder_prefix;
 };
 
 // The variables of the worker with `local_rank` in the round `a`, over `base` (the agent's environment). With
@@ -28,6 +31,9 @@ struct WorkerLayout {
 // list (or `local_rank` itself when it has none) and LOCAL_RANK is 0; throws Error when the list is too short.
 EnvMap worker_env(const EnvMap& base, const WorkerLayout& layout, const Assignment& a, int local_rank,
                   const std::string& error_file);
+// HPCLAUNCH_PROGRESS_FILE: where the worker's progress goes (hpclaunch.progress.step, hpclaunch-train), read by the
+// agent's hang watch (agent/progress_watch.h).
+inline constexpr const char* k_progress_file_var = "HPCLAUNCH_PROGRESS_FILE";
 
 struct WorkerCommand {
   std::vector<std::string> args;  // what the user gave after --

@@ -158,6 +158,25 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.add_option("--duplicate-stderr-filters,--duplicate_stderr_filters", f.dup_stderr_filters,
                  "the same for stderr, to filtered_stderr.log");
   app.add_flag("-v,--verbose", o.verbose, "log the rendezvous");
+  app.add_option("--hang-timeout", o.hang_timeout_s,
+                 "seconds without progress after which a worker is hung: its stacks are recorded and the job "
+                 "restarts (default: HPCLAUNCH_HANG_TIMEOUT, else 0, not watched)")
+      ->check(CLI::NonNegativeNumber)
+      ->envname("HPCLAUNCH_HANG_TIMEOUT");
+  app.add_option("--hang-startup-timeout", o.hang_startup_s,
+                 "seconds a worker may take to its first progress in an attempt (imports, loading a checkpoint) "
+                 "(default: HPCLAUNCH_HANG_STARTUP_TIMEOUT, else --hang-timeout)")
+      ->check(CLI::NonNegativeNumber)
+      ->envname("HPCLAUNCH_HANG_STARTUP_TIMEOUT");
+  app.add_flag("--hang-output{true},--no-hang-output{false}", o.hang_output,
+               "a program that reports no progress is hung when no worker prints a line for --hang-timeout "
+               "(default: HPCLAUNCH_HANG_OUTPUT)")
+      ->envname("HPCLAUNCH_HANG_OUTPUT");
+  app.add_option("--no-progress-limit", o.no_progress_limit,
+                 "attempts in a row without progress after which the job stops with exit 93, not requeued "
+                 "(0: never; default: HPCLAUNCH_NO_PROGRESS_LIMIT, else 3)")
+      ->check(CLI::NonNegativeNumber)
+      ->envname("HPCLAUNCH_NO_PROGRESS_LIMIT");
   // As torchrun's argparse `env` actions: a flag not given takes PET_<NAME> from the environment.
   for (const char* name : {"nnodes", "nproc-per-node", "rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf",
                            "standalone", "max-restarts", "monitor-interval", "start-method", "event-log-handler",

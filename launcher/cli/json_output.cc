@@ -151,7 +151,9 @@ nlohmann::json status_json(const JobRecord& job, const JobState& state, const st
                                 {"state", state_json(state)},
                                 {"tasks", list},
                                 {"after", job.after},
-                                {"excluded", job.excluded}});
+                                {"excluded", job.excluded},
+                                {"failure", job.failure},
+                                {"hangs", job.hangs}});
 }
 
 void print_status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks) {

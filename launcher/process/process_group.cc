@@ -233,6 +233,7 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
   if (c.files[stream] >= 0) write_all(c.files[stream], text);
   if (stream == 0 ? c.spec.console_out : c.spec.console_err) write_all(stream == 0 ? 1 : 2, c.spec.prefix + text);
   if (c.dups[stream] >= 0 && contains_any(line, c.spec.dup_filters[stream])) write_all(c.dups[stream], c.spec.prefix + text);
+  if (m_config.on_line) m_config.on_line(c.spec.id, stream);
 }
 
 void ProcessGroup::maybe_gone(int pid) {
@@ -255,6 +256,7 @@ void ProcessGroup::stop(std::chrono::milliseconds grace, int sig) {
   if (m_children.empty()) return;
   m_stopping = true;
   signal(sig);
+  if (sig != SIGKILL && sig != SIGCONT) signal(SIGCONT);  // a stopped child acts on `sig` only once continued
   m_kill_timer.expires_after(grace);
   m_kill_timer.async_wait([this](boost::system::error_code ec) {
     if (!ec) signal(SIGKILL);

@@ -62,6 +62,9 @@ struct ProcessGroupConfig {
   // SIGTERM, then SIGKILL after `grace`, so that they do not wait for it forever in a collective.
   bool stop_others_on_failure = false;
   std::chrono::milliseconds grace{30000};
+  // Output::lines: called with the child's id and the stream (0 stdout, 1 stderr) for each whole line, after it is
+  // written out (the agent's hang watch counts a line as a sign of life).
+  std::function<void(int id, int stream)> on_line;
 };
 
 // The executable `cmd` names (PATH lookup); throws Error naming it (and `who`) if there is none.
@@ -91,7 +94,8 @@ class ProcessGroup : public WorkerGroup {
   std::vector<int> start(const std::vector<ProcessSpec>& specs) override;
   // Sends `sig` to every running child's process group.
   void signal(int sig) override;
-  // Sends `sig` now and SIGKILL to what is left after `grace`; OnIdle follows once all are gone.
+  // Sends `sig` now (with SIGCONT, so that a stopped child gets it) and SIGKILL to what is left after `grace`;
+  // OnIdle follows once all are gone.
   void stop(std::chrono::milliseconds grace, int sig) override;
   void stop(std::chrono::milliseconds grace) { stop(grace, SIGTERM); }
   // Kills everything at once (we are going away).

@@ -1,6 +1,11 @@
 #include "record/job_record.h"
 
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "dialect/dialect.h"
 #include "util/error.h"
@@ -145,6 +150,37 @@ void write_excluded_nodes(const std::string& job_dir, const ExcludedNodesFile& f
     throw failure(path, "cannot be written", "check the job directory's permissions and free space");
 }
 
+namespace {
+
+// failure.json's and the hang files' "summary": what status shows. A file being written, or not JSON, says nothing.
+std::string summary_of(const fs::path& file) {
+  auto text = read_file(file.string());
+  if (!text) return "";
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object()) return "";
+  auto s = j.find("summary");
+  return s != j.end() && s->is_string() ? s->get<std::string>() : "";
+}
+
+void read_agent_words(JobRecord* r) {
+  r->failure = summary_of(fs::path(r->dir) / "failure.json");
+  std::error_code ec;
+  std::vector<std::pair<int, fs::path>> files;
+  for (const auto& attempt : fs::directory_iterator(fs::path(r->dir) / "stacks", ec)) {
+    const std::string name = attempt.path().filename().string();
+    if (name.rfind("attempt_", 0) != 0) continue;
+    int n = std::atoi(name.c_str() + 8);
+    std::error_code ec2;
+    for (const auto& f : fs::directory_iterator(attempt.path(), ec2))
+      if (f.path().filename().string().rfind("hang-", 0) == 0) files.emplace_back(n, f.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& [n, f] : files)
+    if (auto s = summary_of(f); !s.empty()) r->hangs.push_back(fmt::format("attempt {}: {}", n, s));
+}
+
+}  // namespace
+
 JobRecord read_job_record(const std::string& dir) {
   JobRecord r;
   std::error_code ec;
@@ -175,6 +211,7 @@ JobRecord read_job_record(const std::string& dir) {
     r.task_job_ids = job->task_job_ids;
   }
   r.excluded = read_excluded_nodes(r.dir).nodes;
+  read_agent_words(&r);
   return r;
 }
 

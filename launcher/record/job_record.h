@@ -146,6 +146,10 @@ struct JobRecord {
   std::vector<std::string> command;  // plan.json's command, as typed
   std::vector<std::string> after;    // job.json's dependencies: "afterok:123", ...
   std::vector<ExcludedNode> excluded;  // excluded-nodes.json's nodes
+  // The agents' words (agent/failure.h writes both): failure.json's summary, the root cause of a failed run; and
+  // each hang found, restarted or not (stacks/attempt_N/hang-HOST.json), in attempt order.
+  std::string failure;
+  std::vector<std::string> hangs;
   int max_requeues = 0;              // plan.json's, 0 without --requeue: how often the local runner runs it again
   // An array job: its task count and plan.json's limit. One task of it (task_record) has `task` set, `dir` its run
   // directory JOBDIR/tasks/I, `job_id` the scheduler's name for the task, and its own values and command.

@@ -303,7 +303,7 @@ int run_local_tasks(const std::vector<std::string>& argv, const std::string& job
                     int tasks_per_node, int gpus_per_node) {
   if (argv.empty()) throw Error("--", "no command to run", "put the task's command after `--`");
   const int ntasks = nodes * tasks_per_node;
-  Runner runner({"hpclaunch local-srun", /*stop_others_on_failure=*/true, k_kill_grace});
+  Runner runner({"hpclaunch local-srun", /*stop_others_on_failure=*/true, k_kill_grace, {}});
   int worst = 0, left = ntasks;
   bool started = false, failed = false;
   runner.run([&] {

@@ -12,6 +12,9 @@ inline constexpr int k_exit_failure = 1;
 // A worker's "I saved; requeue me" (hpclaunch-train's too, docs/RUNTIME.md): the rendered Slurm script and the local
 // runner (scheduler/local_job.h) run the job again on it.
 inline constexpr int k_exit_requeue = 99;
+// The job made no progress in --no-progress-limit attempts in a row (agent/rendezvous_state.h): the rendered
+// scripts and the local runner do not requeue it. 93, as NVIDIA's ft_launcher says "do not requeue".
+inline constexpr int k_exit_no_progress = 93;
 
 class Error : public std::runtime_error {
  public:

@@ -12,12 +12,12 @@ from ._cli import HpclaunchError, binary
 from ._executor import (Checkpointable, DelayedSubmission, Executor, ExecutorJob, JobEnvironment, JobFailedError,
                         JobPaths, RemoteError, as_completed)
 from ._job import Job, jobs, render, site, sites, submit
-from . import helpers
+from . import helpers, progress
 
 __version__ = "0.1.0"
 __all__ = ["HpclaunchError", "JobFailedError", "RemoteError", "Job", "ExecutorJob", "Executor", "JobEnvironment",
            "JobPaths", "Checkpointable", "DelayedSubmission", "as_completed", "helpers", "submit", "render", "jobs",
-           "sites", "site", "binary", "main"]
+           "sites", "site", "binary", "main", "progress"]
 
 
 def main(argv=None):

@@ -34,31 +34,17 @@ out=$(cat crash0.out crash1.out)
 assert_contains "$out" "root cause: rank 3 (local rank 1) on "
 assert_contains "$out" "RuntimeError: crash: checkpoint directory /ckpt is not writable"
 
+cp "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib_lightning_tiny.py" .
 cat >lit.py <<'PY'
 import os
-import torch
 import lightning as L
-from torch.utils.data import DataLoader, TensorDataset
+from lib_lightning_tiny import Tiny, data
 
 
-class Tiny(L.LightningModule):
-    def __init__(self):
-        super().__init__()
-        self.layer = torch.nn.Linear(4, 1)
-
-    def training_step(self, batch, _):
-        x, y = batch
-        return torch.nn.functional.mse_loss(self.layer(x), y)
-
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.1)
-
-
-data = DataLoader(TensorDataset(torch.randn(16, 4), torch.randn(16, 1)), batch_size=2)
 trainer = L.Trainer(accelerator="cpu", devices=2, num_nodes=2, strategy="ddp", max_steps=2, logger=False,
                     enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
 env = type(trainer.strategy.cluster_environment).__name__
-trainer.fit(Tiny(), data)
+trainer.fit(Tiny(), data())
 print(f"lightning env={env} world={trainer.world_size} global_rank={trainer.global_rank} "
       f"node_rank={trainer.node_rank} local_rank={trainer.local_rank} rank={os.environ['RANK']} "
       f"steps={trainer.global_step}", flush=True)

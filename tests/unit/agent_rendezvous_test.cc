@@ -219,3 +219,140 @@ TEST_CASE("a node that comes after a MIN:MAX round closed re-forms the job with 
 }
 
 }  // namespace agent_rendezvous_test
+
+namespace agent_rendezvous_test {
+
+TEST_CASE("no progress, no requeue: K attempts in a row without progress stop a job that reports progress") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = config(2, 2, 10);
+  c.no_progress_limit = 3;
+  RendezvousState s(c, port_counter, t0);
+  Failure f;
+  f.host = "n2";
+  f.rank = 1;
+  f.exit_code = 1;
+  auto round = [&](bool progress) {
+    s.join(1, 0, "n1", 1, t0);
+    auto rs = s.join(2, 1, "n2", 1, t0);
+    REQUIRE(rs.size() == 2);
+    if (progress) s.progress(2, s.round());
+    s.progress(3, s.round());  // not a participant: ignored
+    return s.failed(1, s.round(), f, t0);
+  };
+  CHECK(round(true)[0].kind == Reply::restart);  // attempt 0 progressed: the program reports
+  CHECK(s.reports());
+  CHECK(s.no_progress_streak() == 0);
+  CHECK(round(false)[0].kind == Reply::restart);
+  CHECK(round(true)[0].kind == Reply::restart);  // progress again: the count starts over
+  CHECK(s.no_progress_streak() == 0);
+  CHECK(round(false)[0].kind == Reply::restart);
+  CHECK(round(false)[0].kind == Reply::restart);
+  CHECK(s.no_progress_streak() == 2);
+  auto rs = round(false);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::abort);  // 3 in a row, with 5 restarts left
+  CHECK(rs[0].failure.no_progress == 3);
+  CHECK(rs[0].failure.rank == 1);
+  CHECK(s.restart_count() == 5);
+}
+
+TEST_CASE("no progress: a program that never reported ends at max_restarts as before; a requeue counts on") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = config(1, 1, 4);
+  c.no_progress_limit = 2;
+  Failure f;
+  f.rank = 0;
+  f.exit_code = 1;
+  RendezvousState silent(c, port_counter, t0);
+  for (int i = 0; i < 4; ++i) {
+    silent.join(1, 0, "n1", 1, t0);
+    CHECK(silent.failed(1, silent.round(), f, t0)[0].kind == Reply::restart);
+  }
+  CHECK(silent.no_progress_streak() == 4);
+  CHECK_FALSE(silent.reports());
+  silent.join(1, 0, "n1", 1, t0);
+  auto rs = silent.failed(1, silent.round(), f, t0);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.no_progress == 0);  // out of restarts, not judged
+
+  // A requeued run of a program that reports, after one attempt without progress: one more is the second.
+  c.no_progress_streak = 1;
+  c.reports = true;
+  RendezvousState requeued(c, port_counter, t0);
+  requeued.join(1, 0, "n1", 1, t0);
+  rs = requeued.failed(1, 0, f, t0);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.no_progress == 2);
+
+  // A shutdown (the time limit's signal) ends an attempt too: what the next run starts from.
+  c.no_progress_streak = 0;
+  RendezvousState stopped(c, port_counter, t0);
+  stopped.join(1, 0, "n1", 1, t0);
+  stopped.shutdown(1, f);
+  CHECK(stopped.no_progress_streak() == 1);
+  RendezvousState done(c, port_counter, t0);
+  done.join(1, 0, "n1", 1, t0);
+  done.done(1, 0);
+  CHECK(done.no_progress_streak() == 0);
+}
+
+}  // namespace agent_rendezvous_test
+
+namespace agent_rendezvous_test {
+
+TEST_CASE("hangs: the store waits a moment for every node's report and takes the one naming the rank that holds") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(3, 3, 1), port_counter, t0);
+  s.join(1, 0, "n1", 2, t0);
+  s.join(2, 1, "n2", 2, t0);
+  s.join(3, 2, "n3", 2, t0);
+  auto hang = [](const char* host, int rank, double seconds, bool stopped, bool waits) {
+    Failure f;
+    f.host = host;
+    f.rank = rank;
+    f.hang_s = seconds;
+    f.hang_stopped = stopped;
+    f.hang_waits_for_peers = waits;
+    return f;
+  };
+  CHECK(s.failed(1, 0, hang("n1", 0, 10.5, false, true), t0 + 10s).empty());  // the window opens
+  CHECK(s.deadline() == t0 + 12s);
+  CHECK(s.failed(3, 0, hang("n3", 5, 10, false, false), t0 + 11s).empty());  // elsewhere, not in a collective
+  CHECK(s.failed(2, 0, hang("n2", 2, 9, true, true), t0 + 11s).empty());     // stopped: the best
+  CHECK(s.tick(t0 + 11s).empty());
+  auto rs = s.tick(t0 + 12s);
+  REQUIRE(rs.size() == 3);
+  CHECK(rs[0].kind == Reply::restart);
+  CHECK(s.restart_count() == 1);
+  CHECK(s.phase() == RendezvousState::Phase::joining);
+  // Out of restarts: the abort names the best hang of the window.
+  for (ConnId c : {1, 2, 3}) s.join(c, static_cast<int>(c) - 1, "n" + std::to_string(c), 2, t0 + 20s);
+  CHECK(s.failed(1, 1, hang("n1", 0, 30, false, true), t0 + 30s).empty());
+  CHECK(s.failed(3, 1, hang("n3", 5, 10, false, false), t0 + 30s).empty());
+  rs = s.tick(t0 + 32s);
+  REQUIRE(rs.size() == 3);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.host == "n3");  // not waiting for its peers, though newer
+}
+
+TEST_CASE("hangs: a worker that fails outright during the window is the root cause at once") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(2, 2, 0), port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  s.join(2, 1, "n2", 1, t0);
+  Failure h;
+  h.rank = 0;
+  h.hang_s = 12;
+  CHECK(s.failed(1, 0, h, t0).empty());
+  Failure crash;
+  crash.rank = 1;
+  crash.exit_code = 1;
+  auto rs = s.failed(2, 0, crash, t0 + 1s);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].kind == Reply::abort);
+  CHECK(rs[0].failure.rank == 1);
+  CHECK(s.tick(t0 + 5s).empty());
+  CHECK(better_hang(h, crash));  // a longer hang than nothing
+}
+
+}  // namespace agent_rendezvous_test

@@ -322,3 +322,60 @@ TEST_CASE("a message missing a field throws and changes nothing") {
 }
 
 }  // namespace agent_state_test
+
+namespace agent_state_test {
+
+TEST_CASE("a hang kills this node's workers at once and is reported as the round's failure, with where it was") {
+  AgentState s = running_agent();
+  Failure hang;
+  hang.local_rank = 1;
+  hang.hang_s = 120.4;
+  hang.hang_source = "progress";
+  hang.frame = "train.py:57 `next(loader)`";
+  hang.stacks = "/jobs/1/stacks/attempt_0";
+  auto acts = s.hung(hang);
+  REQUIRE(kinds(acts) == std::vector{K::log, K::stop_workers, K::send});
+  CHECK(acts[0].text == "hang: rank 3 (local rank 1) on n2 made no progress for 120 s, in train.py:57 `next(loader)`;"
+                        " killing this node's workers");
+  CHECK(acts[1].signal == SIGKILL);
+  Failure f = acts[2].message["failure"].get<Failure>();
+  CHECK(f.rank == 3);
+  CHECK(f.host == "n2");
+  CHECK(f.node_rank == 1);
+  CHECK(f.hang_s == doctest::Approx(120.4));
+  CHECK(f.stacks == "/jobs/1/stacks/attempt_0");
+  CHECK(f.frame == "train.py:57 `next(loader)`");
+  // The killed workers' ends are its consequences, and a second hang of the round is not reported again.
+  CHECK(s.worker_exited({1, 0, SIGKILL}).empty());
+  CHECK(s.hung(hang).empty());
+  // Out of restarts: the store aborts with the hang, and the summary names the stacks.
+  acts = s.message({{"type", "abort"}, {"failure", f}, {"restart_count", 1}});
+  CHECK_FALSE(s.finished());  // not until the workers are gone
+  s.workers_idle();
+  CHECK(s.finished());
+  CHECK(s.exit_code() == 1);
+  CHECK(s.exit_message() ==
+        "root cause: rank 3 (local rank 1) on n2 made no progress for 120 s, in train.py:57 `next(loader)` (after 1 "
+        "of 1 restarts)\nstacks of every rank: /jobs/1/stacks/attempt_0");
+}
+
+TEST_CASE("progress is told to the store once a round; a no-progress abort ends the agent with 93") {
+  AgentState s = running_agent();
+  auto acts = s.progressed();
+  REQUIRE(kinds(acts) == std::vector{K::send});
+  CHECK(acts[0].message == nlohmann::json{{"type", "progress"}, {"round", 0}});
+  CHECK(s.progressed().empty());
+  Failure f;
+  f.host = "n1";
+  f.rank = 0;
+  f.exit_code = 1;
+  f.no_progress = 3;
+  s.message({{"type", "abort"}, {"failure", f}, {"restart_count", 1}});
+  s.workers_idle();
+  CHECK(s.finished());
+  CHECK(s.exit_code() == 93);
+  CHECK(s.exit_message().find("no progress in 3 attempts in a row: stopped, not requeued") != std::string::npos);
+  CHECK(s.progressed().empty());  // nothing runs
+}
+
+}  // namespace agent_state_test

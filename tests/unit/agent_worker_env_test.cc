@@ -103,3 +103,24 @@ TEST_CASE("TORCHELASTIC_SIGNALS_TO_HANDLE names the signals the agent passes on,
 TEST_SUITE_END();
 
 }  // namespace agent_worker_env_test
+
+namespace agent_worker_env_test {
+
+TEST_CASE("with a hang watch the workers get torch's flight recorder, unless the user set it, old names too") {
+  WorkerLayout layout;
+  layout.flight_recorder_prefix = "/jobs/1/stacks/attempt_0/nccl_trace_rank_";
+  Env env = worker_env({}, layout, Assignment{}, 0, "e");
+  CHECK(env["TORCH_FR_BUFFER_SIZE"] == "2000");
+  CHECK(env["TORCH_FR_DUMP_ON_TIMEOUT"] == "1");
+  CHECK(env["TORCH_FR_DUMP_TEMP_FILE"] == "/jobs/1/stacks/attempt_0/nccl_trace_rank_");
+  Env mine = worker_env({{"TORCH_NCCL_TRACE_BUFFER_SIZE", "0"}, {"TORCH_FR_DUMP_TEMP_FILE", "/x/"}}, layout,
+                        Assignment{}, 0, "e");
+  CHECK_FALSE(mine.count("TORCH_FR_BUFFER_SIZE"));
+  CHECK(mine["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "0");
+  CHECK(mine["TORCH_FR_DUMP_TEMP_FILE"] == "/x/");
+  CHECK(mine["TORCH_FR_DUMP_ON_TIMEOUT"] == "1");
+  Env none = worker_env({}, WorkerLayout{}, Assignment{}, 0, "e");
+  CHECK_FALSE(none.count("TORCH_FR_BUFFER_SIZE"));
+}
+
+}  // namespace agent_worker_env_test
