@@ -67,8 +67,27 @@ AgentActions AgentState::connected() {
 }
 
 AgentActions AgentState::message(const nlohmann::json& msg) {
-  if (m_exiting) return {};
   const std::string type = msg.at("type");
+  if (m_exiting) {
+    // Already ending with 99 for a worker's "requeue me": the store's word that the job made no progress in its
+    // last attempts turns it into 93, which the scripts do not requeue.
+    if (type == "abort" && m_exit_code == k_exit_requeue && !m_finished) {
+      const Failure f = msg.at("failure").get<Failure>();
+      if (f.no_progress > 0) {
+        m_exit_code = k_exit_no_progress;
+        m_exit_message += "\n" + no_progress_line(f.no_progress);
+        if (m_config.node_rank == 0) {
+          AgentAction a = act(AgentAction::record_failure);
+          a.failure = f;
+          AgentActions acts{a};
+          append_actions(acts, abort_heard());
+          return acts;
+        }
+      }
+    }
+    if (type == "abort") return abort_heard();
+    return {};
+  }
   if (type == "assign") {
     m_assignment = assignment_of(msg);
     m_running = true;
@@ -135,6 +154,9 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
     const std::string what = describe(f) + " (saved, requeue me)";
     AgentActions acts{log("worker " + what + "; stopping the job without a restart")};
     append_actions(acts, stop_job(f));
+    // Every agent's status must be the same, since srun's is the highest of its tasks': this one waits for the
+    // store's abort too, which may say that the job made no progress (93) instead.
+    m_await_abort = true;
     append_actions(acts, exit_with(k_exit_requeue, "requeue: " + what));
     return acts;
   }
@@ -182,10 +204,21 @@ AgentActions AgentState::workers_idle() {
   m_after = After::nothing;
   if (next == After::rejoin) return join();
   if (next == After::exit) {
+    if (m_await_abort) {  // the store's word on the requeue first (message)
+      m_after = After::exit;
+      return {};
+    }
     m_finished = true;
     return {act(AgentAction::finish)};
   }
   return {};
+}
+
+AgentActions AgentState::abort_heard() {
+  if (!m_await_abort) return {};
+  m_await_abort = false;
+  if (m_workers || m_after != After::exit) return {};
+  return workers_idle();
 }
 
 AgentActions AgentState::then(After next) {
@@ -204,7 +237,7 @@ AgentActions AgentState::exit_with(int code, std::string message) {
 }
 
 AgentActions AgentState::store_lost(const std::string& why) {
-  if (m_exiting) return {};
+  if (m_exiting) return abort_heard();  // no word will come
   return exit_with(k_exit_failure, fmt::format("lost the rendezvous store at {}:{} (the node-0 agent): {}",
                                                m_config.rdzv_host, m_config.rdzv_port, why));
 }

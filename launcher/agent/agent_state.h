@@ -91,6 +91,7 @@ class AgentState {
   AgentActions join() const;
   AgentActions then(After next);
   AgentActions exit_with(int code, std::string message);
+  AgentActions abort_heard();
   AgentActions stop_workers(int sig);
   AgentActions stop_job(const Failure& why);
   AgentAction log(std::string text) const;
@@ -107,6 +108,7 @@ class AgentState {
   std::string m_exit_message;
   int m_stop_signal = 0;  // a terminating signal the agent got
   int m_progress_round = -1;  // the round whose progress the store was told of
+  bool m_await_abort = false;  // ending with 99: waits for the store's abort before it finishes
 };
 
 }  // namespace hpclaunch

@@ -92,6 +92,7 @@ int ElasticAgent::run() {
     if (::mkdtemp(tmpl.data())) m_tmp_dir = tmpl;
   }
   int port = m_opt.rdzv_port;
+  read_progress_record();
   if (m_opt.node_rank == 0) {
     StoreServerConfig sc;
     sc.bind_host = m_opt.rdzv_host;
@@ -100,7 +101,6 @@ int ElasticAgent::run() {
     sc.log_host = m_opt.host;
     sc.verbose = m_opt.verbose;
     sc.heartbeat_timeout = ms(m_opt.heartbeat_timeout_s);
-    read_progress_record();
     sc.rendezvous = {m_opt.min_nodes, m_opt.max_nodes, m_opt.max_restarts, ms(m_opt.last_call_s),
                      ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0,
                      m_opt.no_progress_limit, m_start_streak, m_start_reports};
@@ -343,7 +343,8 @@ void ElasticAgent::stacks_recorded(const Hang& h, int round, const std::vector<W
 }
 
 void ElasticAgent::read_progress_record() {
-  // Node 0 keeps the attempts without progress across a requeue (no progress, no requeue).
+  // Node 0 keeps the attempts without progress and the best step across a requeue (no progress, no requeue);
+  // every node's watch starts from that step.
   auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
   if (!job || job->empty()) return;
   auto text = read_file(*job + "/progress.json");
@@ -352,6 +353,9 @@ void ElasticAgent::read_progress_record() {
   if (!j.is_object()) return;
   m_start_streak = j.value("attempts_without_progress", 0);
   m_start_reports = j.value("reports", false);
+  std::optional<long long> best;
+  if (auto b = j.find("best_step"); b != j.end() && b->is_number_integer()) best = b->get<long long>();
+  m_watch.seed(m_start_reports, best);
 }
 
 void ElasticAgent::write_progress_record() const {
@@ -359,6 +363,7 @@ void ElasticAgent::write_progress_record() const {
   if (!m_server || !job || job->empty()) return;
   nlohmann::json j = {{"attempts_without_progress", m_server->state().no_progress_streak()},
                       {"reports", m_server->state().reports()}};
+  if (auto best = m_watch.best_step()) j["best_step"] = *best;
   if (!write_file_atomic(*job + "/progress.json", j.dump() + "\n")) log("cannot write " + *job + "/progress.json");
 }
 

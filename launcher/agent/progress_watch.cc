@@ -6,6 +6,11 @@ namespace hpclaunch {
 
 ProgressWatch::ProgressWatch(ProgressWatchConfig config) : m_config(config) {}
 
+void ProgressWatch::seed(bool reported, std::optional<long long> best) {
+  m_reported_before = m_reported_before || reported;
+  if (best && (!m_best_before || *best > *m_best_before)) m_best_before = best;
+}
+
 void ProgressWatch::start(int nproc, Clock::time_point now) {
   m_reported_before = reports();
   if (m_best && (!m_best_before || *m_best > *m_best_before)) m_best_before = m_best;

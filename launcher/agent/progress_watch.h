@@ -44,6 +44,8 @@ class ProgressWatch {
 
   bool enabled() const { return m_config.timeout_s > 0; }
   const ProgressWatchConfig& config() const { return m_config; }
+  // What a requeued job's earlier runs reported (JOBDIR/progress.json): the next attempt must pass `best`.
+  void seed(bool reported, std::optional<long long> best);
   // A new attempt of `nproc` workers started at `now`; what earlier attempts reported is kept (reported_before).
   void start(int nproc, Clock::time_point now);
   // Progress from `local_rank` at `t`, with its step when the program gave one.

@@ -210,8 +210,13 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
 
 std::vector<Reply> RendezvousState::shutdown(ConnId, const Failure& why) {
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
-  if (m_phase == Phase::running) end_attempt();  // a requeued job counts on from here
-  return abort(why);
+  Failure f = why;
+  if (m_phase == Phase::running) {
+    end_attempt();  // a requeued job counts on from here
+    // A worker that asks for a requeue (exit 99) again and again without progress: stopped, not requeued.
+    if (m_reports && m_config.no_progress_limit > 0 && m_streak >= m_config.no_progress_limit) f.no_progress = m_streak;
+  }
+  return abort(f);
 }
 
 std::vector<Reply> RendezvousState::tick(Clock::time_point now) {

@@ -51,6 +51,9 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   add_switch(app, "requeue", &r.requeue, "Slurm: requeue on the warning signal (default: the profile's)");
   app.add_option("--signal", r.signal, "Slurm: warning signal before the limit, SIG@SECONDS (default USR1@120)");
   app.add_option("--max-requeues", r.max_requeues, "Slurm: requeue at most this many times (default 3)");
+  app.add_option("--hang-timeout", r.hang_timeout,
+                 "the agent's: seconds without progress after which the job's stacks are recorded and it restarts "
+                 "(0: off; default: the profile's; docs/agent.md)");
   add_switch(app, "preflight", &r.preflight,
              "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
              "leaves it out (docs/preflight.md)");

@@ -347,6 +347,22 @@ std::string check_job_dir_location(const SiteProfile& site, const std::string& j
 
 std::optional<LaunchMode> parse_launch_mode(const std::string& name) { return launch_mode_named(name); }
 
+// --hang-timeout, else the profile's requeue.hang_timeout: the agent's (HPCLAUNCH_HANG_TIMEOUT, which a user's own
+// --env setting of it overrides). Only the agent watches for hangs; srun, mpirun and pals start the command itself.
+void plan_hang(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
+  const int seconds = r.hang_timeout.value_or(site.requeue.hang_timeout);
+  if (seconds < 0) throw Error("--hang-timeout", fmt::format("{} is below 0", seconds), "use 0 (off) or more seconds");
+  if (seconds == 0) return;
+  if (p->launcher != LaunchMode::agent) {
+    if (r.hang_timeout)
+      throw Error("--hang-timeout", fmt::format("the {} launch starts the command itself: only the agent watches for "
+                                                "hangs", to_string(p->launcher)),
+                  "use --launcher agent, or drop --hang-timeout");
+    return;  // the profile's default is for its agent jobs
+  }
+  if (!has_key(p->env, "HPCLAUNCH_HANG_TIMEOUT")) p->env.emplace_back("HPCLAUNCH_HANG_TIMEOUT", std::to_string(seconds));
+}
+
 LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   LaunchPlan p;
   p.site = site;
@@ -424,6 +440,7 @@ LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
   p.env = site.env;
   if (!has_key(user_env, "OMP_NUM_THREADS")) p.env.emplace_back("OMP_NUM_THREADS", std::to_string(p.threads_per_worker));
   p.env.insert(p.env.end(), user_env.begin(), user_env.end());
+  plan_hang(r, site, &p);
 
   for (const auto& n : site.notices)
     if (p.nodes >= n.min_nodes) p.warnings.push_back(site.name + ": " + n.text);

@@ -33,6 +33,7 @@ struct JobRequest {
   std::optional<bool> requeue;    // --requeue / --no-requeue; unset: the profile's default
   std::string signal;             // --signal SIG@SECONDS
   std::optional<int> max_requeues;
+  std::optional<int> hang_timeout;  // --hang-timeout S: the agent's (0: off); unset: the profile's
   std::optional<bool> preflight;  // --preflight: `hpclaunch check` on every rank before the command
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.

@@ -145,6 +145,8 @@ struct RequeuePolicy {
   std::string signal = "USR1";     // sent to the batch script (B:) `seconds` before the limit
   int seconds = 120;
   int max_requeues = 3;
+  // The agent's --hang-timeout for this site's agent jobs, in seconds (0: not watched; docs/agent.md, "Hangs").
+  int hang_timeout = 0;
 };
 
 // Where a profile written by `hpclaunch sites learn` came from: the day and the scheduler commands it read.

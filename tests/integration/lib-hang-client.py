@@ -3,6 +3,7 @@
 # hangs at step 3 in the way argv[1] says, while the others wait for it in their allreduce:
 #   stop   SIGSTOP to itself;   sleep  a sleep of an hour;   read  a blocking read of a pipe no one writes;
 #   crash  (no hang) every attempt raises at step 2 after its progress at step 1: a crash loop without progress;
+#   requeue (no hang) every run reports step 1 and exits 99, "saved, requeue me": a requeue loop without progress;
 #   none   no fault.
 # Each rank prints its final value, which must be the unfaulted run's. Its steps and the test's --hang-timeout 5
 # are sized so that node 1 (rank 2's) sees the hang before node 0 (ranks 0 and 1) does.
@@ -21,6 +22,9 @@ import hpclaunch.progress as progress
 @record
 def main():
     mode = sys.argv[1]
+    if mode == "requeue":
+        progress.step(1)
+        sys.exit(99)
     dist.init_process_group("gloo")
     rank = dist.get_rank()
     attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])

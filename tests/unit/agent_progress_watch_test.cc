@@ -180,3 +180,19 @@ TEST_CASE("progress watch: the blame goes to a stopped worker, else one not wait
 }
 
 }  // namespace agent_progress_watch_test
+
+namespace agent_progress_watch_test {
+
+TEST_CASE("progress watch: a requeued run is seeded with the best step of the runs before") {
+  ProgressWatch w({0, false});
+  w.seed(true, 40);
+  w.start(1, t0);
+  CHECK(w.reports());
+  w.report(0, t0, 40);
+  CHECK_FALSE(w.progressed());
+  w.report(0, t0, 41);
+  CHECK(w.progressed());
+  CHECK(w.best_step() == 41);
+}
+
+}  // namespace agent_progress_watch_test

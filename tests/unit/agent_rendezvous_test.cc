@@ -356,3 +356,31 @@ TEST_CASE("hangs: a worker that fails outright during the window is the root cau
 }
 
 }  // namespace agent_rendezvous_test
+
+namespace agent_rendezvous_test {
+
+TEST_CASE("no progress: a worker's requeue (a shutdown) after K attempts without progress is marked, not requeued") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = config(1, 1, 0);
+  c.no_progress_limit = 2;
+  c.no_progress_streak = 1;  // the run before this one made none
+  c.reports = true;
+  RendezvousState s(c, port_counter, t0);
+  s.join(1, 0, "n1", 1, t0);
+  Failure f;
+  f.rank = 0;
+  f.exit_code = 99;
+  auto rs = s.shutdown(1, f);
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0].failure.no_progress == 2);
+  CHECK(rs[0].failure.exit_code == 99);
+  // With progress in the attempt, the requeue is left as it is.
+  c.no_progress_streak = 5;
+  RendezvousState p(c, port_counter, t0);
+  p.join(1, 0, "n1", 1, t0);
+  p.progress(1, 0);
+  CHECK(p.shutdown(1, f)[0].failure.no_progress == 0);
+  CHECK(p.no_progress_streak() == 0);
+}
+
+}  // namespace agent_rendezvous_test

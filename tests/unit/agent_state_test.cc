@@ -237,7 +237,11 @@ TEST_CASE("a worker's exit 99 (saved, requeue me) stops the job without a restar
     CHECK(acts[2].signal == SIGTERM);
     CHECK(s.worker_exited({1, k_exit_requeue, 0}).empty());
     CHECK(s.message({{"type", "restart"}, {"round", 1}}).empty());  // too late: it is ending
-    CHECK(kinds(s.workers_idle()) == std::vector{K::finish});
+    // It ends once the store's abort has come (which might have said "no progress": 93), not before.
+    CHECK(s.workers_idle().empty());
+    CHECK_FALSE(s.finished());
+    Failure f = acts[1].message["failure"].get<Failure>();
+    CHECK(kinds(s.message({{"type", "abort"}, {"failure", f}, {"restart_count", 0}})) == std::vector{K::finish});
     CHECK(s.exit_code() == k_exit_requeue);
     CHECK(s.exit_message() == "requeue: rank 2 (local rank 0) on n2 exited with code 99 (saved, requeue me)");
   }
@@ -376,6 +380,38 @@ TEST_CASE("progress is told to the store once a round; a no-progress abort ends 
   CHECK(s.exit_code() == 93);
   CHECK(s.exit_message().find("no progress in 3 attempts in a row: stopped, not requeued") != std::string::npos);
   CHECK(s.progressed().empty());  // nothing runs
+}
+
+}  // namespace agent_state_test
+
+namespace agent_state_test {
+
+TEST_CASE("a worker's requeue (99) becomes 93 when the store says the job made no progress; node 0 records it") {
+  AgentStateConfig c = config(0);
+  AgentState s(c);
+  s.connected();
+  s.message(assign(0, 0));
+  auto acts = s.worker_exited({0, 99, 0});
+  CHECK(s.exit_code() == 99);
+  Failure f;
+  f.host = "n1";
+  f.rank = 0;
+  f.exit_code = 99;
+  f.no_progress = 3;
+  acts = s.message({{"type", "abort"}, {"failure", f}, {"restart_count", 0}});
+  REQUIRE(kinds(acts) == std::vector{K::record_failure});
+  CHECK(acts[0].failure.no_progress == 3);
+  s.workers_idle();
+  CHECK(s.finished());
+  CHECK(s.exit_code() == 93);
+  CHECK(s.exit_message().find("no progress in 3 attempts in a row: stopped, not requeued") != std::string::npos);
+  // Without the verdict it stays 99.
+  AgentState t = running_agent();
+  t.worker_exited({0, 99, 0});
+  f.no_progress = 0;
+  CHECK(t.message({{"type", "abort"}, {"failure", f}, {"restart_count", 0}}).empty());
+  t.workers_idle();
+  CHECK(t.exit_code() == 99);
 }
 
 }  // namespace agent_state_test

@@ -161,6 +161,8 @@ std::function<void(const nlohmann::json&, FakeStore&)> plain_store(int restarts)
     const std::string type = m.at("type");
     if (type == "join") store.deliver(assign(m.at("round")));
     if (type == "done") store.deliver({{"type", "finish"}});
+    if (type == "shutdown")  // as the real store: every agent is told to stop, with the reason
+      store.deliver({{"type", "abort"}, {"failure", m.at("failure")}, {"restart_count", 0}});
     if (type == "failed") {
       const int round = m.at("round");
       if (round < restarts)

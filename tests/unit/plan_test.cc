@@ -391,3 +391,44 @@ TEST_CASE("--preflight where the scheduler cannot requeue without the bad nodes 
 TEST_SUITE_END();
 
 }  // namespace plan_test
+
+namespace plan_test {
+
+TEST_CASE("--hang-timeout is the agent's, from the flag or the profile; another launch refuses the flag") {
+  auto value = [](const LaunchPlan& p) {
+    std::string v;
+    for (const auto& kv : p.env)
+      if (kv.first == "HPCLAUNCH_HANG_TIMEOUT") v = kv.second;
+    return v;
+  };
+  JobRequest r = request("perlmutter");
+  r.launcher = "agent";
+  CHECK(value(plan(r)).empty());  // off by default
+  r.hang_timeout = 600;
+  CHECK(value(plan(r)) == "600");
+  r.env = {"HPCLAUNCH_HANG_TIMEOUT=30"};
+  CHECK(value(plan(r)) == "30");  // the user's own --env wins
+  r.env.clear();
+  r.launcher = "srun";
+  CHECK(error_of(r) == "--hang-timeout: the srun launch starts the command itself: only the agent watches for hangs; "
+                       "use --launcher agent, or drop --hang-timeout");
+  r.hang_timeout = 0;
+  CHECK(value(plan(r)).empty());
+  r.hang_timeout = -1;
+  r.launcher = "agent";
+  CHECK(error_of(r) == "--hang-timeout: -1 is below 0; use 0 (off) or more seconds");
+
+  SiteRegistry reg = builtin_sites();
+  reg.add({{"hang.yaml", "name: pm-hang\nextends: perlmutter\nrequeue: {hang_timeout: 900}\n"}});
+  JobRequest d = request("perlmutter");
+  d.site = "pm-hang";
+  d.launcher = "agent";
+  CHECK(value(make_plan(d, reg.get("pm-hang"))) == "900");
+  d.launcher = "srun";  // the profile's default is for its agent jobs only
+  CHECK(value(make_plan(d, reg.get("pm-hang"))).empty());
+  d.hang_timeout = 0;
+  d.launcher = "agent";
+  CHECK(value(make_plan(d, reg.get("pm-hang"))).empty());
+}
+
+}  // namespace plan_test

@@ -291,7 +291,7 @@ rendezvous:
   resolve: true
   address: 10.0.0.1
   port: 29500
-requeue: {enabled: true, signal: USR2@60, max_requeues: 5}
+requeue: {enabled: true, signal: USR2@60, max_requeues: 5, hang_timeout: 900}
 scratch: [SCRATCH]
 directives: [--mem=0]
 account_directives: ["-l storage={account}"]
