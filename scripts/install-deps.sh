@@ -25,7 +25,7 @@ test_packages=(
   openmpi-bin libopenmpi-dev
   slurm-wlm
   file procps iproute2 psmisc
-  gdb                             # t0442: a hung hpclaunch-train's stacks (the agent's --hang-timeout; py-spy is in the peers' venv)
+  elfutils                        # t0442: eu-stack, a hung hpclaunch-train's stacks (the agent's --hang-timeout; py-spy is in the peers' venv)
   universal-ctags                 # t0067: scripts/unity-names.py reads the names of each unity batch's files
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer

@@ -29,6 +29,12 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool native_library(const std::string& file) {
+  // The program's own code: a source file by absolute path outside /usr (glibc's ../sysdeps, ./nptl and the C++
+  // headers in /usr/include are the system's).
+  return file.empty() || file[0] != '/' || file.rfind("/usr/", 0) == 0;
+}
+
 std::vector<Frame> python_main_frames(std::string_view dump) {
   // Thread 5075 (idle): "MainThread"
   //     wait (threading.py:331)       <- innermost first
@@ -75,12 +81,45 @@ std::vector<Frame> native_main_frames(std::string_view bt) {
     } else if (m[4].matched) {
       f.file = m[4];
     }
-    // The program's own code: a source file by absolute path outside /usr (glibc's ../sysdeps, ./nptl and the C++
-    // headers in /usr/include are the system's).
-    f.library = !m[2].matched || f.file.empty() || f.file[0] != '/' || f.file.rfind("/usr/", 0) == 0;
+    f.library = !m[2].matched || native_library(f.file);
     out.push_back(f);
   }
   return out;
+}
+
+
+std::vector<Frame> eu_stack_main_frames(std::string_view text) {
+  // PID 30385 - process
+  // TID 30385:                       <- the main thread: its TID is the PID, listed first
+  // #3  0x000055e314c860ba step
+  //     /work/main/trainer/loop.cc:213:63
+  static const std::regex tid(R"(^TID (\d+):\s*$)");
+  static const std::regex frame(R"(^#\d+\s+0x[0-9a-fA-F]+ (.+?)(?: - \S+)?\s*$)");
+  static const std::regex source(R"(^\s+(\S+?):(\d+)(?::\d+)?\s*$)");
+  std::vector<Frame> out;
+  bool in_main = false;
+  for (const auto& line : lines_of(text)) {
+    std::smatch m;
+    if (std::regex_match(line, m, tid)) {
+      if (in_main) break;
+      in_main = true;
+      continue;
+    }
+    if (!in_main) continue;
+    if (std::regex_match(line, m, frame)) {
+      out.push_back(Frame{m[1], "", 0, true});
+    } else if (!out.empty() && out.back().line == 0 && std::regex_match(line, m, source)) {
+      out.back().file = m[1];
+      out.back().line = std::stoi(m[2]);
+      out.back().library = native_library(out.back().file);
+    }
+  }
+  return out;
+}
+
+std::vector<Frame> native_frames(std::string_view text) {
+  return text.find("\nTID ") != std::string_view::npos || text.rfind("TID ", 0) == 0 ? eu_stack_main_frames(text)
+                                                                                      : native_main_frames(text);
 }
 
 std::optional<Frame> innermost_of(const std::vector<Frame>& frames) {
@@ -94,7 +133,7 @@ std::optional<Frame> innermost_of(const std::vector<Frame>& frames) {
 
 std::optional<Frame> innermost_python_frame(std::string_view dump) { return innermost_of(python_main_frames(dump)); }
 
-std::optional<Frame> innermost_native_frame(std::string_view bt) { return innermost_of(native_main_frames(bt)); }
+std::optional<Frame> innermost_native_frame(std::string_view stacks) { return innermost_of(native_frames(stacks)); }
 
 bool waits_for_peers(std::string_view stacks) {
   // Markers of torch.distributed's collectives, c10d and its backends, and autograd's backward, where DDP's
@@ -103,7 +142,7 @@ bool waits_for_peers(std::string_view stacks) {
                                   "reduce_scatter", "broadcast", "barrier", "_engine_run_backward", "run_backward",
                                   "c10d::", "gloo::", "nccl"};
   std::vector<Frame> frames = python_main_frames(stacks);
-  if (frames.empty()) frames = native_main_frames(stacks);
+  if (frames.empty()) frames = native_frames(stacks);
   for (const auto& f : frames)
     for (const char* m : markers)
       if (f.function.find(m) != std::string::npos || f.file.find(m) != std::string::npos) return true;

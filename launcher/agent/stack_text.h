@@ -18,11 +18,11 @@ struct Frame {
 // The innermost frame of the main thread in `py-spy dump` output, the innermost outside Python's own library and
 // site-packages when there is one (the user's line, not threading.py's wait).
 std::optional<Frame> innermost_python_frame(std::string_view py_spy_dump);
-// The innermost frame of thread 1 (the main thread) in gdb's `thread apply all bt`, the innermost with a source
-// line when there is one.
-std::optional<Frame> innermost_native_frame(std::string_view gdb_backtrace);
+// The innermost frame of the main thread in `eu-stack -p PID -s -i` (elfutils) or gdb's `thread apply all bt`
+// (thread 1), the innermost with a source line in the program's own code when there is one.
+std::optional<Frame> innermost_native_frame(std::string_view stacks);
 
-// Whether the main thread of a py-spy dump or gdb backtrace waits for its peers: in a collective (c10d, gloo,
+// Whether the main thread of a py-spy dump, eu-stack's or gdb's backtrace waits for its peers: in a collective (c10d, gloo,
 // NCCL, torch.distributed's calls) or in autograd's backward, where DDP's allreduce runs. Such a rank is one the
 // others' hang holds, not the one that holds them.
 bool waits_for_peers(std::string_view stacks);

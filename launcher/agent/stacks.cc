@@ -83,6 +83,7 @@ StackTools find_stack_tools(const std::vector<std::string>& dirs_first, const st
   for (auto& d : split(path, ':')) dirs.push_back(d);
   StackTools t;
   t.py_spy = find_in(dirs, "py-spy");
+  t.eu_stack = find_in(dirs, "eu-stack");
   t.gdb = find_in(dirs, "gdb");
   return t;
 }
@@ -103,6 +104,11 @@ WorkerStacks capture_worker_stacks(int pid, const StackTools& tools) {
       out.text += "-- py-spy dump\n" + r.out + (r.exit_code ? r.err : "") + "\n";
       if (r.exit_code == 0) frame = innermost_python_frame(r.out);
       if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
+    } else if (!tools.eu_stack.empty()) {
+      auto r = run_tool(tools, {tools.eu_stack, "-p", std::to_string(p), "-s", "-i"});
+      out.text += "-- eu-stack -s -i\n" + r.out + (r.exit_code ? r.err : "") + "\n";
+      frame = innermost_native_frame(r.out);
+      if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
     } else if (!tools.gdb.empty()) {
       // debuginfod off: a node without the network would wait on it until the timeout.
       auto r = run_tool(tools, {tools.gdb, "-p", std::to_string(p), "-batch", "-nx", "-q", "-iex",
@@ -112,7 +118,7 @@ WorkerStacks capture_worker_stacks(int pid, const StackTools& tools) {
       frame = innermost_native_frame(r.out);
       if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
     } else {
-      out.text += "-- no py-spy or gdb on this node: the kernel's state only\n";
+      out.text += "-- no py-spy, eu-stack or gdb on this node: the kernel's state only\n";
       std::string kstack = read_file(fmt::format("/proc/{}/stack", p)).value_or("");
       if (!kstack.empty()) out.text += kstack + "\n";
     }

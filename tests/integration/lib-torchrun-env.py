@@ -26,6 +26,8 @@ DOCUMENTED = {
     "OMP_NUM_THREADS": lambda v, env: v == str(max(1, CORES // int(env["LOCAL_WORLD_SIZE"]))),
     # SIGUSR1/2 passed on too by default (Slurm's requeue warning)
     "TORCHELASTIC_SIGNALS_TO_HANDLE": lambda v, env: v == "SIGTERM,SIGINT,SIGHUP,SIGQUIT,SIGUSR1,SIGUSR2",
+    # where hpclaunch.progress.step() writes, for the hang watch
+    "HPCLAUNCH_PROGRESS_FILE": lambda v, env: v.endswith(f"/rank_{env['RANK']}/progress"),
 }
 EXTRA = {"PYTHONUNBUFFERED"}  # python started indirectly by a worker writes unbuffered into the agent's pipe too
 

@@ -104,3 +104,37 @@ TEST_CASE("stack text: a main thread in a collective or in backward waits for it
 }
 
 }  // namespace agent_stack_text_test
+
+namespace agent_stack_text_test {
+
+// elfutils 0.188's `eu-stack -p PID -s -i` of a stopped hpclaunch-train (recorded here, shortened).
+const char* k_eu_stack = R"(PID 30385 - process
+TID 30385:
+#0  0x00007fbe434ed545 __GI___clock_nanosleep
+    ../sysdeps/unix/sysv/linux/clock_nanosleep.c:48:7
+#2  0x000055e314c860ba void std::this_thread::sleep_for<long, std::ratio<1l, 1000l> >(std::chrono::duration<long, std::ratio<1l, 1000l> > const&)
+    /usr/include/c++/12/bits/this_thread_sleep.h:80:20
+#3  0x000055e314c860ba step
+    /work/main/trainer/loop.cc:213:63
+#4  0x000055e314c860ba run
+    /work/main/trainer/loop.cc:154:18
+TID 30386:
+#0  0x00007fbe43522ef3 epoll_wait - /usr/lib/x86_64-linux-gnu/libc.so.6
+#1  0x00007fbe41c1decf gloo::transport::tcp::Loop::run() - /lib/libgloo.so.0
+)";
+
+TEST_CASE("stack text: eu-stack's innermost frame of the main thread in the program's own source") {
+  auto f = innermost_native_frame(k_eu_stack);
+  REQUIRE(f);
+  CHECK(f->function == "step");
+  CHECK(f->file == "/work/main/trainer/loop.cc");
+  CHECK(f->line == 213);
+  CHECK_FALSE(waits_for_peers(k_eu_stack));  // the gloo loop is another thread's
+  auto bare = innermost_native_frame("TID 7:\n#0  0x00007f epoll_wait - /usr/lib/libc.so.6\n");
+  REQUIRE(bare);
+  CHECK(bare->function == "epoll_wait");
+  CHECK(bare->library);
+  CHECK(waits_for_peers("TID 7:\n#0  0x1 c10d::ProcessGroupGloo::AsyncWork::wait() - /l.so\n"));
+}
+
+}  // namespace agent_stack_text_test
