@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -62,7 +63,8 @@ ElasticAgent::ElasticAgent(AgentOptions options, EnvMap base_env, int cpus, Agen
       m_state(state_config(m_opt, m_base_env)),
       m_signals(m_io),
       m_watch({m_opt.hang_timeout_s, m_opt.hang_output, m_opt.hang_startup_s}),
-      m_watch_timer(m_io) {
+      m_watch_timer(m_io),
+      m_timer_tick(m_io) {
   m_base_env.erase("HPCLAUNCH_RDZV_SECRET");  // the workers do not need it
   if (m_opt.secret.empty()) m_opt.secret = random_secret();
 }
@@ -115,6 +117,7 @@ int ElasticAgent::run() {
   m_tools = find_stack_tools({std::filesystem::path(m_opt.command.python).parent_path().string()},
                              env_get(m_base_env, "PATH").value_or(""));
   watch_progress();
+  serve_file_timer();
   m_io.run();
   if (m_state.exit_code() == 0) return 0;
   throw Error("hpclaunch agent", m_state.exit_message(), "", m_state.exit_code());
@@ -125,6 +128,7 @@ void ElasticAgent::worker_exited(const ProcessExit& e) {
   // and then failed within the polling interval is counted as progressed.
   read_progress_files();
   m_watch.exited(e.id);
+  m_file_timers.clear(e.pid);
   WorkerEnd end{e.id, e.exit_code, e.signal, ""};
   // The failed worker's own word (torchrun's error file), for the failure report.
   if (!end.ok())
@@ -226,6 +230,7 @@ void ElasticAgent::start_workers(const Assignment& a) {
       if ((st == 0 ? out : err).duplicate) s.dup_filters[st] = *dup_filters[st], s.dup_fd[st] = dup_files.fd[st];
     // hpclaunch.progress(), the Lightning callback and hpclaunch-train write their progress here (poll_progress).
     s.env[k_progress_file_var] = progress_file(lr);
+    if (!m_timer_path.empty()) s.env["TORCHELASTIC_TIMER_FILE"] = m_timer_path;  // as torchrun gives it
     std::filesystem::remove(s.env[k_progress_file_var], ec);
     specs.push_back(std::move(s));
   }
@@ -342,6 +347,77 @@ void ElasticAgent::stacks_recorded(const Hang& h, int round, const std::vector<W
   apply(m_state.hung(f));
 }
 
+void ElasticAgent::serve_file_timer() {
+  auto enabled = env_get(m_base_env, "TORCHELASTIC_ENABLE_FILE_TIMER");
+  if (!enabled || *enabled != "1") return;  // torchrun's test: the value 1, nothing else
+  auto path = env_get(m_base_env, "TORCHELASTIC_TIMER_FILE");
+  m_timer_path = path && !path->empty()
+                     ? *path
+                     : fmt::format("{}/watchdog_timer_{}", m_tmp_dir.empty() ? std::filesystem::temp_directory_path().string()
+                                                                             : m_tmp_dir, random_secret().substr(0, 16));
+  ::unlink(m_timer_path.c_str());
+  if (::mkfifo(m_timer_path.c_str(), 0600) != 0)
+    throw failure("TORCHELASTIC_TIMER_FILE", fmt::format("cannot make the file timer's pipe {}: {}", m_timer_path,
+                                                         std::strerror(errno)),
+                  "give a path in a folder you can write, or unset TORCHELASTIC_ENABLE_FILE_TIMER");
+  int reader = ::open(m_timer_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  m_timer_writer = ::open(m_timer_path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (reader < 0 || m_timer_writer < 0)
+    throw failure("TORCHELASTIC_TIMER_FILE", fmt::format("cannot open {}: {}", m_timer_path, std::strerror(errno)));
+  m_timer_pipe = std::make_unique<boost::asio::posix::stream_descriptor>(m_io, reader);
+  if (m_opt.verbose) log("serving torchrun's file timer at " + m_timer_path);
+  read_file_timer();
+  reap_file_timers();
+}
+
+void ElasticAgent::read_file_timer() {
+  m_timer_pipe->async_read_some(boost::asio::buffer(m_timer_buf), [this](boost::system::error_code ec, size_t n) {
+    if (ec) return;  // closed (finish)
+    m_timer_lines.feed(std::string_view(m_timer_buf, n), [this](std::string_view line) {
+      std::string err;
+      auto r = parse_timer_request(line, &err);
+      if (!r) {
+        log(fmt::format("file timer: a line that is {}: {}", err, line.substr(0, 200)));
+        return;
+      }
+      m_file_timers.add(*r);
+      // A worker's timer request is a sign of progress too.
+      for (size_t lr = 0; lr < m_pids.size(); ++lr)
+        if (m_pids[lr] == r->pid) m_watch.report(static_cast<int>(lr), ProgressWatch::Clock::now());
+    });
+    read_file_timer();
+  });
+}
+
+void ElasticAgent::reap_file_timers() {
+  m_timer_tick.expires_after(std::chrono::milliseconds(100));  // torchrun's max_interval
+  m_timer_tick.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto& r : m_file_timers.expired(now)) {
+      int rank = -1;
+      for (size_t lr = 0; lr < m_pids.size(); ++lr)
+        if (m_pids[lr] == r.pid) rank = m_assignment.rank_offset + static_cast<int>(lr);
+      log(fmt::format("file timer: scope '{}' of {} expired {:.1f} s ago: killing it with {} (torchrun's watchdog)",
+                      r.scope, rank >= 0 ? fmt::format("rank {} (pid {})", rank, r.pid) : fmt::format("pid {}", r.pid),
+                      r.late_s, signal_name(r.signal)));
+      ::kill(r.pid, r.signal);
+    }
+    reap_file_timers();
+  });
+}
+
+void ElasticAgent::close_file_timer() {
+  if (m_timer_path.empty()) return;
+  m_timer_tick.cancel();
+  boost::system::error_code ec;
+  if (m_timer_pipe) m_timer_pipe->close(ec);
+  if (m_timer_writer >= 0) ::close(m_timer_writer);
+  m_timer_writer = -1;
+  ::unlink(m_timer_path.c_str());
+  m_timer_path.clear();
+}
+
 void ElasticAgent::read_progress_record() {
   // Node 0 keeps the attempts without progress and the best step across a requeue (no progress, no requeue);
   // every node's watch starts from that step.
@@ -371,6 +447,7 @@ void ElasticAgent::finish() {
   m_client->close();
   write_progress_record();
   m_watch_timer.cancel();
+  close_file_timer();
   if (m_server) m_server->stop();
   boost::system::error_code ec;
   m_signals_done = true;

@@ -15,10 +15,12 @@
 
 #include "agent/agent_options.h"
 #include "agent/agent_state.h"
+#include "agent/file_timer.h"
 #include "agent/progress_watch.h"
 #include "agent/stacks.h"
 #include "agent/store_client.h"
 #include "process/process_group.h"
+#include "util/line_splitter.h"
 
 namespace hpclaunch {
 
@@ -61,6 +63,12 @@ class ElasticAgent {
   void stacks_recorded(const Hang& h, int round, const std::vector<WorkerStacks>& stacks, const std::string& dir);
   std::string stacks_dir() const;
   std::string progress_file(int local_rank) const;
+  // torchrun's file timer (TORCHELASTIC_ENABLE_FILE_TIMER=1): the pipe served, its requests read, expired scopes'
+  // processes killed as torch's FileTimerServer does (agent/file_timer.h).
+  void serve_file_timer();
+  void read_file_timer();
+  void reap_file_timers();
+  void close_file_timer();
   void read_progress_record();
   void write_progress_record() const;
 
@@ -87,6 +95,13 @@ class ElasticAgent {
   ProgressWatch::Clock::time_point m_hang_seen{};
   int m_start_streak = 0;  // node 0: attempts without progress before this run (JOBDIR/progress.json)
   bool m_start_reports = false;
+  FileTimers m_file_timers;
+  std::string m_timer_path;  // "": no file timer
+  std::unique_ptr<boost::asio::posix::stream_descriptor> m_timer_pipe;
+  int m_timer_writer = -1;  // our own write end: the pipe never reads as ended between the workers' writes
+  LineSplitter m_timer_lines;
+  char m_timer_buf[4096];
+  boost::asio::steady_timer m_timer_tick;
 };
 
 }  // namespace hpclaunch
