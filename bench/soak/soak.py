@@ -173,7 +173,8 @@ class Soak:
                        TMPDIR=f"{self.work}/tmp")
             out = open(f"{self.work}/{name}.{attempt}.agent{node}.log", "ab")
             cmd = [self.a.hpclaunch, "agent", "--grace", "3", "--nproc-per-node", "2", "--max-restarts",
-                   str(restarts), "--hang-timeout", str(self.a.hang_timeout), "--"] + self.train_args(jobdir)
+                   str(restarts), "--hang-timeout", str(self.a.hang_timeout), "--hang-startup-timeout", "120",
+                   "--"] + self.train_args(jobdir)
             agents.append(subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT))
             out.close()
         return agents

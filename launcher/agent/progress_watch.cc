@@ -43,7 +43,7 @@ std::optional<Hang> ProgressWatch::check(Clock::time_point now) const {
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   std::optional<Hang> oldest;
   if (reports()) {
-    const double startup = m_config.startup_s > 0 ? m_config.startup_s : m_config.timeout_s;
+    const double startup = m_config.startup_s > 0 ? m_config.startup_s : std::max(m_config.timeout_s, 300.0);
     for (size_t lr = 0; lr < m_ranks.size(); ++lr) {
       const Rank& r = m_ranks[lr];
       if (!r.running) continue;

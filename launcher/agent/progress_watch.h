@@ -20,7 +20,7 @@ struct ProgressWatchConfig {
   double timeout_s = 0;  // 0: no hang watch
   bool output = false;   // a program that reports nothing is judged by its output lines
   // The time a rank may take, from the attempt's start, to its first report (imports, a checkpoint to load, the
-  // process group to form); 0: timeout_s.
+  // process group to form); 0: timeout_s, at least 300 s (a resume took more than a step's 8 s on a loaded node).
   double startup_s = 0;
 };
 

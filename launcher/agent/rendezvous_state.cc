@@ -123,13 +123,17 @@ std::vector<Reply> RendezvousState::failed(ConnId c, int round, const Failure& f
     // Every node whose workers wait reports its own: the best of them once the window closes (tick).
     if (!m_hang) m_hang_until = now + m_config.hang_window;
     if (!m_hang || better_hang(f, *m_hang)) m_hang = f;
-    return {};
+    m_hang_nodes.insert(c);
+    if (m_hang_nodes.size() < m_participants.size()) return {};
+    return decide(*m_hang, now);  // every node has said where its ranks are
   }
   return decide(f, now);  // a worker that failed outright is the root cause, hangs reported or not
 }
 
-std::vector<Reply> RendezvousState::decide(const Failure& f, Clock::time_point now) {
+std::vector<Reply> RendezvousState::decide(const Failure& failure, Clock::time_point now) {
+  const Failure f = failure;  // may be m_hang's, reset here
   m_hang.reset();
+  m_hang_nodes.clear();
   end_attempt();
   if (m_reports && m_config.no_progress_limit > 0 && m_streak >= m_config.no_progress_limit) {
     Failure why = f;
@@ -143,6 +147,7 @@ std::vector<Reply> RendezvousState::decide(const Failure& f, Clock::time_point n
 
 std::vector<Reply> RendezvousState::restart(Clock::time_point now) {
   m_hang.reset();
+  m_hang_nodes.clear();
   std::vector<Reply> out;
   ++m_round;
   for (const auto& [a, n] : m_participants) {
@@ -161,6 +166,7 @@ std::vector<Reply> RendezvousState::restart(Clock::time_point now) {
 
 std::vector<Reply> RendezvousState::abort(const Failure& why) {
   m_hang.reset();
+  m_hang_nodes.clear();
   m_phase = Phase::aborted;
   std::vector<Reply> out;
   for (const auto& [a, n] : m_agents) {

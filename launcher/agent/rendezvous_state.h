@@ -32,9 +32,10 @@ struct RendezvousConfig {
   int no_progress_limit = 0;
   int no_progress_streak = 0;  // attempts without progress before this run (a requeued job's, from JOBDIR)
   bool reports = false;        // the program reported progress in an earlier run of the job
-  // A hang is reported by every node whose workers wait, each naming its own rank: the store waits this long
-  // after the first for the others and takes the one that names the rank holding them (better_hang).
-  Clock::duration hang_window = std::chrono::seconds(2);
+  // A hang is reported by every node whose workers wait, each naming its own rank: the store waits for every node
+  // of the round, or this long after the first, and takes the one that names the rank holding them (better_hang).
+  // Recording the stacks took seconds on a loaded 2-core machine: a node's report came 2 s after another's.
+  Clock::duration hang_window = std::chrono::seconds(5);
 };
 
 // What one node runs in one round.
@@ -114,6 +115,7 @@ class RendezvousState {
   std::set<ConnId> m_done;
   bool m_progressed = false;  // in the running round
   std::optional<Failure> m_hang;  // the best hang reported in the running round, while the window is open
+  std::set<ConnId> m_hang_nodes;  // the nodes that reported it
   Clock::time_point m_hang_until{};
   int m_streak = 0;
   bool m_reports = false;

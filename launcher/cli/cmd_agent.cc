@@ -165,7 +165,7 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
       ->envname("HPCLAUNCH_HANG_TIMEOUT");
   app.add_option("--hang-startup-timeout", o.hang_startup_s,
                  "seconds a worker may take to its first progress in an attempt (imports, loading a checkpoint) "
-                 "(default: HPCLAUNCH_HANG_STARTUP_TIMEOUT, else --hang-timeout)")
+                 "(default: HPCLAUNCH_HANG_STARTUP_TIMEOUT, else --hang-timeout, at least 300)")
       ->check(CLI::NonNegativeNumber)
       ->envname("HPCLAUNCH_HANG_STARTUP_TIMEOUT");
   app.add_flag("--hang-output{true},--no-hang-output{false}", o.hang_output,

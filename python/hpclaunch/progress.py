@@ -40,13 +40,18 @@ def step(number=None):
         pass
 
 
-try:  # the callback only where Lightning is installed
+def __getattr__(name):
+    # LightningProgress is made on first use: importing Lightning takes seconds (a minute on a loaded node), which
+    # every caller of step() would otherwise pay at its start, and the hang watch would count against it.
+    if name != "LightningProgress":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    global LightningProgress
     try:
-        from lightning.pytorch.callbacks import Callback as _Callback
+        from lightning.pytorch.callbacks import Callback
     except ImportError:
-        from pytorch_lightning.callbacks import Callback as _Callback
+        from pytorch_lightning.callbacks import Callback
 
-    class LightningProgress(_Callback):
+    class LightningProgress(Callback):
         """Reports the trainer's global step after each training batch, and each validation batch as a sign of
         life (a validation loop is progress too, though not a new step)."""
 
@@ -55,5 +60,5 @@ try:  # the callback only where Lightning is installed
 
         def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0):
             step(trainer.global_step)
-except ImportError:
-    pass
+
+    return LightningProgress

@@ -46,7 +46,7 @@ TEST_CASE("progress watch: output from any worker keeps a silent node alive") {
 }
 
 TEST_CASE("progress watch: a program that reports is held to each rank's own progress") {
-  ProgressWatch w({30, false});
+  ProgressWatch w({30, false, 30});
   w.start(2, t0);
   CHECK_FALSE(w.check(t0 + seconds(29)));
   w.report(0, t0 + seconds(20), 1);
@@ -81,7 +81,13 @@ TEST_CASE("progress watch: an exited worker is not watched") {
 }
 
 TEST_CASE("progress watch: a reporter from an earlier attempt is held from the next attempt's start") {
-  ProgressWatch w({10, false});
+  ProgressWatch d({10, false});  // by default the startup timeout is 300 s at least
+  d.start(1, t0);
+  d.report(0, t0);
+  d.start(1, t0 + seconds(100));
+  CHECK_FALSE(d.check(t0 + seconds(399)));
+  CHECK(d.check(t0 + seconds(401)));
+  ProgressWatch w({10, false, 10});
   w.start(1, t0);
   w.report(0, t0 + seconds(1));
   w.start(1, t0 + seconds(100));
@@ -148,7 +154,7 @@ TEST_CASE("progress watch: without steps any report is progress") {
 namespace agent_progress_watch_test {
 
 TEST_CASE("progress watch: the blame goes to a stopped worker, else one not waiting for its peers, among the oldest") {
-  ProgressWatch w({10, false});
+  ProgressWatch w({10, false, 10});
   w.start(4, t0);
   w.report(0, t0 + milliseconds(1000));
   w.report(1, t0 + milliseconds(1500));
