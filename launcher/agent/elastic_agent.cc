@@ -347,6 +347,11 @@ void ElasticAgent::stacks_recorded(const Hang& h, int round, const std::vector<W
   apply(m_state.hung(f));
 }
 
+int ElasticAgent::local_rank_of(int pid) const {
+  auto it = std::find(m_pids.begin(), m_pids.end(), pid);
+  return it == m_pids.end() ? -1 : static_cast<int>(it - m_pids.begin());
+}
+
 void ElasticAgent::serve_file_timer() {
   auto enabled = env_get(m_base_env, "TORCHELASTIC_ENABLE_FILE_TIMER");
   if (!enabled || *enabled != "1") return;  // torchrun's test: the value 1, nothing else
@@ -382,8 +387,7 @@ void ElasticAgent::read_file_timer() {
       }
       m_file_timers.add(*r);
       // A worker's timer request is a sign of progress too.
-      for (size_t lr = 0; lr < m_pids.size(); ++lr)
-        if (m_pids[lr] == r->pid) m_watch.report(static_cast<int>(lr), ProgressWatch::Clock::now());
+      if (int lr = local_rank_of(r->pid); lr >= 0) m_watch.report(lr, ProgressWatch::Clock::now());
     });
     read_file_timer();
   });
@@ -395,9 +399,8 @@ void ElasticAgent::reap_file_timers() {
     if (ec) return;
     const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     for (const auto& r : m_file_timers.expired(now)) {
-      int rank = -1;
-      for (size_t lr = 0; lr < m_pids.size(); ++lr)
-        if (m_pids[lr] == r.pid) rank = m_assignment.rank_offset + static_cast<int>(lr);
+      const int lr = local_rank_of(r.pid);
+      const int rank = lr >= 0 ? m_assignment.rank_offset + lr : -1;
       log(fmt::format("file timer: scope '{}' of {} expired {:.1f} s ago: killing it with {} (torchrun's watchdog)",
                       r.scope, rank >= 0 ? fmt::format("rank {} (pid {})", rank, r.pid) : fmt::format("pid {}", r.pid),
                       r.late_s, signal_name(r.signal)));

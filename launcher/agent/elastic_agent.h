@@ -66,6 +66,7 @@ class ElasticAgent {
   // torchrun's file timer (TORCHELASTIC_ENABLE_FILE_TIMER=1): the pipe served, its requests read, expired scopes'
   // processes killed as torch's FileTimerServer does (agent/file_timer.h).
   void serve_file_timer();
+  int local_rank_of(int pid) const;  // of the running group's worker `pid`; -1 if none
   void read_file_timer();
   void reap_file_timers();
   void close_file_timer();

@@ -36,8 +36,6 @@ void ProgressWatch::exited(int local_rank) {
   if (local_rank >= 0 && local_rank < static_cast<int>(m_ranks.size())) m_ranks[local_rank].running = false;
 }
 
-bool ProgressWatch::any_report() const { return m_reported; }
-
 std::optional<Hang> ProgressWatch::check(Clock::time_point now) const {
   if (!enabled()) return std::nullopt;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };

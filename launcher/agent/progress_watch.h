@@ -66,7 +66,7 @@ class ProgressWatch {
   // that gives no steps, any report at all.
   bool progressed() const;
   // Whether any attempt on this node has reported progress: the program is one that reports.
-  bool reports() const { return m_reported_before || any_report(); }
+  bool reports() const { return m_reported_before || m_reported; }
   std::optional<long long> best_step() const;
 
  private:
@@ -75,7 +75,6 @@ class ProgressWatch {
     std::optional<Clock::time_point> line;
     bool running = true;
   };
-  bool any_report() const;
 
   ProgressWatchConfig m_config;
   Clock::time_point m_start{};

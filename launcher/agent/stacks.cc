@@ -97,30 +97,33 @@ WorkerStacks capture_worker_stacks(int pid, const StackTools& tools) {
     std::string state = state_words(st->state);
     if (!wchan.empty() && wchan != "0") state += " in " + wchan;
     out.text += fmt::format("== pid {} ({}), {}{}\n", p, st->comm, state, p == pid ? ", the worker" : "");
-    std::optional<Frame> frame;
-    if (is_python(p, *st) && !tools.py_spy.empty()) {
+    const std::string id = std::to_string(p);
+    const bool python = is_python(p, *st) && !tools.py_spy.empty();
+    std::string label;
+    std::vector<std::string> argv;
+    if (python) {
       // --nonblocking: read its memory without pausing it (a stopped or hung process as it is).
-      auto r = run_tool(tools, {tools.py_spy, "dump", "--nonblocking", "--full-filenames", "--pid", std::to_string(p)});
-      out.text += "-- py-spy dump\n" + r.out + (r.exit_code ? r.err : "") + "\n";
-      if (r.exit_code == 0) frame = innermost_python_frame(r.out);
-      if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
+      label = "py-spy dump";
+      argv = {tools.py_spy, "dump", "--nonblocking", "--full-filenames", "--pid", id};
     } else if (!tools.eu_stack.empty()) {
-      auto r = run_tool(tools, {tools.eu_stack, "-p", std::to_string(p), "-s", "-i"});
-      out.text += "-- eu-stack -s -i\n" + r.out + (r.exit_code ? r.err : "") + "\n";
-      frame = innermost_native_frame(r.out);
-      if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
+      label = "eu-stack -s -i";
+      argv = {tools.eu_stack, "-p", id, "-s", "-i"};
     } else if (!tools.gdb.empty()) {
       // debuginfod off: a node without the network would wait on it until the timeout.
-      auto r = run_tool(tools, {tools.gdb, "-p", std::to_string(p), "-batch", "-nx", "-q", "-iex",
-                                "set debuginfod enabled off", "-ex", "set pagination off", "-ex",
-                                "thread apply all bt"});
-      out.text += "-- gdb: thread apply all bt\n" + r.out + (r.exit_code ? r.err : "") + "\n";
-      frame = innermost_native_frame(r.out);
-      if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
-    } else {
+      label = "gdb: thread apply all bt";
+      argv = {tools.gdb, "-p", id, "-batch", "-nx", "-q", "-iex", "set debuginfod enabled off", "-ex",
+              "set pagination off", "-ex", "thread apply all bt"};
+    }
+    std::optional<Frame> frame;
+    if (argv.empty()) {
       out.text += "-- no py-spy, eu-stack or gdb on this node: the kernel's state only\n";
       std::string kstack = read_file(fmt::format("/proc/{}/stack", p)).value_or("");
       if (!kstack.empty()) out.text += kstack + "\n";
+    } else {
+      auto r = run_tool(tools, argv);
+      out.text += "-- " + label + "\n" + r.out + (r.exit_code ? r.err : "") + "\n";
+      frame = python ? innermost_python_frame(r.out) : innermost_native_frame(r.out);
+      if (p == pid) out.waits_for_peers = waits_for_peers(r.out);
     }
     if (p == pid) {
       out.state = state;

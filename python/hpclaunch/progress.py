@@ -15,7 +15,6 @@ __all__ = ["step", "LightningProgress"]
 
 _path = None
 _last = 0.0
-_last_step = None
 # At most one write a second (a step of 1 ms costs nothing): the agent reads the file at most once a second too.
 _min_interval = 1.0
 
@@ -23,7 +22,7 @@ _min_interval = 1.0
 def step(number=None):
     """Progress: `number` is the training step (an int), or None when the program has no steps to give. A step
     that passes every earlier attempt's best is what counts as progress for --no-progress-limit."""
-    global _path, _last, _last_step
+    global _path, _last
     if _path is None:
         _path = os.environ.get("HPCLAUNCH_PROGRESS_FILE", "")
     if not _path:
@@ -31,7 +30,7 @@ def step(number=None):
     now = time.monotonic()
     if now - _last < _min_interval:
         return
-    _last, _last_step = now, number
+    _last = now
     # Written in place, not renamed: the agent reads its time; a half-written number is read as no step.
     try:
         with open(_path, "w") as f:
