@@ -262,8 +262,20 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   else if (endpoint.empty() && !flags.master_port.empty())
     throw Error("--master-port", "given without --master-addr", "give both, or --rdzv-endpoint HOST:PORT");
   if (!flags.rdzv_conf.empty()) parse_rdzv_conf(flags.rdzv_conf, &o);
-  if (!nnodes.empty()) parse_nnodes(nnodes, &o);
-  else if (!o.standalone && job.nnodes) o.min_nodes = o.max_nodes = *job.nnodes;
+  if (!nnodes.empty()) {
+    parse_nnodes(nnodes, &o);
+  } else if (!o.standalone && job.nnodes) {
+    // The allocation's nodes, less the spares it holds.
+    if (o.spares >= *job.nnodes)
+      throw Error("--spares", fmt::format("{} leaves none of the allocation's {} nodes to run workers", o.spares,
+                                          *job.nnodes),
+                  fmt::format("use --spares {} or fewer, or ask for more nodes", *job.nnodes - 1));
+    o.min_nodes = o.max_nodes = *job.nnodes - o.spares;
+  }
+  if (o.spares > 0 && o.standalone) throw Error("--spares", "a --standalone job has one node and no spares", "drop --spares");
+  if (o.spares > 0 && rdzv_backend == "static")
+    throw Error("--spares", "the static rendezvous has a fixed membership; a spare cannot join it",
+                "use --rdzv-backend c10d (the default)");
   if (rdzv_backend == "static" && o.min_nodes != o.max_nodes)
     throw Error("--rdzv-backend", "static takes a fixed number of nodes, but --nnodes is " + nnodes,
                 "use --nnodes N, or --rdzv-backend c10d for MIN:MAX");
@@ -285,20 +297,23 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
     if (!endpoint.empty()) parse_endpoint(endpoint, &o);
     if (o.rdzv_host.empty()) o.rdzv_host = job.master_addr;
     if (o.rdzv_port == 0) o.rdzv_port = job.rendezvous_port;
-    if (o.rdzv_host.empty() && o.max_nodes == 1) o.rdzv_host = "127.0.0.1";
+    const int ranks = o.max_nodes + o.spares;  // the node ranks of the job, its spares' included
+    if (o.rdzv_host.empty() && ranks == 1) o.rdzv_host = "127.0.0.1";
     if (o.rdzv_host.empty())
       throw Error("--rdzv-endpoint", "not given, and the job's environment names no MASTER_ADDR",
                   "give --rdzv-endpoint HOST:PORT (HOST: the node-rank-0 node)");
-    if (o.rdzv_port == 0 && o.max_nodes > 1)
+    if (o.rdzv_port == 0 && ranks > 1)
       throw Error("--rdzv-endpoint", "has no port, and the job's environment names none",
                   "give --rdzv-endpoint HOST:PORT or export HPCLAUNCH_MASTER_PORT");
     if (!flags.node_rank.empty()) o.node_rank = parse_count("--node-rank", flags.node_rank, 0);
     else if (job.node_rank) o.node_rank = *job.node_rank;
-    else if (o.max_nodes > 1)
+    else if (ranks > 1)
       throw Error("--node-rank", "not given, and this is not inside a Slurm or hpclaunch job",
                   "give --node-rank R (0 on the node that serves the rendezvous)");
-    if (o.node_rank >= o.max_nodes)
-      throw Error("--node-rank", fmt::format("{} is not below --nnodes {}", o.node_rank, o.max_nodes));
+    if (o.node_rank >= ranks)
+      throw Error("--node-rank", o.spares ? fmt::format("{} is not below --nnodes {} + --spares {}", o.node_rank,
+                                                        o.max_nodes, o.spares)
+                                          : fmt::format("{} is not below --nnodes {}", o.node_rank, o.max_nodes));
   }
   if (!flags.rdzv_id.empty()) o.rdzv_id = flags.rdzv_id;
   else if (!job.job_id.empty()) o.rdzv_id = job.job_id;
@@ -307,7 +322,7 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   // As torchrun, whose store authenticates no one, the torchrun face runs a seed's script unchanged.
   if (o.secret.empty() && face == AgentFace::torchrun)  // keeps jobs apart, authenticates no one
     o.secret = fmt::format("torchrun-face:{}@{}:{}", o.rdzv_id, o.rdzv_host, o.rdzv_port);
-  if (o.secret.empty() && o.max_nodes > 1)
+  if (o.secret.empty() && o.max_nodes + o.spares > 1)
     throw Error("HPCLAUNCH_RDZV_SECRET", "is not set; the agents of a multi-node job trust only peers that know it",
                 "export HPCLAUNCH_RDZV_SECRET=$(openssl rand -hex 16) before srun (rendered scripts do)");
   return o;

@@ -54,6 +54,9 @@ struct AgentOptions {
   double hang_startup_s = 0;  // to a rank's first report in an attempt; 0: hang_timeout_s
   bool hang_output = false;
   int no_progress_limit = 3;
+  // Spare nodes (--spares, agent/rendezvous_state.h): node ranks max_nodes..max_nodes+spares-1 wait in the
+  // rendezvous and replace a node that is lost or blamed for a hang.
+  int spares = 0;
   // torchrun's --duplicate-stdout-filters / --duplicate-stderr-filters: a tee'd line holding any of these also
   // goes to ATTEMPT_DIR/filtered_stdout.log / filtered_stderr.log.
   std::vector<std::string> dup_stdout_filters, dup_stderr_filters;

@@ -93,9 +93,15 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
     m_running = true;
     m_workers = true;
     m_after = After::nothing;
+    AgentActions acts;
+    if (!m_standby.empty())
+      acts.push_back(log(fmt::format("taking a place in round {} as group rank {}", m_assignment.round,
+                                     m_assignment.group_rank)));
+    m_standby.clear();
     AgentAction a = act(AgentAction::start_workers);
     a.assignment = m_assignment;
-    return {a};
+    acts.push_back(a);
+    return acts;
   }
   if (type == "restart") {
     const int round = msg.at("round");
@@ -122,6 +128,16 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
                                          : k_exit_failure;
     append_actions(acts, exit_with(code, format_summary(f, msg.value("restart_count", 0), m_config.max_restarts)));
     return acts;
+  }
+  if (type == "standby") {
+    // A spare (or a node retired after a hang): it holds no workers and waits for a place in a later round.
+    const std::string as = msg.at("as");
+    if (m_standby == as) return {};
+    m_standby = as;
+    return {log(as == "retired" ? "retired after the hang its rank was blamed for: this node waits, and runs workers "
+                                  "again only if no spare is left to take a place"
+                                : "a spare: this node waits in the rendezvous, holding no workers, to take the place "
+                                  "of a node that is lost or hangs")};
   }
   if (type == "finish") return exit_with(0, "");
   if (type == "refuse")

@@ -63,7 +63,7 @@ class AgentState {
   explicit AgentState(AgentStateConfig config);
 
   AgentActions connected();
-  // A message from the store (assign, restart, abort, finish, refuse); throws nlohmann::json::exception when
+  // A message from the store (assign, restart, abort, finish, refuse, standby); throws nlohmann::json::exception when
   // a field is missing or of the wrong type.
   AgentActions message(const nlohmann::json& msg);
   // start_workers failed (a command that cannot be started): the agent exits with it.
@@ -109,6 +109,7 @@ class AgentState {
   int m_stop_signal = 0;  // a terminating signal the agent got
   int m_progress_round = -1;  // the round whose progress the store was told of
   bool m_await_abort = false;  // ending with 99: waits for the store's abort before it finishes
+  std::string m_standby;  // "spare" or "retired" while the store holds this node back; "" otherwise
 };
 
 }  // namespace hpclaunch

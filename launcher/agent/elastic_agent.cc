@@ -106,6 +106,7 @@ int ElasticAgent::run() {
     sc.rendezvous = {m_opt.min_nodes, m_opt.max_nodes, m_opt.max_restarts, ms(m_opt.last_call_s),
                      ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0,
                      m_opt.no_progress_limit, m_start_streak, m_start_reports};
+    sc.rendezvous.spares = m_opt.spares;
     m_server = std::make_unique<StoreServer>(m_io, sc);
     port = m_server->port();
   }
@@ -177,6 +178,7 @@ std::string ElasticAgent::attempt_dir() const {
 
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
+  write_nodes_record();  // node 0 runs in every round: its start is the round's
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
                       m_opt.signals.empty() ? forwarded_signals() : m_opt.signals, ""};
@@ -446,9 +448,20 @@ void ElasticAgent::write_progress_record() const {
   if (!write_file_atomic(*job + "/progress.json", j.dump() + "\n")) log("cannot write " + *job + "/progress.json");
 }
 
+// Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place.
+void ElasticAgent::write_nodes_record() const {
+  auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (!m_server || m_opt.spares == 0 || !job || job->empty()) return;
+  nlohmann::json replaced = nlohmann::json::array();
+  for (const auto& r : m_server->state().replacements()) replaced.push_back(describe(r));
+  nlohmann::json j = {{"spares", m_opt.spares}, {"standby", m_server->state().standby()}, {"replaced", replaced}};
+  if (!write_file_atomic(*job + "/nodes.json", j.dump(2) + "\n")) log("cannot write " + *job + "/nodes.json");
+}
+
 void ElasticAgent::finish() {
   m_client->close();
   write_progress_record();
+  write_nodes_record();
   m_watch_timer.cancel();
   close_file_timer();
   if (m_server) m_server->stop();

@@ -72,6 +72,7 @@ class ElasticAgent {
   void close_file_timer();
   void read_progress_record();
   void write_progress_record() const;
+  void write_nodes_record() const;
 
   AgentOptions m_opt;
   AgentParts m_parts;

@@ -17,6 +17,11 @@ Reply reply(Reply::Kind kind, ConnId to) {
 
 }  // namespace
 
+std::string describe(const Replacement& r) {
+  return fmt::format("round {}: {} (node {}) took the place of {} (node {}) as group rank {}: {}", r.round, r.new_host,
+                     r.new_node_rank, r.old_host, r.old_node_rank, r.group_rank, r.why);
+}
+
 RendezvousState::RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now)
     : m_config(std::move(config)),
       m_pick_port(std::move(pick_port)),
@@ -48,8 +53,8 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
     return std::vector<Reply>{r};
   };
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return refuse("the job has already ended");
-  if (node_rank < 0 || node_rank >= m_config.max_nodes)
-    return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, m_config.max_nodes - 1));
+  const int ranks = m_config.max_nodes + m_config.spares;
+  if (node_rank < 0 || node_rank >= ranks) return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, ranks - 1));
   if (nproc < 1) return refuse("a node must run at least one worker");
   // By index, not a scan of every agent: a scan per join is quadratic, seconds at 10,000 nodes.
   if (auto owner = m_owner.find(node_rank); owner != m_owner.end() && owner->second != c)
@@ -64,15 +69,33 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
     // A node that comes late (MIN:MAX closed without it) re-forms the job with it, as TorchElastic does; it is
     // a change of membership, not a failure, so it uses no restart.
     if (static_cast<int>(m_participants.size()) < m_config.max_nodes) return restart(now);
-    return {};
+    Reply r = reply(Reply::standby, c);  // a spare: it waits for a place
+    r.failure.reason = m_retired.count(c) ? "retired" : "spare";
+    return {r};
   }
   return maybe_close(now);
+}
+
+bool RendezvousState::designated_joined() const {
+  for (int r = 0; r < m_config.max_nodes; ++r)
+    if (!joined_rank(r)) return false;
+  return true;
 }
 
 std::vector<Reply> RendezvousState::maybe_close(Clock::time_point now) {
   int n = static_cast<int>(m_joined.size());
   if (!joined_rank(m_config.anchor_node)) return {};
-  if (n >= m_config.max_nodes) return close_round();
+  if (n >= m_config.max_nodes) {
+    if (m_config.spares == 0) return close_round();
+    // With spares a round waits for the nodes meant to run, so that no spare takes the place of a node that is
+    // only slow to join: in the first round the node ranks below MAX, after a restart the last group's nodes that
+    // are still connected and not retired; else for every connected agent or the last call.
+    bool ready = true;
+    if (m_round == 0) ready = designated_joined();
+    for (const auto& [c, node] : m_slots)
+      if (m_agents.count(c) && !m_retired.count(c) && !m_joined.count(c)) ready = false;
+    if (ready) return close_round();
+  }
   if (n < m_config.min_nodes) return {};
   // After a restart everyone still alive is connected: no one else is coming, no need for the last call.
   if (m_round > 0 && n == static_cast<int>(m_agents.size())) return close_round();
@@ -81,28 +104,107 @@ std::vector<Reply> RendezvousState::maybe_close(Clock::time_point now) {
   return {};
 }
 
+// The group of the round being closed, in group-rank order. Without spares: every joined node, by node rank.
+// With spares: the last group's nodes keep their places; a place whose node is gone (lost, retired, not back in
+// time) goes to a waiting spare, lowest node rank first, retired ones last; places no one can take close up; the
+// group grows to MAX from the rest. The first round is the nodes by node rank, up to MAX.
+std::vector<ConnId> RendezvousState::pick_group() {
+  auto by_rank = [this](ConnId a, ConnId b) {
+    const bool ra = m_retired.count(a) > 0, rb = m_retired.count(b) > 0;
+    if (ra != rb) return rb;
+    return m_joined.at(a).node_rank < m_joined.at(b).node_rank;
+  };
+  std::vector<ConnId> group;
+  std::vector<ConnId> fill;
+  std::set<ConnId> kept;
+  for (const auto& [c, node] : m_slots)
+    if (m_joined.count(c) && !m_retired.count(c)) kept.insert(c);
+  for (const auto& [c, node] : m_joined)
+    if (!kept.count(c)) fill.push_back(c);
+  std::sort(fill.begin(), fill.end(), by_rank);
+  size_t next = 0;
+  for (size_t slot = 0; slot < m_slots.size(); ++slot) {
+    const auto& [old, node] = m_slots[slot];
+    if (kept.count(old)) {
+      group.push_back(old);
+      continue;
+    }
+    if (next == fill.size()) continue;  // no one to take the place: the group shrinks (MIN allowing)
+    const ConnId c = fill[next++];
+    if (c != old) {
+      const Node& spare = m_joined.at(c);
+      auto why = m_left_why.find(old);
+      m_replacements.push_back({m_round, static_cast<int>(group.size()), node.host, spare.host, node.node_rank,
+                                spare.node_rank,
+                                why != m_left_why.end() ? why->second : "it did not rejoin in time"});
+    }
+    group.push_back(c);
+  }
+  while (next < fill.size() && static_cast<int>(group.size()) < m_config.max_nodes) group.push_back(fill[next++]);
+  m_left_why.clear();
+  return group;
+}
+
 std::vector<Reply> RendezvousState::close_round() {
-  std::vector<std::pair<ConnId, Node>> order(m_joined.begin(), m_joined.end());
-  std::sort(order.begin(), order.end(),
-            [](const auto& a, const auto& b) { return a.second.node_rank < b.second.node_rank; });
+  std::vector<ConnId> group;
+  if (m_config.spares == 0) {
+    for (const auto& [c, n] : m_joined) group.push_back(c);
+    std::sort(group.begin(), group.end(),
+              [this](ConnId a, ConnId b) { return m_joined.at(a).node_rank < m_joined.at(b).node_rank; });
+  } else {
+    group = pick_group();
+  }
   int world = 0;
-  for (const auto& [c, n] : order) world += n.nproc;
+  for (ConnId c : group) world += m_joined.at(c).nproc;
   int port = m_pick_port();
   std::vector<Reply> out;
   int offset = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    Reply r = reply(Reply::assign, order[i].first);
-    r.assignment = {m_round, static_cast<int>(i), static_cast<int>(order.size()), offset, world,
+  m_participants.clear();
+  m_slots.clear();
+  for (size_t i = 0; i < group.size(); ++i) {
+    const Node node = m_joined.at(group[i]);
+    Reply r = reply(Reply::assign, group[i]);
+    r.assignment = {m_round, static_cast<int>(i), static_cast<int>(group.size()), offset, world,
                     m_restart_count, m_config.master_addr, port};
-    offset += order[i].second.nproc;
+    offset += node.nproc;
     out.push_back(r);
+    m_participants[group[i]] = node;
+    m_slots.emplace_back(group[i], node);
+    m_joined.erase(group[i]);
   }
-  m_participants = std::move(m_joined);
-  m_joined.clear();
+  // Whoever is left waits as a spare, joined for the next round.
+  auto standby = standby_replies();
+  out.insert(out.end(), standby.begin(), standby.end());
   m_done.clear();
   m_last_call.reset();
   m_phase = Phase::running;
   return out;
+}
+
+std::vector<Reply> RendezvousState::standby_replies() const {
+  std::vector<Reply> out;
+  for (const auto& [c, node] : m_joined) {
+    Reply r = reply(Reply::standby, c);
+    r.failure.reason = m_retired.count(c) ? "retired" : "spare";
+    out.push_back(r);
+  }
+  return out;
+}
+
+bool RendezvousState::spare_waits() const {
+  for (const auto& [c, node] : m_joined)
+    if (!m_participants.count(c) && !m_retired.count(c)) return true;
+  return false;
+}
+
+// A node blamed for a hang (its rank held the others) gives its place to a waiting spare: the node may be what
+// hangs (a stalled file system, a GPU that stopped). The store's own node never does: it serves the job.
+void RendezvousState::retire_blamed(const Failure& f) {
+  if (m_config.spares == 0 || f.hang_s <= 0 || f.rank < 0 || f.node_rank == m_config.anchor_node) return;
+  auto owner = m_owner.find(f.node_rank);
+  if (owner == m_owner.end() || !m_participants.count(owner->second) || !spare_waits()) return;
+  m_retired.insert(owner->second);
+  m_left_why[owner->second] = fmt::format("it was blamed for a hang (rank {})", f.rank);
 }
 
 std::vector<Reply> RendezvousState::done(ConnId c, int round) {
@@ -142,6 +244,7 @@ std::vector<Reply> RendezvousState::decide(const Failure& failure, Clock::time_p
   }
   if (m_restart_count >= m_config.max_restarts) return abort(f);
   ++m_restart_count;
+  retire_blamed(f);
   return restart(now);
 }
 
@@ -190,6 +293,8 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
   m_agents.erase(it);
   m_owner.erase(node.node_rank);
   m_joined.erase(c);
+  m_retired.erase(c);
+  m_left_why[c] = "its agent was lost";
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return {};
   Failure why;
   why.host = node.host;
@@ -212,6 +317,14 @@ std::vector<Reply> RendezvousState::lost(ConnId c, Clock::time_point now) {
     return abort(why);
   }
   return maybe_close(now);
+}
+
+std::vector<std::string> RendezvousState::standby() const {
+  std::vector<std::string> out;
+  for (const auto& [c, node] : m_joined)
+    if (!m_participants.count(c))
+      out.push_back(fmt::format("{} (node {}){}", node.host, node.node_rank, m_retired.count(c) ? ", retired" : ""));
+  return out;
 }
 
 std::vector<Reply> RendezvousState::shutdown(ConnId, const Failure& why) {

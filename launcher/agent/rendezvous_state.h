@@ -36,7 +36,23 @@ struct RendezvousConfig {
   // of the round, or this long after the first, and takes the one that names the rank holding them (better_hang).
   // Recording the stacks took seconds on a loaded 2-core machine: a node's report came 2 s after another's.
   Clock::duration hang_window = std::chrono::seconds(5);
+  // Spare nodes (--spares): up to this many agents beyond max_nodes (node ranks up to max_nodes + spares - 1) join
+  // and wait, holding no workers. When a node of the running round is lost, or is blamed for a hang while a spare
+  // waits, a spare takes its group rank in the next round; the other nodes keep theirs. A node blamed for a hang
+  // stays connected, retired: it runs workers again only if no other node is left to take its place.
+  int spares = 0;
 };
+
+// A spare that took the place of a node, as `hpclaunch status` shows it (JOBDIR/nodes.json).
+struct Replacement {
+  int round = 0;  // the first round the spare ran in
+  int group_rank = 0;
+  std::string old_host, new_host;
+  int old_node_rank = -1, new_node_rank = -1;
+  std::string why;  // "its agent was lost", "it was blamed for a hang"
+};
+// "round 1: n4 (node 3) took the place of n2 (node 1) as group rank 1: its agent was lost"
+std::string describe(const Replacement& r);
 
 // What one node runs in one round.
 struct Assignment {
@@ -51,7 +67,8 @@ struct Assignment {
 };
 
 struct Reply {
-  enum Kind { assign, restart, abort, finish, refuse } kind;
+  // standby: the node waits as a spare (failure.reason says why: "spare", or retired after a hang).
+  enum Kind { assign, restart, abort, finish, refuse, standby } kind;
   ConnId to = 0;
   Assignment assignment;  // assign
   int round = 0;          // restart: the round to join next
@@ -86,6 +103,9 @@ class RendezvousState {
   bool reports() const { return m_reports; }
   // "the agent on HOST (node N)" for a connection that joined, else "an agent": what the store's log names.
   std::string who(ConnId c) const;
+  // The spares waiting now ("host (node N)", retired ones marked) and every replacement so far, oldest first.
+  std::vector<std::string> standby() const;
+  const std::vector<Replacement>& replacements() const { return m_replacements; }
 
  private:
   struct Node {
@@ -99,7 +119,12 @@ class RendezvousState {
   std::vector<Reply> abort(const Failure& why);
   std::vector<Reply> decide(const Failure& f, Clock::time_point now);
   bool joined_rank(int node_rank) const;
+  bool designated_joined() const;
   void end_attempt();
+  std::vector<ConnId> pick_group();
+  bool spare_waits() const;
+  void retire_blamed(const Failure& f);
+  std::vector<Reply> standby_replies() const;
 
   RendezvousConfig m_config;
   std::function<int()> m_pick_port;
@@ -119,6 +144,12 @@ class RendezvousState {
   Clock::time_point m_hang_until{};
   int m_streak = 0;
   bool m_reports = false;
+  // Spares: the running round's group in rank order (kept as a slot table, so that a spare can take a lost node's
+  // group rank), why each node left it, the retired nodes and the replacements made.
+  std::vector<std::pair<ConnId, Node>> m_slots;
+  std::map<ConnId, std::string> m_left_why;
+  std::set<ConnId> m_retired;
+  std::vector<Replacement> m_replacements;
 };
 
 }  // namespace hpclaunch

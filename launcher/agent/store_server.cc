@@ -189,6 +189,9 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
       case Reply::finish:
         msg = {{"type", "finish"}};
         break;
+      case Reply::standby:
+        msg = {{"type", "standby"}, {"as", r.failure.reason}, {"round", m_state.round()}};
+        break;
       case Reply::refuse:
         msg = {{"type", "refuse"}, {"reason", r.failure.reason}};
         agent_log(m_config.log_host, fmt::format("refused a peer from {}: {}", it->second.conn->peer(), r.failure.reason));
@@ -200,6 +203,14 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
       it->second.conn->close_after_flush();
       forget(it);
     }
+  }
+  log_replacements();
+}
+
+void StoreServer::log_replacements() {
+  const auto& all = m_state.replacements();
+  for (; m_replacements_logged < all.size(); ++m_replacements_logged) {
+    agent_log(m_config.log_host, "spare: " + describe(all[m_replacements_logged]));
   }
 }
 
@@ -251,7 +262,8 @@ void StoreServer::heartbeat() {
 // (the size it will have once every agent has joined), so that agents do not heartbeat at 1 s through the joins
 // and the first seconds of the run (bench/agent/RESULTS-heartbeat.md).
 size_t StoreServer::job_size() const {
-  return std::max(m_conns.size(), static_cast<size_t>(std::max(0, m_config.rendezvous.max_nodes)));
+  return std::max(m_conns.size(),
+                  static_cast<size_t>(std::max(0, m_config.rendezvous.max_nodes + m_config.rendezvous.spares)));
 }
 
 std::string StoreServer::heartbeat_line(std::chrono::milliseconds interval) const {

@@ -43,6 +43,7 @@ class StoreServer {
   void on_close(ConnId id, const std::string& why);
   void apply(const std::vector<Reply>& replies);
   void arm_deadline();
+  void log_replacements();  // a line for each spare that took a node's place since the last call
   void heartbeat();
   void send_heartbeats(std::chrono::milliseconds tick);
   size_t job_size() const;
@@ -76,6 +77,7 @@ class StoreServer {
   // at the front and a silence check looks at them alone, not at every connection.
   std::list<ConnId> m_by_last_read;
   RendezvousState m_state;
+  size_t m_replacements_logged = 0;
 };
 
 // A TCP port that was free a moment ago on every interface, for the workers' MASTER_PORT: drawn from

@@ -177,6 +177,12 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
                  "(0: never; default: HPCLAUNCH_NO_PROGRESS_LIMIT, else 3)")
       ->check(CLI::NonNegativeNumber)
       ->envname("HPCLAUNCH_NO_PROGRESS_LIMIT");
+  app.add_option("--spares", o.spares,
+                 "nodes beyond --nnodes that wait in the rendezvous, holding no workers, and take the place of a "
+                 "node that is lost or hangs (default: HPCLAUNCH_SPARES, else 0; inside an allocation --nnodes is "
+                 "then its nodes less these)")
+      ->check(CLI::NonNegativeNumber)
+      ->envname("HPCLAUNCH_SPARES");
   // As torchrun's argparse `env` actions: a flag not given takes PET_<NAME> from the environment.
   for (const char* name : {"nnodes", "nproc-per-node", "rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf",
                            "standalone", "max-restarts", "monitor-interval", "start-method", "event-log-handler",

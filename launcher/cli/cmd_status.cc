@@ -61,6 +61,8 @@ void print_status(const JobRecord& job, const Queried& q) {
   if (!job.after.empty()) fmt::print("  after: {}\n", join(job.after, ", "));
   for (const auto& n : job.excluded) fmt::print("  excluded: {} ({}; run {})\n", n.node, n.reason, n.run);
   for (const auto& h : job.hangs) fmt::print("  hang: {}\n", h);
+  for (const auto& s : job.spares) fmt::print("  spare: {}\n", s);
+  for (const auto& r : job.replaced) fmt::print("  replaced: {}\n", r);
   if (!job.failure.empty()) fmt::print("  failure: {}\n", job.failure);
 }
 

@@ -153,7 +153,9 @@ nlohmann::json status_json(const JobRecord& job, const JobState& state, const st
                                 {"after", job.after},
                                 {"excluded", job.excluded},
                                 {"failure", job.failure},
-                                {"hangs", job.hangs}});
+                                {"hangs", job.hangs},
+                                {"spares", job.spares},
+                                {"replaced", job.replaced}});
 }
 
 void print_status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks) {

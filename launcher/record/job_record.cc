@@ -177,6 +177,18 @@ void read_agent_words(JobRecord* r) {
   std::sort(files.begin(), files.end());
   for (const auto& [n, f] : files)
     if (auto s = summary_of(f); !s.empty()) r->hangs.push_back(fmt::format("attempt {}: {}", n, s));
+  if (auto text = read_file((fs::path(r->dir) / "nodes.json").string())) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    auto strings = [&j](const char* key) {
+      std::vector<std::string> out;
+      if (j.is_object() && j.contains(key) && j[key].is_array())
+        for (const auto& s : j[key])
+          if (s.is_string()) out.push_back(s.get<std::string>());
+      return out;
+    };
+    r->spares = strings("standby");
+    r->replaced = strings("replaced");
+  }
 }
 
 }  // namespace

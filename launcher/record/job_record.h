@@ -150,6 +150,9 @@ struct JobRecord {
   // each hang found, restarted or not (stacks/attempt_N/hang-HOST.json), in attempt order.
   std::string failure;
   std::vector<std::string> hangs;
+  // nodes.json (a job with --spares): the spares waiting now, and each place a spare took, oldest first.
+  std::vector<std::string> spares;
+  std::vector<std::string> replaced;
   int max_requeues = 0;              // plan.json's, 0 without --requeue: how often the local runner runs it again
   // An array job: its task count and plan.json's limit. One task of it (task_record) has `task` set, `dir` its run
   // directory JOBDIR/tasks/I, `job_id` the scheduler's name for the task, and its own values and command.

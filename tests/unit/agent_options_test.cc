@@ -127,6 +127,41 @@ TEST_CASE("--standalone is one node on a free local port; a node rank must be be
   CHECK(refusal(f) == "--node-rank: 2 is not below --nnodes 2");
 }
 
+TEST_CASE("--spares: inside an allocation the nodes are its nodes less the spares; the spares' node ranks follow") {
+  AgentFlags f = with_command();
+  f.set.spares = 1;
+  JobEnvironment job;
+  job.nnodes = 3;
+  job.node_rank = 2;
+  job.master_addr = "n1";
+  job.rendezvous_port = 29400;
+  AgentOptions o = resolve(f, k_cpu_box, job);
+  CHECK(o.min_nodes == 2);
+  CHECK(o.max_nodes == 2);
+  CHECK(o.node_rank == 2);  // a spare
+  f.set.spares = 3;
+  CHECK(test::error_of_call([&] { resolve(f, k_cpu_box, job); }) ==
+        "--spares: 3 leaves none of the allocation's 3 nodes to run workers; use --spares 2 or fewer, or ask for "
+        "more nodes");
+  // Outside an allocation: --nnodes is the nodes that run, and node ranks go up to it plus the spares.
+  f = with_command();
+  f.set.spares = 1;
+  f.nnodes = "2";
+  f.endpoint = "h:1";
+  f.node_rank = "2";
+  CHECK(resolve(f).node_rank == 2);
+  f.node_rank = "3";
+  CHECK(refusal(f) == "--node-rank: 3 is not below --nnodes 2 + --spares 1");
+  f.rdzv_backend = "static";
+  f.node_rank = "0";
+  CHECK(refusal(f) == "--spares: the static rendezvous has a fixed membership; a spare cannot join it; use "
+                      "--rdzv-backend c10d (the default)");
+  f = with_command();
+  f.set.spares = 1;
+  f.set.standalone = true;
+  CHECK(refusal(f) == "--spares: a --standalone job has one node and no spares; drop --spares");
+}
+
 TEST_CASE("argv: as the agent, flags end at --; as torchrun, at the script, whose arguments keep their --") {
   AgentArgv a = split_agent_argv({"--nnodes", "2", "--", "train.py", "--", "x"}, AgentFace::agent);
   CHECK(a.flags == std::vector<std::string>{"--nnodes", "2"});

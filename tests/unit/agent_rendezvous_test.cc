@@ -384,3 +384,198 @@ TEST_CASE("no progress: a worker's requeue (a shutdown) after K attempts without
 }
 
 }  // namespace agent_rendezvous_test
+
+namespace agent_rendezvous_test {
+
+namespace {
+
+RendezvousConfig with_spares(int nodes, int spares, int restarts = 0) {
+  RendezvousConfig c = config(nodes, nodes, restarts);
+  c.spares = spares;
+  return c;
+}
+
+const Reply* of_kind(const std::vector<Reply>& rs, ConnId c, Reply::Kind kind) {
+  for (const auto& r : rs)
+    if (r.to == c && r.kind == kind) return &r;
+  return nullptr;
+}
+
+// Node ranks 0..n-1 on hosts n1..n(n), connection i+1 for node rank i, one worker each.
+RendezvousState formed(RendezvousConfig c, int agents, Clock::time_point t0, std::vector<Reply>* out = nullptr) {
+  RendezvousState s(c, port_counter, t0);
+  std::vector<Reply> all;
+  for (int i = 0; i < agents; ++i) {
+    auto rs = s.join(static_cast<ConnId>(i + 1), i, "n" + std::to_string(i + 1), 1, t0);
+    all.insert(all.end(), rs.begin(), rs.end());
+  }
+  if (out) *out = all;
+  return s;
+}
+
+Failure hang_of(int node_rank, int rank) {
+  Failure h;
+  h.host = "n" + std::to_string(node_rank + 1);
+  h.node_rank = node_rank;
+  h.rank = rank;
+  h.local_rank = 0;
+  h.hang_s = 12;
+  h.hang_source = "progress";
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("spares: node ranks beyond MAX join and wait, holding no workers; the group is the first MAX") {
+  auto t0 = Clock::now();
+  std::vector<Reply> rs;
+  RendezvousState s = formed(with_spares(2, 1), 3, t0, &rs);
+  CHECK(s.phase() == RendezvousState::Phase::running);
+  CHECK(of_kind(rs, 1, Reply::assign)->assignment.group_rank == 0);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.group_rank == 1);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.world_size == 2);
+  CHECK(of_kind(rs, 3, Reply::assign) == nullptr);
+  REQUIRE(of_kind(rs, 3, Reply::standby) != nullptr);  // told, once it has joined
+  CHECK(of_kind(rs, 3, Reply::standby)->failure.reason == "spare");
+  CHECK(s.standby() == std::vector<std::string>{"n3 (node 2)"});
+  // A rank beyond MAX + spares is still refused.
+  auto refused = s.join(9, 3, "n4", 1, t0);
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].kind == Reply::refuse);
+  CHECK(refused[0].failure.reason == "node rank 3 is outside 0..2");
+}
+
+TEST_CASE("spares: a spare that joins first does not take the place of a node meant to run, unless it never comes") {
+  auto t0 = Clock::now();
+  RendezvousState s(with_spares(2, 1), port_counter, t0);
+  CHECK(s.join(3, 2, "n3", 1, t0).empty());
+  CHECK(s.join(1, 0, "n1", 1, t0).empty());  // MAX joined, but node 1 is not among them: waits
+  auto rs = s.join(2, 1, "n2", 1, t0 + 1s);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.group_rank == 1);
+  CHECK(of_kind(rs, 3, Reply::standby) != nullptr);
+  // Node 1 never comes: the last call closes the round with the spare in its place.
+  RendezvousState late(with_spares(2, 1), port_counter, t0);
+  late.join(3, 2, "n3", 1, t0);
+  late.join(1, 0, "n1", 1, t0);
+  CHECK(late.deadline() == t0 + 10s);
+  auto closed = late.tick(t0 + 10s);
+  REQUIRE(of_kind(closed, 3, Reply::assign) != nullptr);
+  CHECK(of_kind(closed, 3, Reply::assign)->assignment.group_rank == 1);
+}
+
+TEST_CASE("spares: a lost node's place goes to a spare, the others keep theirs, and no restart is used") {
+  auto t0 = Clock::now();
+  RendezvousState s = formed(with_spares(3, 2), 5, t0);  // nodes 0-2 run, 3 and 4 wait
+  auto rs = s.lost(2, t0 + 1s);                          // node 1 (n2) is lost
+  CHECK(of_kind(rs, 1, Reply::restart) != nullptr);
+  CHECK(of_kind(rs, 3, Reply::restart) != nullptr);
+  CHECK(of_kind(rs, 4, Reply::restart) == nullptr);  // the spares were not running: nothing to restart
+  CHECK(s.join(1, 0, "n1", 1, t0 + 2s).empty());   // node 2 (n3) has not rejoined yet: the round waits for it
+  rs = s.join(3, 2, "n3", 1, t0 + 2s);
+  CHECK(of_kind(rs, 1, Reply::assign)->assignment.group_rank == 0);
+  CHECK(of_kind(rs, 4, Reply::assign)->assignment.group_rank == 1);  // the lowest spare, in n2's place
+  CHECK(of_kind(rs, 3, Reply::assign)->assignment.group_rank == 2);  // n3 keeps its place
+  CHECK(of_kind(rs, 3, Reply::assign)->assignment.rank_offset == 2);
+  CHECK(of_kind(rs, 4, Reply::assign)->assignment.restart_count == 0);
+  CHECK(of_kind(rs, 5, Reply::standby) != nullptr);  // the other spare waits on
+  REQUIRE(s.replacements().size() == 1);
+  const Replacement& r = s.replacements()[0];
+  CHECK(r.round == 1);
+  CHECK(r.group_rank == 1);
+  CHECK(r.old_host == "n2");
+  CHECK(r.new_host == "n4");
+  CHECK(r.old_node_rank == 1);
+  CHECK(r.new_node_rank == 3);
+  CHECK(r.why == "its agent was lost");
+  CHECK(describe(r) == "round 1: n4 (node 3) took the place of n2 (node 1) as group rank 1: its agent was lost");
+  CHECK(s.standby() == std::vector<std::string>{"n5 (node 4)"});
+}
+
+TEST_CASE("spares: a worker's failure restarts the same nodes, a slow one is waited for and keeps its place") {
+  auto t0 = Clock::now();
+  RendezvousState s = formed(with_spares(2, 1, 1), 3, t0);
+  Failure crash;
+  crash.host = "n2";
+  crash.node_rank = 1;
+  crash.rank = 1;
+  crash.exit_code = 1;
+  auto rs = s.failed(2, 0, crash, t0 + 1s);
+  CHECK(of_kind(rs, 1, Reply::restart) != nullptr);
+  CHECK(s.join(1, 0, "n1", 1, t0 + 2s).empty());  // node 0 and the spare make MAX, but node 1 is still coming
+  rs = s.join(2, 1, "n2", 1, t0 + 5s);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.group_rank == 1);
+  CHECK(of_kind(rs, 3, Reply::standby) != nullptr);
+  CHECK(s.replacements().empty());
+}
+
+TEST_CASE("spares: the node blamed for a hang is retired while a spare waits, and runs again only as a last resort") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = with_spares(2, 1, 3);
+  c.hang_window = 0s;
+  RendezvousState s = formed(c, 3, t0);
+  auto rs = s.failed(2, 0, hang_of(1, 1), t0 + 1s);  // rank 1 on node 1 (n2) held the job
+  CHECK(of_kind(rs, 2, Reply::restart) != nullptr);
+  s.join(1, 0, "n1", 1, t0 + 2s);  // the round closes without waiting for the retired node
+  REQUIRE(s.phase() == RendezvousState::Phase::running);
+  rs = s.join(2, 1, "n2", 1, t0 + 3s);
+  REQUIRE(of_kind(rs, 2, Reply::standby) != nullptr);
+  CHECK(of_kind(rs, 2, Reply::standby)->failure.reason == "retired");
+  CHECK(s.standby() == std::vector<std::string>{"n2 (node 1), retired"});
+  REQUIRE(s.replacements().size() == 1);
+  CHECK(s.replacements()[0].new_host == "n3");
+  CHECK(s.replacements()[0].why == "it was blamed for a hang (rank 1)");
+  // The spare is lost: the retired node is all that is left, and takes the place again.
+  rs = s.lost(3, t0 + 4s);
+  CHECK(of_kind(rs, 1, Reply::restart) != nullptr);
+  rs = s.join(1, 0, "n1", 1, t0 + 5s);
+  REQUIRE(of_kind(rs, 2, Reply::assign) != nullptr);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.group_rank == 1);
+  CHECK(s.replacements().size() == 2);
+  CHECK(s.replacements()[1].why == "its agent was lost");
+}
+
+TEST_CASE("spares: a hang blamed on the store's node, or with no spare waiting, retires no one") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = with_spares(2, 1, 3);
+  c.hang_window = 0s;
+  RendezvousState s = formed(c, 3, t0);
+  s.failed(1, 0, hang_of(0, 0), t0 + 1s);
+  s.join(1, 0, "n1", 1, t0 + 2s);
+  auto rs = s.join(2, 1, "n2", 1, t0 + 2s);
+  CHECK(of_kind(rs, 1, Reply::assign)->assignment.group_rank == 0);
+  CHECK(of_kind(rs, 2, Reply::assign)->assignment.group_rank == 1);
+  CHECK(s.replacements().empty());
+  // No spares: the blamed node runs on, as before.
+  RendezvousConfig none = config(2, 2, 3);
+  none.hang_window = 0s;
+  RendezvousState n = formed(none, 2, t0);
+  n.failed(2, 0, hang_of(1, 1), t0 + 1s);
+  n.join(1, 0, "n1", 1, t0 + 2s);
+  rs = n.join(2, 1, "n2", 1, t0 + 2s);
+  CHECK(of_kind(rs, 2, Reply::assign) != nullptr);
+  CHECK(n.replacements().empty());
+}
+
+TEST_CASE("spares: with no spare left a lost node shrinks the group as far as MIN allows, then the job aborts") {
+  auto t0 = Clock::now();
+  RendezvousConfig c = config(1, 2);
+  c.spares = 1;
+  RendezvousState s = formed(c, 3, t0);
+  s.lost(2, t0 + 1s);  // the spare takes node 1's place
+  s.join(1, 0, "n1", 1, t0 + 2s);
+  REQUIRE(s.phase() == RendezvousState::Phase::running);
+  auto rs = s.lost(3, t0 + 3s);  // the spare, now running, is lost: one node is left, MIN is 1
+  s.join(1, 0, "n1", 1, t0 + 4s);
+  CHECK(s.phase() == RendezvousState::Phase::running);
+  rs = s.lost(1, t0 + 5s);  // the store's node: the job ends
+  CHECK(s.phase() == RendezvousState::Phase::aborted);
+}
+
+TEST_CASE("spares: a finished job tells the spares to finish too") {
+  auto t0 = Clock::now();
+  RendezvousState s = formed(with_spares(1, 1), 2, t0);
+  auto rs = s.done(1, 0);
+  CHECK(of_kind(rs, 2, Reply::finish) != nullptr);
+}
+
+}  // namespace agent_rendezvous_test

@@ -111,6 +111,28 @@ TEST_CASE("excluded nodes accumulate over runs; a node keeps its first reason; t
   fs::remove_all(dir);
 }
 
+TEST_CASE("the agents' words: failure.json's summary, each hang in attempt order, the spares and their places") {
+  fs::path dir = fs::temp_directory_path() / "hpclaunch-record-agent-words";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "stacks" / "attempt_10");
+  fs::create_directories(dir / "stacks" / "attempt_2");
+  std::ofstream(dir / "failure.json") << R"({"summary": "rank 1 on n2 exited with code 1"})";
+  std::ofstream(dir / "stacks" / "attempt_10" / "hang-n1.json") << R"({"summary": "late"})";
+  std::ofstream(dir / "stacks" / "attempt_2" / "hang-n2.json") << R"({"summary": "early"})";
+  std::ofstream(dir / "stacks" / "attempt_2" / "rank_1.txt") << "not a hang file";
+  std::ofstream(dir / "nodes.json") << R"J({"spares": 2, "standby": ["n5 (node 4)", 7],
+    "replaced": ["round 1: n4 (node 3) took the place of n2 (node 1) as group rank 1: its agent was lost"]})J";
+  JobRecord r = read_job_record(dir.string());
+  CHECK(r.failure == "rank 1 on n2 exited with code 1");
+  CHECK(r.hangs == std::vector<std::string>{"attempt 2: early", "attempt 10: late"});
+  CHECK(r.spares == std::vector<std::string>{"n5 (node 4)"});  // what is not a string is skipped
+  CHECK(r.replaced == std::vector<std::string>{
+                          "round 1: n4 (node 3) took the place of n2 (node 1) as group rank 1: its agent was lost"});
+  std::ofstream(dir / "nodes.json") << "{half-writ";
+  CHECK(read_job_record(dir.string()).spares.empty());
+  fs::remove_all(dir);
+}
+
 TEST_SUITE_END();
 
 }  // namespace job_record_test
