@@ -95,6 +95,7 @@ int ElasticAgent::run() {
   }
   int port = m_opt.rdzv_port;
   read_progress_record();
+  write_agent_exit();  // none yet: a requeued job's file is the last run's
   if (m_opt.node_rank == 0) {
     StoreServerConfig sc;
     sc.bind_host = m_opt.rdzv_host;
@@ -120,6 +121,7 @@ int ElasticAgent::run() {
   watch_progress();
   serve_file_timer();
   m_io.run();
+  write_agent_exit();
   if (m_state.exit_code() == 0) return 0;
   throw Error("hpclaunch agent", m_state.exit_message(), "", m_state.exit_code());
 }
@@ -446,6 +448,20 @@ void ElasticAgent::write_progress_record() const {
                       {"reports", m_server->state().reports()}};
   if (auto best = m_watch.best_step()) j["best_step"] = *best;
   if (!write_file_atomic(*job + "/progress.json", j.dump() + "\n")) log("cannot write " + *job + "/progress.json");
+}
+
+// With spares, a lost node's agent fails while the job goes on, and srun's status is the highest of its tasks':
+// the job's script takes node 0's (JOBDIR/agent-exit) instead. Removed at the start, written at the end.
+void ElasticAgent::write_agent_exit() const {
+  auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
+  if (m_opt.node_rank != 0 || m_opt.spares == 0 || !job || job->empty()) return;
+  const std::string path = *job + "/agent-exit";
+  if (!m_state.finished()) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  } else if (!write_file_atomic(path, std::to_string(m_state.exit_code()) + "\n")) {
+    log("cannot write " + path);
+  }
 }
 
 // Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place.

@@ -73,6 +73,7 @@ class ElasticAgent {
   void read_progress_record();
   void write_progress_record() const;
   void write_nodes_record() const;
+  void write_agent_exit() const;
 
   AgentOptions m_opt;
   AgentParts m_parts;

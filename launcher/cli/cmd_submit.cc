@@ -54,6 +54,9 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--hang-timeout", r.hang_timeout,
                  "the agent's: seconds without progress after which the job's stacks are recorded and it restarts "
                  "(0: off; default: the profile's; docs/agent.md)");
+  app.add_option("--spares", r.spares,
+                 "the agent's: nodes beyond --nodes that wait in the job and take the place of a node that is lost "
+                 "or hangs, without a requeue (default: the profile's, else 0; docs/agent.md)");
   add_switch(app, "preflight", &r.preflight,
              "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
              "leaves it out (docs/preflight.md)");

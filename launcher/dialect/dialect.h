@@ -49,6 +49,9 @@ struct BatchRequest {
   std::string warning_signal;     // "" when no warning is asked for
   int warning_seconds = 0;
   bool requeue = false;
+  // Spare nodes (agent launch): `nodes` holds them too; the agents run workers on nodes - spares of them and the
+  // rest wait to take a lost or hung node's place (docs/agent.md, "Spare nodes").
+  int spares = 0;
 };
 
 // A memory directive and what it asks of each node (MB; 0: nothing, or the whole node).
@@ -110,6 +113,9 @@ class SchedulerDialect {
   virtual const InJobFace& in_job() const = 0;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
+  // Why this scheduler's agent launch cannot keep spares ("" when it can): its launcher must let the other agents
+  // run on when one is lost.
+  virtual std::string spares_refusal() const { return ""; }
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
   // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named). By default none: the
   // scheduler's own default.

@@ -23,6 +23,10 @@ class PbsDialect final : public SchedulerDialect {
   // PALS is a site's own (Cray's), which no survey of the server shows.
   std::vector<LaunchMode> learned_launchers() const override { return {LaunchMode::agent, LaunchMode::mpirun}; }
   QueueKind queue_kind() const override { return QueueKind::queue; }
+  // Open MPI's mpirun, which starts the agents here, ends them all when one exits or its node is lost.
+  std::string spares_refusal() const override {
+    return "PBS's agent launch starts the agents with mpirun, which ends them all when one is lost";
+  }
   GpuStyle gpu_style() const override { return GpuStyle::pbs_select; }
   const InJobFace& in_job() const override;  // pbs_in_job.cc, with Cray PALS
   std::vector<std::string> presence_command() const override { return {"qstat", "--version"}; }

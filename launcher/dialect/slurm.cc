@@ -110,6 +110,7 @@ std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const S
   if (!p.account.empty()) d.push_back("--account=" + p.account);
   d.push_back("--time=" + format_slurm_time(p.time_s));
   if (!p.warning_signal.empty()) d.push_back(fmt::format("--signal=B:{}@{}", p.warning_signal, p.warning_seconds));
+  if (p.spares > 0) d.push_back("--no-kill");  // a failed node does not end the job: a spare takes its place
   if (p.requeue) {
     d.push_back("--requeue");
     d.push_back("--open-mode=append");  // the output of every run of the job in one file

@@ -363,14 +363,36 @@ void plan_hang(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   if (!has_key(p->env, "HPCLAUNCH_HANG_TIMEOUT")) p->env.emplace_back("HPCLAUNCH_HANG_TIMEOUT", std::to_string(seconds));
 }
 
-LaunchPlan make_plan(const JobRequest& r, const SiteProfile& site) {
+// --spares, else the profile's requeue.spares: nodes beyond --nodes in the allocation, for the agents (which alone
+// can let a node wait and give it a place); the allocation is asked for all of them.
+int plan_spares(const JobRequest& r, const SiteProfile& site, LaunchMode launcher) {
+  const int spares = r.spares.value_or(site.requeue.spares);
+  if (spares < 0) throw Error("--spares", fmt::format("{} is below 0", spares), "use 0 (none) or more nodes");
+  if (spares > 0 && launcher == LaunchMode::agent) {
+    if (std::string why = dialect_for(site.scheduler).spares_refusal(); !why.empty()) {
+      if (!r.spares) return 0;  // the profile's default does not apply here
+      throw Error("--spares", why, "drop --spares (a lost node then ends the run, and --requeue starts it again)");
+    }
+  }
+  if (spares == 0 || launcher == LaunchMode::agent) return spares;
+  if (r.spares)
+    throw Error("--spares", fmt::format("the {} launch starts every rank at once: only the agent can hold a node "
+                                        "back as a spare", to_string(launcher)),
+                "use --launcher agent, or drop --spares");
+  return 0;  // the profile's default is for its agent jobs
+}
+
+LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
   LaunchPlan p;
   p.site = site;
-  if (r.command.empty()) throw Error("--", "no command to run", "put the command after `--`, e.g. `-- python train.py`");
-  if (r.command[0].empty()) throw Error("--", "the command's name is empty", "put the program after `--`");
-  if (r.nodes < 1) throw Error("--nodes", fmt::format("{} is below 1", r.nodes), "use --nodes 1 or more");
+  if (request.command.empty()) throw Error("--", "no command to run", "put the command after `--`, e.g. `-- python train.py`");
+  if (request.command[0].empty()) throw Error("--", "the command's name is empty", "put the program after `--`");
+  if (request.nodes < 1) throw Error("--nodes", fmt::format("{} is below 1", request.nodes), "use --nodes 1 or more");
+  p.launcher = pick_launcher(request, site);
+  p.spares = plan_spares(request, site, p.launcher);
+  JobRequest r = request;  // from here on the nodes are the allocation's, the spares' included
+  r.nodes += p.spares;
   p.nodes = r.nodes;
-  p.launcher = pick_launcher(r, site);
   const Queue* queue = pick_queue(r, site, &p);
   if (queue && queue->max_nodes && r.nodes > queue->max_nodes)
     throw Error("--nodes", fmt::format("{} is more than the {} nodes {} allows on {}", r.nodes, queue->max_nodes, queue->name, site.name),

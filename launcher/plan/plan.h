@@ -34,6 +34,7 @@ struct JobRequest {
   std::string signal;             // --signal SIG@SECONDS
   std::optional<int> max_requeues;
   std::optional<int> hang_timeout;  // --hang-timeout S: the agent's (0: off); unset: the profile's
+  std::optional<int> spares;        // --spares K: nodes beyond --nodes, waiting to replace one; unset: the profile's
   std::optional<bool> preflight;  // --preflight: `hpclaunch check` on every rank before the command
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.

@@ -94,7 +94,9 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   d.set("nodes", std::to_string(p.nodes));
   d.set("gpus_per_node", std::to_string(p.gpus_per_node));
   d.set("workers_per_node", std::to_string(p.workers_per_node));
-  d.set("world_size", std::to_string(p.nodes * p.workers_per_node));
+  d.set("run_nodes", std::to_string(p.nodes - p.spares));  // the agents' --nnodes: the nodes that run workers
+  if (p.spares > 0) d.set("spares", std::to_string(p.spares));
+  d.set("world_size", std::to_string((p.nodes - p.spares) * p.workers_per_node));
   d.set("ntasks", std::to_string(p.ntasks));
   d.set("ntasks_per_node", std::to_string(p.ntasks_per_node));
   d.set("cpus_per_task", std::to_string(p.cpus_per_task));

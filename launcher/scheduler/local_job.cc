@@ -300,10 +300,10 @@ void run_detached(const std::string& job_dir, const std::function<int(const Star
 }
 
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
-                    int tasks_per_node, int gpus_per_node) {
+                    int tasks_per_node, int gpus_per_node, bool kill_on_bad_exit) {
   if (argv.empty()) throw Error("--", "no command to run", "put the task's command after `--`");
   const int ntasks = nodes * tasks_per_node;
-  Runner runner({"hpclaunch local-srun", /*stop_others_on_failure=*/true, k_kill_grace, {}});
+  Runner runner({"hpclaunch local-srun", kill_on_bad_exit, k_kill_grace, {}});
   int worst = 0, left = ntasks;
   bool started = false, failed = false;
   runner.run([&] {
@@ -322,7 +322,7 @@ int run_local_tasks(const std::vector<std::string>& argv, const std::string& job
       --left;
       if (failed) continue;  // the tasks ended for a failure do not hide its code
       worst = std::max(worst, e.status());
-      if (e.ok()) continue;
+      if (e.ok() || !kill_on_bad_exit) continue;
       failed = true;  // the group ends the others (stop_others_on_failure)
       if (left > 0)
         fmt::print(stderr, "hpclaunch local-srun: task {} exited with {}: ending the other {} task(s)\n", e.id,

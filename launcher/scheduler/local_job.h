@@ -53,9 +53,10 @@ void run_detached(const std::string& job_dir, const std::function<int(const Star
 void write_local_state(const std::string& run_dir, long long pid, int exit_code, long long runner = 0);
 
 // Starts nodes * tasks_per_node copies of argv, each with local_task_env, waits for all of them and returns
-// the highest exit status (as srun does). Signals are forwarded to every task. As `srun --kill-on-bad-exit=1`,
-// the first task to fail gets the others SIGTERM (SIGKILL 10 s later), and its exit status is the result.
+// the highest exit status (as srun does). Signals are forwarded to every task. With kill_on_bad_exit (as `srun
+// --kill-on-bad-exit=1`) the first task to fail gets the others SIGTERM (SIGKILL 10 s later), and its exit status
+// is the result; without (`local-srun --no-kill`, agents with spares) the others run on.
 int run_local_tasks(const std::vector<std::string>& argv, const std::string& job_id, int nodes,
-                    int tasks_per_node, int gpus_per_node);
+                    int tasks_per_node, int gpus_per_node, bool kill_on_bad_exit = true);
 
 }  // namespace hpclaunch

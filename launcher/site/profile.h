@@ -147,6 +147,8 @@ struct RequeuePolicy {
   int max_requeues = 3;
   // The agent's --hang-timeout for this site's agent jobs, in seconds (0: not watched; docs/agent.md, "Hangs").
   int hang_timeout = 0;
+  // Spare nodes for this site's agent jobs (--spares; docs/agent.md, "Spare nodes").
+  int spares = 0;
 };
 
 // Where a profile written by `hpclaunch sites learn` came from: the day and the scheduler commands it read.

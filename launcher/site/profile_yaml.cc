@@ -234,6 +234,7 @@ const FieldTable<RequeuePolicy> k_requeue_fields = {
     {"signal", read_signal, write_signal},
     field("max_requeues", &RequeuePolicy::max_requeues, whole_number(0, 1000), Shown::always),
     field("hang_timeout", &RequeuePolicy::hang_timeout, whole_number(0, 1'000'000)),
+    field("spares", &RequeuePolicy::spares, whole_number(0, 1 << 20)),
 };
 
 // learned:

@@ -47,6 +47,12 @@ assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a 
 "$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
   || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
 expect "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals" "${pm[@]}" --launcher torchrun -- python train.py
+# What only the agent does: watch for hangs, hold nodes back as spares.
+expect "--hang-timeout: the srun launch starts the command itself: only the agent watches for hangs; use --launcher agent, or drop --hang-timeout" \
+  "${pm[@]}" --launcher srun --hang-timeout 60 -- python train.py
+expect "--spares: the srun launch starts every rank at once: only the agent can hold a node back as a spare; use --launcher agent, or drop --spares" \
+  "${pm[@]}" --launcher srun --spares 1 -- python train.py
+expect "--spares: -1 is below 0; use 0 (none) or more nodes" "${pm[@]}" --launcher agent --spares -1 -- python train.py
 expect "--launcher: srun needs slurm or local, but sockeye-pbs runs pbs; use --launcher mpirun" \
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --

@@ -432,3 +432,47 @@ TEST_CASE("--hang-timeout is the agent's, from the flag or the profile; another 
 }
 
 }  // namespace plan_test
+
+namespace plan_test {
+
+TEST_CASE("--spares: the allocation holds them too, the agents run on the rest; another launch refuses the flag") {
+  JobRequest r = request("perlmutter");
+  r.launcher = "agent";
+  r.nodes = 4;
+  r.spares = 1;
+  LaunchPlan p = plan(r);
+  CHECK(p.nodes == 5);  // #SBATCH --nodes, srun --nodes: the spare is in the allocation
+  CHECK(p.spares == 1);
+  CHECK(p.ntasks == 5);  // one agent per node, the spare's too
+  r.launcher = "srun";
+  CHECK(error_of(r) == "--spares: the srun launch starts every rank at once: only the agent can hold a node back as a "
+                       "spare; use --launcher agent, or drop --spares");
+  r.spares = -2;
+  r.launcher = "agent";
+  CHECK(error_of(r) == "--spares: -2 is below 0; use 0 (none) or more nodes");
+  // A queue's node limit counts the spares: they are nodes of the job.
+  r.spares = 1;
+  r.nodes = 1;
+  CHECK(plan(r).nodes == 2);
+
+  SiteRegistry reg = builtin_sites();
+  reg.add({{"spare.yaml", "name: pm-spare\nextends: perlmutter\nrequeue: {spares: 2}\n"}});
+  JobRequest d = request("perlmutter");
+  d.site = "pm-spare";
+  d.launcher = "agent";
+  CHECK(make_plan(d, reg.get("pm-spare")).spares == 2);
+  d.launcher = "srun";  // the profile's default is for its agent jobs only
+  CHECK(make_plan(d, reg.get("pm-spare")).spares == 0);
+  CHECK(make_plan(d, reg.get("pm-spare")).nodes == 2);
+  d.spares = 0;
+  d.launcher = "agent";
+  CHECK(make_plan(d, reg.get("pm-spare")).nodes == 2);
+  // PBS's agents are started by mpirun, which ends them all when one is lost.
+  JobRequest g = request("gadi");
+  g.launcher = "agent";
+  g.spares = 1;
+  CHECK(error_of(g) == "--spares: PBS's agent launch starts the agents with mpirun, which ends them all when one is "
+                       "lost; drop --spares (a lost node then ends the run, and --requeue starts it again)");
+}
+
+}  // namespace plan_test

@@ -314,3 +314,49 @@ TEST_CASE("array scripts: each task picks its values, command and run directory 
 TEST_SUITE_END();
 
 }  // namespace render_test
+
+namespace render_test {
+
+TEST_CASE("spares: the Slurm and local scripts start an agent on each node, say how many wait, keep the job when one "
+          "is lost and take node 0's status") {
+  int checked = 0;
+  for (const char* site : {"perlmutter", "local"}) {
+    CAPTURE(site);
+    const SiteProfile& p = sites().get(site);
+    REQUIRE(p.allows(LaunchMode::agent));
+    JobRequest r;
+    r.site = site;
+    r.nodes = 2;
+    r.spares = 1;
+    r.launcher = "agent";
+    r.command = {"python", "train.py"};
+    if (p.account.required) r.account = p.account.example;
+    const std::string s = render_script(make_plan(r, p), k_ctx);
+    CHECK(s.find("agent --nnodes 2 --spares 1 --nproc-per-node") != std::string::npos);
+    CHECK(s.find("; 2 node(s) x ") != std::string::npos);
+    CHECK(s.find("\n# And 1 spare node(s), holding no workers: each takes the place of a node that is lost or hangs.\n") !=
+          std::string::npos);
+    CHECK(s.find(site == std::string("local") ? "local-srun --no-kill --nodes 3 " : "\nsrun --no-kill --nodes=3 ") !=
+          std::string::npos);
+    CHECK(s.find("[ -f \"$HPCLAUNCH_JOB_DIR/agent-exit\" ] && hpclaunch_rc=$(cat \"$HPCLAUNCH_JOB_DIR/agent-exit\")\n"
+                 "exit \"$hpclaunch_rc\"\n") != std::string::npos);
+    ++checked;
+  }
+  CHECK(checked == 2);
+  JobRequest r;
+  r.site = "perlmutter";
+  r.spares = 1;
+  r.launcher = "agent";
+  r.command = {"python", "train.py"};
+  r.signal = "USR1@120";
+  r.requeue = true;
+  const std::string s = render_script(make_plan(r, sites().get("perlmutter")), k_ctx);
+  CHECK(s.find("#SBATCH --no-kill\n") != std::string::npos);
+  // With a warning signal the status is taken after the wait, before the requeue's decisions read it.
+  const auto taken = s.find("[ -f \"$HPCLAUNCH_JOB_DIR/agent-exit\" ] && hpclaunch_rc=");
+  REQUIRE(taken != std::string::npos);
+  CHECK(taken > s.find("wait \"$hpclaunch_launch\""));
+  CHECK(taken < s.find("if [ \"$hpclaunch_rc\" -eq 93 ]"));
+}
+
+}  // namespace render_test
