@@ -259,6 +259,7 @@ void ElasticAgent::watch_progress() {
 }
 
 void ElasticAgent::poll_progress() {
+  write_nodes_record();
   read_progress_files();
   if (m_capturing) return;
   if (auto hang = m_watch.check(ProgressWatch::Clock::now())) record_stacks(*hang);
@@ -464,14 +465,18 @@ void ElasticAgent::write_agent_exit() const {
   }
 }
 
-// Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place.
-void ElasticAgent::write_nodes_record() const {
+// Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place. Written when
+// it changes, looked at with the progress (a spare may join after the round closed).
+void ElasticAgent::write_nodes_record() {
   auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
   if (!m_server || m_opt.spares == 0 || !job || job->empty()) return;
   nlohmann::json replaced = nlohmann::json::array();
   for (const auto& r : m_server->state().replacements()) replaced.push_back(describe(r));
   nlohmann::json j = {{"spares", m_opt.spares}, {"standby", m_server->state().standby()}, {"replaced", replaced}};
-  if (!write_file_atomic(*job + "/nodes.json", j.dump(2) + "\n")) log("cannot write " + *job + "/nodes.json");
+  std::string text = j.dump(2) + "\n";
+  if (text == m_nodes_record) return;
+  if (!write_file_atomic(*job + "/nodes.json", text)) log("cannot write " + *job + "/nodes.json");
+  m_nodes_record = std::move(text);
 }
 
 void ElasticAgent::finish() {

@@ -72,11 +72,12 @@ class ElasticAgent {
   void close_file_timer();
   void read_progress_record();
   void write_progress_record() const;
-  void write_nodes_record() const;
+  void write_nodes_record();
   void write_agent_exit() const;
 
   AgentOptions m_opt;
   AgentParts m_parts;
+  std::string m_nodes_record;  // what write_nodes_record wrote last
   EnvMap m_base_env;
   int m_cpus;
   AgentState m_state;
