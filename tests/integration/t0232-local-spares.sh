@@ -28,7 +28,7 @@ pid_of() {
   for p in $(pgrep -x -- "$2"); do
     [ "$2" != hpclaunch ] || tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q "^[^ ]*hpclaunch agent " || continue
     # The agent, not its orphan guard (a fork of it, process/orphan_guard.h).
-    [ "$2" != hpclaunch ] || [ "$(cat "/proc/$(ps -o ppid= "$p" | tr -d ' ')/comm" 2>/dev/null)" != hpclaunch ] || continue
+    [ "$2" != hpclaunch ] || ! tr '\0' ' ' 2>/dev/null <"/proc/$(ps -o ppid= "$p" | tr -d ' ')/cmdline" | grep -q "^[^ ]*hpclaunch agent " || continue
     env=$(tr '\0' '\n' 2>/dev/null <"/proc/$p/environ") || continue
     grep -qx "HPCLAUNCH_NODE_RANK=$1" <<<"$env" && grep -qx "HPCLAUNCH_JOB_DIR=$3" <<<"$env" && { echo "$p"; return 0; }
   done

@@ -28,7 +28,7 @@ for p in $(pgrep -x hpclaunch); do
   env=$(tr '\0' '\n' 2>/dev/null <"/proc/$p/environ") || continue
   tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q "hpclaunch agent " || continue
   # The agent, not its orphan guard (a fork of it, process/orphan_guard.h).
-  [ "$(cat "/proc/$(ps -o ppid= "$p" | tr -d ' ')/comm" 2>/dev/null)" != hpclaunch ] || continue
+  ! tr '\0' ' ' 2>/dev/null <"/proc/$(ps -o ppid= "$p" | tr -d ' ')/cmdline" | grep -q "^[^ ]*hpclaunch agent " || continue
   grep -qx "SLURM_JOB_ID=$id" <<<"$env" && grep -qx "SLURM_NODEID=1" <<<"$env" && spare=$p
 done
 [ -n "$spare" ] || fail "no agent of node 1 in job $id: $(cat "$d/slurm-$id.out")"
