@@ -140,7 +140,7 @@ StreamRoute stream_route(const AgentOptions& o, int local_rank, int stream) {
 }
 
 std::string line_prefix(const AgentOptions& o, int local_rank, int rank) {
-  if (o.log_line_prefix_template.empty()) return fmt::format("[{}:{}] ", o.host, rank);
+  if (!o.log_line_prefix_given) return fmt::format("[{}:{}] ", o.host, rank);
   const std::map<std::string, std::string> macros = {
       {"role_name", o.role}, {"local_rank", std::to_string(local_rank)}, {"rank", std::to_string(rank)},
       {"hostname", o.host}};
@@ -246,8 +246,11 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
                 "'" + flags.event_log_handler +
                     "' names a handler in torch's Python events registry, which a C++ agent cannot call",
                 "drop it; -v logs the agent's rendezvous and restarts to stderr");
-  if (o.log_line_prefix_template.empty())
-    o.log_line_prefix_template = env_or(env, "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE");
+  if (!o.log_line_prefix_given)
+    if (auto t = env_get(env, "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE")) {
+      o.log_line_prefix_template = *t;
+      o.log_line_prefix_given = true;
+    }
   if (!flags.signals.empty()) {
     for (const auto& item : split(flags.signals, ',')) {
       int sig = 0;

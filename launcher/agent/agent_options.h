@@ -38,7 +38,9 @@ struct AgentOptions {
   double last_call_s = 30;
   double heartbeat_timeout_s = 5;
   std::string host;    // the label in "[host:rank]" and in summaries
-  std::string log_line_prefix_template;  // torchrun's ${role_name} ${local_rank} ${rank} ${hostname}; "": [host:rank]
+  // torchrun's ${role_name} ${local_rank} ${rank} ${hostname}; not given: "[host:rank] "; given empty: bare lines.
+  std::string log_line_prefix_template;
+  bool log_line_prefix_given = false;
   std::string secret;  // HPCLAUNCH_RDZV_SECRET
   std::string local_addr;         // --local-addr: on node rank 0, the MASTER_ADDR the workers get
   std::vector<int> signals;       // forwarded to the workers (--signals-to-handle); empty: the agent's default set

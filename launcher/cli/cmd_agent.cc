@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
 #include "agent/elastic_agent.h"
 #include "agent/job_environment.h"
 #include "agent/numa_topology.h"
+#include "agent/protocol.h"
 #include "cli/help_text.h"
 #include "runtime/node_devices.h"
 #include "util/cli_error.h"
@@ -76,6 +78,12 @@ int run_agent(const Args& args, AgentFace face) {
     print_help(help);
     return 0;
   }
+  // As torchrun: a --standalone run without --rdzv-id gets a new id each time (its uuid4), not "none".
+  if (flags.set.standalone && flags.rdzv_id.empty()) {
+    const std::string h = random_secret() + random_secret();  // 64 random hex digits
+    flags.rdzv_id = fmt::format("{}-{}-4{}-{:x}{}-{}", h.substr(0, 8), h.substr(8, 4), h.substr(12, 3),
+                                8 + (std::stoi(h.substr(15, 1), nullptr, 16) & 3), h.substr(16, 3), h.substr(19, 12));
+  }
   AgentOptions options = resolve_agent_options(flags, env, job, machine, face);
   if (options.numa_binding != NumaBinding::none)
     options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
@@ -134,8 +142,9 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
   app.add_option("--event-log-handler,--event_log_handler", f.event_log_handler,
                  "torchrun's Python events handler: only null (its default) applies here");
   app.add_option("--log-line-prefix-template,--log_line_prefix_template", o.log_line_prefix_template,
-                 "console line prefix with ${role_name} ${local_rank} ${rank} ${hostname} (default: [HOST:RANK] ; "
-                 "else TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE)");
+                 "console line prefix with ${role_name} ${local_rank} ${rank} ${hostname}; '' for bare lines "
+                 "(default: TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE, else [HOST:RANK] )")
+      ->expected(0, 1);  // `--log-line-prefix-template=` and an empty PET_ variable: the empty template
   std::string completion;
   app.add_option("--print-completion,--print_completion", completion, "print a shell completion script and exit")
       ->check(CLI::IsMember({"bash", "zsh", "tcsh"}));
@@ -201,6 +210,11 @@ bool parse_agent_flags(const Args& args, AgentFace face, AgentFlags* out, std::s
     return false;
   }
   f.rest = app.remaining();
+  f.set.log_line_prefix_given = app.get_option("--log-line-prefix-template")->count() > 0;
+  if (const char* pet = std::getenv("PET_LOG_LINE_PREFIX_TEMPLATE"); pet && !f.set.log_line_prefix_given) {
+    f.set.log_line_prefix_template = pet;  // CLI11 skips an empty variable; torchrun's argparse takes it
+    f.set.log_line_prefix_given = true;
+  }
   // The parser stops at the first word that is no flag of its own: an unknown flag before the command.
   std::vector<std::string> command = worker_command_of(f, face);
   if (!f.rest.empty() && !command.empty() && looks_like_flag(command.front()))

@@ -37,7 +37,7 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--site", r.site, "site profile (`hpclaunch sites` lists them)");
   app.add_option("--spec", o->spec, "job spec YAML whose keys are these options and `command:` (examples/)");
   app.add_option("--nodes,-N", r.nodes, "number of nodes")->capture_default_str();
-  app.add_option("--gpus-per-node", r.gpus_per_node, "GPUs (workers) per node; default: all of the node's");
+  app.add_option("--gpus-per-node", r.gpus_per_node, "GPUs (workers) per node; default: all of the node's (on --site local: 1 worker per emulated node)");
   app.add_option("--time,-t", r.time, "wall-clock limit: MM, HH:MM:SS, D-HH:MM, ... (default 1 h, capped by the queue)");
   app.add_option("--account,-A", r.account, "account / project to charge");
   app.add_option("--partition,-p", r.partition, "partition (PBS: queue); default from the profile");

@@ -57,7 +57,8 @@ class Hpclaunch(CMakePackage):
         args = [
             self.define_from_variant("HPCLAUNCH_BUILD_TRAINER", "trainer"),
             self.define_from_variant("HPCLAUNCH_STATIC", "static"),
-            self.define("HPCLAUNCH_BUILD_TESTS", self.run_tests),
+            # The tests link the shared libraries: none beside the static launcher (CMakeLists.txt refuses both).
+            self.define("HPCLAUNCH_BUILD_TESTS", self.run_tests and self.spec.satisfies("~static")),
             self.define("KAINJOW_MUSTACHE_INCLUDE_DIR", join_path(self.stage.source_path, "third_party")),
         ]
         if self.spec.satisfies("~static"):

@@ -30,6 +30,8 @@ esac
 export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 
 # `hpclaunch local-srun` plays srun: one task per emulated node, each an agent with 8 worker(s).
-"$HPCLAUNCH" local-srun --nodes 1 --ntasks-per-node 1 --gpus-per-node 8 -- \
+# --no-kill: as the Slurm script's agent step (no --kill-on-bad-exit), an agent that ends does not end the others;
+# the agents stop the job themselves, and the last word is the root cause, not a SIGTERM from the launcher.
+"$HPCLAUNCH" local-srun --no-kill --nodes 1 --ntasks-per-node 1 --gpus-per-node 8 -- \
   "$HPCLAUNCH" agent --nnodes 1 --nproc-per-node 8 -- "${hpclaunch_command[@]}"
 

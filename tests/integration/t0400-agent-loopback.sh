@@ -72,6 +72,15 @@ grep -q '^\[node1:2\] RANK=2' "$test_tmp/a1.out" || fail "--local-ranks-filter 0
 out=$(env -u HPCLAUNCH_RDZV_SECRET timeout 60 "$HPCLAUNCH" agent --standalone --nproc-per-node 3 -- \
       "$test_tmp/printenv.sh" 2>&1) || fail "standalone failed: $out"
 assert_eq 3 "$(grep -c 'WORLD_SIZE=3 ' <<<"$out")" "standalone workers"
+# As torchrun's, a standalone run's id is new each time (a uuid4), unless --rdzv-id names one.
+ids=()
+for run in 1 2; do
+  ids+=("$(timeout 60 "$HPCLAUNCH" agent --standalone -- sh -c 'echo "$TORCHELASTIC_RUN_ID"' 2>&1 | sed 's/^\[[^]]*\] //')")
+done
+[[ ${ids[0]} =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] || fail "standalone run id '${ids[0]}' is no uuid4"
+[ "${ids[0]}" != "${ids[1]}" ] || fail "two standalone runs had the same run id ${ids[0]}"
+assert_eq job7 "$(timeout 60 "$HPCLAUNCH" agent --standalone --rdzv-id job7 -- sh -c 'echo "$TORCHELASTIC_RUN_ID"' 2>&1 | sed 's/^\[[^]]*\] //')" \
+  "a standalone run's --rdzv-id"
 
 # 4. A command that does not exist is an error naming it, before anything starts.
 assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400

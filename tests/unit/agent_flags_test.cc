@@ -79,6 +79,10 @@ TEST_CASE("--log-line-prefix-template: torchrun's macros as string.Template.safe
   o = parse({"--standalone", "t.py"});
   o.host = "n7";
   CHECK(line_prefix(o, 0, 3) == "[n7:3] ");
+  // Given empty, on the command line or in torchrun's variable: bare lines, as torchrun's console.
+  CHECK(line_prefix(parse({"--log-line-prefix-template", "", "--standalone", "t.py"}), 0, 3).empty());
+  CHECK(line_prefix(parse({"--log_line_prefix_template=", "--standalone", "t.py"}), 0, 3).empty());
+  CHECK(line_prefix(parse({"--standalone", "t.py"}, {{"TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", ""}}), 0, 3).empty());
 }
 
 TEST_CASE("a flag given twice: the last one wins, as argparse's") {
