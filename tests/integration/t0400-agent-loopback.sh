@@ -79,6 +79,9 @@ for run in 1 2; do
 done
 [[ ${ids[0]} =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] || fail "standalone run id '${ids[0]}' is no uuid4"
 [ "${ids[0]}" != "${ids[1]}" ] || fail "two standalone runs had the same run id ${ids[0]}"
+# Bare console lines, as torchrun's, for a log grepped by its own words (docs/agent.md).
+assert_eq "iter 1" "$(timeout 60 "$HPCLAUNCH" agent --standalone --log-line-prefix-template '' -- echo "iter 1" 2>/dev/null)" \
+  "a bare line"
 assert_eq job7 "$(timeout 60 "$HPCLAUNCH" agent --standalone --rdzv-id job7 -- sh -c 'echo "$TORCHELASTIC_RUN_ID"' 2>&1 | sed 's/^\[[^]]*\] //')" \
   "a standalone run's --rdzv-id"
 
