@@ -382,12 +382,33 @@ int plan_spares(const JobRequest& r, const SiteProfile& site, LaunchMode launche
   return 0;  // the profile's default is for its agent jobs
 }
 
+// A command that is torchrun itself (`torchrun`, `python -m torch.distributed.run` or `.launch`, `hpclaunch
+// torchrun`) would be started once per worker slot, each starting its own workers: a world of the wrong size that
+// may even finish. Refused, saying how to write it: the launch is torchrun's job already.
+void check_not_torchrun(const std::vector<std::string>& command) {
+  const std::string prog = command[0].substr(command[0].rfind('/') + 1);
+  std::string what;
+  if (prog == "torchrun") what = "torchrun";
+  if (prog.rfind("python", 0) == 0)
+    for (size_t i = 1; i + 1 < command.size(); ++i)
+      if (command[i] == "-m" && (command[i + 1] == "torch.distributed.run" || command[i + 1] == "torch.distributed.launch"))
+        what = "python -m " + command[i + 1];
+  if (prog == "hpclaunch" && command.size() > 1 && (command[1] == "torchrun" || command[1] == "agent"))
+    what = "hpclaunch " + command[1];
+  if (what.empty()) return;
+  throw Error("--", fmt::format("the command is {}, which starts its own workers, but the job's launch starts a copy of "
+                                "it in every worker slot: the world would be the wrong size", what),
+              "drop it and its flags and give the script, `-- python SCRIPT ARG...`: the agent launch does torchrun's "
+              "job (--gpus-per-node is its --nproc-per-node)");
+}
+
 LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
   LaunchPlan p;
   p.site = site;
   if (request.command.empty()) throw Error("--", "no command to run", "put the command after `--`, e.g. `-- python train.py`");
   if (request.command[0].empty()) throw Error("--", "the command's name is empty", "put the program after `--`");
   if (request.nodes < 1) throw Error("--nodes", fmt::format("{} is below 1", request.nodes), "use --nodes 1 or more");
+  check_not_torchrun(request.command);
   p.launcher = pick_launcher(request, site);
   p.spares = plan_spares(request, site, p.launcher);
   JobRequest r = request;  // from here on the nodes are the allocation's, the spares' included

@@ -47,6 +47,9 @@ assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a 
 "$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
   || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
 expect "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals" "${pm[@]}" --launcher torchrun -- python train.py
+# torchrun as the command: a copy in every worker slot, each starting its own workers (issue 53: it ran 4 jobs).
+expect "--: the command is torchrun, which starts its own workers, but the job's launch starts a copy of it in every worker slot: the world would be the wrong size; drop it and its flags and give the script, \`-- python SCRIPT ARG...\`: the agent launch does torchrun's job (--gpus-per-node is its --nproc-per-node)" \
+  --site local --nodes 2 --gpus-per-node 2 -- torchrun --nproc_per_node=2 x.py
 # What only the agent does: watch for hangs, hold nodes back as spares.
 expect "--hang-timeout: the srun launch starts the command itself: only the agent watches for hangs; use --launcher agent, or drop --hang-timeout" \
   "${pm[@]}" --launcher srun --hang-timeout 60 -- python train.py

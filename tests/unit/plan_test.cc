@@ -476,3 +476,26 @@ TEST_CASE("--spares: the allocation holds them too, the agents run on the rest; 
 }
 
 }  // namespace plan_test
+
+namespace plan_test {
+
+TEST_CASE("a command that is torchrun itself is refused, saying how to write it (it would run once per slot)") {
+  JobRequest r = request("local");
+  r.command = {"torchrun", "--nproc_per_node=2", "x.py", "--lr", "1"};
+  CHECK(error_of(r) == "--: the command is torchrun, which starts its own workers, but the job's launch starts a copy "
+                       "of it in every worker slot: the world would be the wrong size; drop it and its flags and give "
+                       "the script, `-- python SCRIPT ARG...`: the agent launch does torchrun's job (--gpus-per-node is "
+                       "its --nproc-per-node)");
+  r.command = {"/usr/bin/python3", "-m", "torch.distributed.run", "--nnodes", "2", "train.py"};
+  CHECK(error_of(r).find("the command is python -m torch.distributed.run,") == 4);
+  r.command = {"python", "-m", "torch.distributed.launch", "train.py"};
+  CHECK(error_of(r).find("the command is python -m torch.distributed.launch,") == 4);
+  r.command = {"/opt/bin/hpclaunch", "torchrun", "--standalone", "t.py"};
+  CHECK(error_of(r).find("the command is hpclaunch torchrun,") == 4);
+  r.command = {"python", "train.py", "--launcher", "torchrun"};  // a word, not the program
+  CHECK_NOTHROW(plan(r));
+  r.command = {"python", "-m", "mypkg.train"};
+  CHECK_NOTHROW(plan(r));
+}
+
+}  // namespace plan_test
