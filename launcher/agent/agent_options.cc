@@ -310,9 +310,11 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
                   "give --rdzv-endpoint HOST:PORT or export HPCLAUNCH_MASTER_PORT");
     if (!flags.node_rank.empty()) o.node_rank = parse_count("--node-rank", flags.node_rank, 0);
     else if (job.node_rank) o.node_rank = *job.node_rank;
-    else if (ranks > 1)
+    else if (ranks > 1 && rdzv_backend == "static")
       throw Error("--node-rank", "not given, and this is not inside a Slurm or hpclaunch job",
-                  "give --node-rank R (0 on the node that serves the rendezvous)");
+                  "give --node-rank R (0 on the node that serves the rendezvous), as the static rendezvous needs");
+    else if (ranks > 1)
+      o.node_rank = -1;  // torchrun's c10d: the agent that serves the endpoint is node 0, the rendezvous numbers the rest
     if (o.node_rank >= ranks)
       throw Error("--node-rank", o.spares ? fmt::format("{} is not below --nnodes {} + --spares {}", o.node_rank,
                                                         o.max_nodes, o.spares)

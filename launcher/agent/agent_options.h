@@ -32,6 +32,8 @@ struct AgentOptions {
   std::string tee = "0";        // to files and the console
   std::set<int> local_ranks_filter;  // console output only from these local ranks; empty: all
   bool standalone = false;
+  // -1: none given and none in the job (torchrun's c10d line outside a scheduler): the agent that can serve the
+  // rendezvous endpoint (it is on this machine and free) becomes node 0, the store numbers the others as they join.
   int node_rank = 0;
   double grace_s = 30;
   double join_timeout_s = 600;

@@ -40,6 +40,7 @@ Assignment assignment_of(const nlohmann::json& msg) {
   a.restart_count = msg.at("restart_count");
   a.master_addr = msg.at("master_addr");
   a.master_port = msg.at("master_port");
+  a.node_rank = msg.value("node_rank", -1);
   return a;
 }
 
@@ -90,6 +91,7 @@ AgentActions AgentState::message(const nlohmann::json& msg) {
   }
   if (type == "assign") {
     m_assignment = assignment_of(msg);
+    if (m_config.node_rank < 0) m_config.node_rank = m_assignment.node_rank;  // numbered by the store
     m_running = true;
     m_workers = true;
     m_after = After::nothing;
@@ -163,6 +165,7 @@ AgentActions AgentState::worker_exited(const WorkerEnd& e) {
   f.exit_code = e.exit_code;
   f.signal = e.signal;
   f.error = e.error;
+  f.stderr_tail = e.stderr_tail;
   if (asks_requeue(f)) {
     // Saved and asking for a requeue (a preemption or time-limit notice reached it): a restart in place, what the
     // store would decide for a "failed" while restarts remain, would train on into the kill at the time limit. So

@@ -55,6 +55,7 @@ struct WorkerEnd {
   int exit_code = 0;
   int signal = 0;
   std::string error;  // the summary of its error file in the current attempt ("" if none): the shell reads it
+  std::string stderr_tail;  // without an error file: its last lines of stderr (the shell keeps them)
   bool ok() const { return exit_code == 0 && signal == 0; }
 };
 

@@ -85,8 +85,13 @@ int ElasticAgent::run() {
   watch_signals();
   // A failed worker gets this node's others SIGTERM (SIGKILL after --grace); the agent reports it.
   ProcessGroupConfig config{"hpclaunch agent", /*stop_others_on_failure=*/true, ms(m_opt.grace_s), {}};
-  if (m_watch.enabled() && m_opt.hang_output)
-    config.on_line = [this](int id, int) { m_watch.output(id, ProgressWatch::Clock::now()); };
+  // A failed worker's last lines of stderr go into the failure report: its exit is reported once they are read.
+  config.exit_after_output = true;
+  const bool watch_output = m_watch.enabled() && m_opt.hang_output;
+  config.on_line = [this, watch_output](int id, int stream, std::string_view line) {
+    if (watch_output) m_watch.output(id, ProgressWatch::Clock::now());
+    if (stream == 1) m_stderr_tails[id].add(line);
+  };
   m_workers = m_parts.workers(
       m_io, config, [this](const ProcessExit& e) { worker_exited(e); }, [this] { apply(m_state.workers_idle()); });
   if (m_opt.log_dir.empty()) {
@@ -96,7 +101,7 @@ int ElasticAgent::run() {
   int port = m_opt.rdzv_port;
   read_progress_record();
   write_agent_exit();  // none yet: a requeued job's file is the last run's
-  if (m_opt.node_rank == 0) {
+  if (m_opt.node_rank <= 0) {
     StoreServerConfig sc;
     sc.bind_host = m_opt.rdzv_host;
     sc.port = port;
@@ -108,8 +113,22 @@ int ElasticAgent::run() {
                      ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0,
                      m_opt.no_progress_limit, m_start_streak, m_start_reports};
     sc.rendezvous.spares = m_opt.spares;
-    m_server = std::make_unique<StoreServer>(m_io, sc);
-    port = m_server->port();
+    if (m_opt.node_rank == 0) {
+      m_server = std::make_unique<StoreServer>(m_io, sc);
+    } else {
+      // No node rank given (torchrun's c10d line outside a scheduler): as torchrun's agents, the one that can serve
+      // the endpoint (its host is this machine, its port free) is node 0; the others join its store and are
+      // numbered by it.
+      try {
+        m_server = std::make_unique<StoreServer>(m_io, sc);
+        m_opt.node_rank = 0;
+        m_state = AgentState(state_config(m_opt, m_base_env));
+        if (m_opt.verbose) log("serving the rendezvous at the endpoint: this is node 0");
+      } catch (const Error&) {
+        // Another agent serves it (or it is another machine's): this one joins and gets its node rank there.
+      }
+    }
+    if (m_server) port = m_server->port();
   }
   StoreClientConfig cc{m_opt.rdzv_host, port, m_opt.secret, ms(m_opt.join_timeout_s), ms(m_opt.heartbeat_timeout_s)};
   m_client = m_parts.store(
@@ -133,9 +152,12 @@ void ElasticAgent::worker_exited(const ProcessExit& e) {
   m_watch.exited(e.id);
   m_file_timers.clear(e.pid);
   WorkerEnd end{e.id, e.exit_code, e.signal, ""};
-  // The failed worker's own word (torchrun's error file), for the failure report.
-  if (!end.ok())
+  // The failed worker's own word (torchrun's error file), for the failure report; without one (no @record, a
+  // native program), its last lines of stderr.
+  if (!end.ok()) {
     end.error = read_error_file(fmt::format("{}/rank_{}/error.json", attempt_dir(), m_assignment.rank_offset + e.id));
+    if (end.error.empty()) end.stderr_tail = m_stderr_tails[e.id].text();
+  }
   apply(m_state.worker_exited(end));
 }
 
@@ -180,6 +202,7 @@ std::string ElasticAgent::attempt_dir() const {
 
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
+  if (m_opt.node_rank < 0) m_opt.node_rank = a.node_rank;  // numbered by the store (torchrun's c10d line)
   write_nodes_record();  // node 0 runs in every round: its start is the round's
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
@@ -239,6 +262,7 @@ void ElasticAgent::start_workers(const Assignment& a) {
     specs.push_back(std::move(s));
   }
   m_progress_seen.assign(specs.size(), {});
+  m_stderr_tails.assign(specs.size(), LineTail());
   m_watch.start(m_opt.nproc, ProgressWatch::Clock::now());
   m_pids = m_workers->start(specs);
 }

@@ -78,6 +78,7 @@ class ElasticAgent {
   AgentOptions m_opt;
   AgentParts m_parts;
   std::string m_nodes_record;  // what write_nodes_record wrote last
+  std::vector<LineTail> m_stderr_tails;  // per local rank: the last lines of stderr, for a failure without an error file
   EnvMap m_base_env;
   int m_cpus;
   AgentState m_state;

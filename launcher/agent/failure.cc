@@ -35,6 +35,10 @@ std::string format_summary(const Failure& f, int restart_count, int max_restarts
     s += "\nerror file of rank " + std::to_string(f.rank) + ":";
     std::istringstream lines(f.error);
     for (std::string line; std::getline(lines, line);) s += "\n  " + line;
+  } else if (!f.stderr_tail.empty()) {
+    s += "\nlast lines of rank " + std::to_string(f.rank) + "'s stderr:";
+    std::istringstream lines(f.stderr_tail);
+    for (std::string line; std::getline(lines, line);) s += "\n  " + line;
   }
   return s;
 }
@@ -85,6 +89,7 @@ void to_json(nlohmann::json& j, const Failure& f) {
     j["hang"] = {{"seconds", f.hang_s}, {"source", f.hang_source}, {"frame", f.frame}, {"stacks", f.stacks},
                  {"stopped", f.hang_stopped}, {"waits_for_peers", f.hang_waits_for_peers}};
   if (f.no_progress > 0) j["no_progress"] = f.no_progress;
+  if (!f.stderr_tail.empty()) j["stderr_tail"] = f.stderr_tail;
 }
 
 void from_json(const nlohmann::json& j, Failure& f) {
@@ -106,6 +111,7 @@ void from_json(const nlohmann::json& j, Failure& f) {
     f.hang_waits_for_peers = h->value("waits_for_peers", false);
   }
   f.no_progress = json_int(j, "no_progress", 0);
+  f.stderr_tail = j.value("stderr_tail", "");
 }
 
 bool better_hang(const Failure& a, const Failure& b) {

@@ -15,6 +15,7 @@ struct Failure {
   int exit_code = 0;    // meaningful when signal == 0
   int signal = 0;       // the signal that killed the worker
   std::string error;    // the worker's TORCHELASTIC_ERROR_FILE, summarised
+  std::string stderr_tail;  // without an error file: the worker's last lines of stderr (JSON "stderr_tail")
   std::string reason;   // set when rank == -1
   bool node_lost = false;  // the agent on `host` vanished (its node or its link died), not a worker's failure
   // A hang (--hang-timeout): the rank whose progress is oldest made none for hang_s seconds, judged by its

@@ -54,6 +54,12 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
   };
   if (m_phase == Phase::finished || m_phase == Phase::aborted) return refuse("the job has already ended");
   const int ranks = m_config.max_nodes + m_config.spares;
+  if (node_rank == -1) {
+    if (auto old = m_agents.find(c); old != m_agents.end()) node_rank = old->second.node_rank;  // a rejoin keeps it
+    for (int r = 0; node_rank < 0 && r < ranks; ++r)
+      if (r != m_config.anchor_node && !m_owner.count(r)) node_rank = r;
+    if (node_rank < 0) return refuse(fmt::format("all {} node ranks are taken", ranks));
+  }
   if (node_rank < 0 || node_rank >= ranks) return refuse(fmt::format("node rank {} is outside 0..{}", node_rank, ranks - 1));
   if (nproc < 1) return refuse("a node must run at least one worker");
   // By index, not a scan of every agent: a scan per join is quadratic, seconds at 10,000 nodes.
@@ -165,7 +171,7 @@ std::vector<Reply> RendezvousState::close_round() {
     const Node node = m_joined.at(group[i]);
     Reply r = reply(Reply::assign, group[i]);
     r.assignment = {m_round, static_cast<int>(i), static_cast<int>(group.size()), offset, world,
-                    m_restart_count, m_config.master_addr, port};
+                    m_restart_count, m_config.master_addr, port, node.node_rank};
     offset += node.nproc;
     out.push_back(r);
     m_participants[group[i]] = node;

@@ -64,6 +64,7 @@ struct Assignment {
   int restart_count = 0;
   std::string master_addr;
   int master_port = 0;
+  int node_rank = 0;  // the node's, as the store knows it (numbered by the store for an agent that joined without)
 };
 
 struct Reply {
@@ -81,6 +82,7 @@ class RendezvousState {
 
   RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now);
 
+  // node_rank -1: the store gives the agent the lowest free node rank above the anchor's (torchrun's c10d numbering).
   std::vector<Reply> join(ConnId c, int node_rank, const std::string& host, int nproc, Clock::time_point now);
   // Every worker of the node's group exited 0 in `round`.
   std::vector<Reply> done(ConnId c, int round);

@@ -174,7 +174,7 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
         msg = {{"type", "assign"},           {"round", a.round},         {"group_rank", a.group_rank},
                {"group_world_size", a.group_world_size}, {"rank_offset", a.rank_offset},
                {"world_size", a.world_size}, {"restart_count", a.restart_count},
-               {"master_addr", a.master_addr}, {"master_port", a.master_port}};
+               {"master_addr", a.master_addr}, {"master_port", a.master_port}, {"node_rank", a.node_rank}};
         if (m_config.verbose && a.group_rank == 0)
           agent_log(m_config.log_host, fmt::format("round {}: {} nodes, world size {}, restart {}", a.round,
                                                    a.group_world_size, a.world_size, a.restart_count));

@@ -93,6 +93,8 @@ struct ProcessGroup::Child {
   ProcessSpec spec;
   int pid = -1;
   bool exited = false;
+  ProcessExit exit;      // kept for exit_after_output
+  bool reported = false;  // exit_after_output: m_on_exit was called
   int open_streams = 0;
   asio::posix::stream_descriptor pipes[2];  // read ends: stdout, stderr (tee: both in the first)
   LineSplitter splitters[2];
@@ -202,7 +204,8 @@ void ProcessGroup::reap() {
     ::kill(-pid, SIGKILL);  // what the child left behind in its group
     ProcessExit e{c->spec.id, pid, WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                   WIFSIGNALED(status) ? WTERMSIG(status) : 0};
-    m_on_exit(e);
+    c->exit = e;
+    if (!m_config.exit_after_output) m_on_exit(e);
     if (!e.ok() && m_config.stop_others_on_failure && !m_stopping) stop(m_config.grace);
     maybe_gone(pid);
   }
@@ -233,12 +236,18 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
   if (c.files[stream] >= 0) write_all(c.files[stream], text);
   if (stream == 0 ? c.spec.console_out : c.spec.console_err) write_all(stream == 0 ? 1 : 2, c.spec.prefix + text);
   if (c.dups[stream] >= 0 && contains_any(line, c.spec.dup_filters[stream])) write_all(c.dups[stream], c.spec.prefix + text);
-  if (m_config.on_line) m_config.on_line(c.spec.id, stream);
+  if (m_config.on_line) m_config.on_line(c.spec.id, stream, line);
 }
 
 void ProcessGroup::maybe_gone(int pid) {
   auto it = m_children.find(pid);
   if (it == m_children.end() || !it->second->exited || it->second->open_streams > 0) return;
+  if (m_config.exit_after_output && !it->second->reported) {
+    it->second->reported = true;
+    m_on_exit(it->second->exit);  // may stop the others: `it` is looked up again
+    it = m_children.find(pid);
+    if (it == m_children.end()) return;
+  }
   m_guard.remove(pid);
   m_children.erase(it);
   if (m_children.empty()) {

@@ -62,9 +62,13 @@ struct ProcessGroupConfig {
   // SIGTERM, then SIGKILL after `grace`, so that they do not wait for it forever in a collective.
   bool stop_others_on_failure = false;
   std::chrono::milliseconds grace{30000};
-  // Output::lines: called with the child's id and the stream (0 stdout, 1 stderr) for each whole line, after it is
-  // written out (the agent's hang watch counts a line as a sign of life).
-  std::function<void(int id, int stream)> on_line;
+  // Output::lines: called with the child's id, the stream (0 stdout, 1 stderr) and the line (no newline) for each
+  // whole line, after it is written out (the agent's hang watch counts a line as a sign of life, and its failure
+  // report quotes a failed worker's last lines of stderr).
+  std::function<void(int id, int stream, std::string_view line)> on_line;
+  // A child's exit is reported once its output is drained too (its pipes closed, every line emitted), so that what
+  // it wrote last is seen before its exit; otherwise at once. The others are stopped on a failure at once either way.
+  bool exit_after_output = false;
 };
 
 // The executable `cmd` names (PATH lookup); throws Error naming it (and `who`) if there is none.

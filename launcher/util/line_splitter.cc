@@ -29,4 +29,16 @@ void LineSplitter::finish(const Emit& emit) {
   m_partial.clear();
 }
 
+void LineTail::add(std::string_view line) {
+  if (m_lines == 0) return;
+  if (m_tail.size() == m_lines) m_tail.pop_front();
+  m_tail.emplace_back(line.size() > m_width ? std::string(line.substr(0, m_width)) + "..." : std::string(line));
+}
+
+std::string LineTail::text() const {
+  std::string out;
+  for (const auto& l : m_tail) out += l + "\n";
+  return out;
+}
+
 }  // namespace hpclaunch

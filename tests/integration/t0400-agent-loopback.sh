@@ -85,6 +85,18 @@ assert_eq "iter 1" "$(timeout 60 "$HPCLAUNCH" agent --standalone --log-line-pref
 assert_eq job7 "$(timeout 60 "$HPCLAUNCH" agent --standalone --rdzv-id job7 -- sh -c 'echo "$TORCHELASTIC_RUN_ID"' 2>&1 | sed 's/^\[[^]]*\] //')" \
   "a standalone run's --rdzv-id"
 
+# A failed worker without an error file (no @record): its last lines of stderr are quoted in the summary and in
+# failure.json (torchrun says only "exited with code 3"). Written right before its exit, they are still caught.
+mkdir -p "$test_tmp/tailjob"
+rc=0
+HPCLAUNCH_JOB_DIR=$test_tmp/tailjob timeout 60 "$HPCLAUNCH" agent --standalone -- \
+  sh -c 'seq 1 30 >&2; echo "OSError: [Errno 28] No space left on device: /ckpt" >&2; exit 3' >"$test_tmp/tail.out" 2>&1 || rc=$?
+assert_eq 1 "$rc" "exit code of a job whose worker failed"
+assert_contains "$(cat "$test_tmp/tail.out")" "last lines of rank 0's stderr:
+  22
+  23" "the summary"
+assert_contains "$(tail -n 1 "$test_tmp/tail.out")" "  OSError: [Errno 28] No space left on device: /ckpt" "the summary's last line"
+assert_contains "$(cat "$test_tmp/tailjob/failure.json")" '"stderr_tail": "22\n23\n' "failure.json"
 # 4. A command that does not exist is an error naming it, before anything starts.
 assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400
 # 5. A multi-node agent without the job's secret refuses to start (exit 2), naming the variable and the fix.

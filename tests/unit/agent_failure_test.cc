@@ -27,6 +27,17 @@ TEST_CASE("the summary names host, rank, local rank and exit code or signal name
   CHECK(format_summary(f, 1, 2) ==
         "root cause: rank 3 (local rank 1) on n2 was killed by SIGKILL (after 1 of 2 restarts)\n"
         "error file of rank 3:\n  ValueError: bad\n  line 2");
+  // Without an error file: the worker's last lines of stderr, in the summary and in failure.json.
+  f.error.clear();
+  f.stderr_tail = "Traceback (most recent call last):\nOSError: /ckpt is full\n";
+  CHECK(format_summary(f, 1, 2) ==
+        "root cause: rank 3 (local rank 1) on n2 was killed by SIGKILL (after 1 of 2 restarts)\n"
+        "last lines of rank 3's stderr:\n  Traceback (most recent call last):\n  OSError: /ckpt is full");
+  nlohmann::json j = f;
+  CHECK(j["stderr_tail"] == f.stderr_tail);
+  CHECK(j.get<Failure>().stderr_tail == f.stderr_tail);
+  f.error = "ValueError: bad";  // the error file says more: the tail is not quoted
+  CHECK(format_summary(f, 0, 0).find("stderr") == std::string::npos);
   Failure lost;
   lost.reason = "the agent on n2 (node 1) was lost";
   CHECK(format_summary(lost, 0, 0) == "root cause: the agent on n2 (node 1) was lost");

@@ -147,7 +147,7 @@ TEST_CASE("bad flags name the flag") {
   };
   fails({"--nnodes", "3:2", "--", "x"}, "--nnodes: MIN 3 is more than MAX 2");
   fails({"--nproc-per-node", "gpu", "--", "x"}, "no GPU is visible");
-  fails({"--nnodes", "2", "--rdzv-endpoint", "h:1", "--", "x"}, "--node-rank: not given");
+  fails({"--nnodes", "2", "--rdzv-backend", "static", "--rdzv-endpoint", "h:1", "--", "x"}, "--node-rank: not given");
   fails({"--nnodes", "2", "--rdzv-endpoint", "h:1", "--node-rank", "0", "--", "x"}, "HPCLAUNCH_RDZV_SECRET", {});
   fails({"--tee", "5", "--", "x"}, "--tee: '5' is not 0-3");
   fails({"--nnodes", "2"}, "no command to run");

@@ -125,6 +125,14 @@ TEST_CASE("--standalone is one node on a free local port; a node rank must be be
   f.endpoint = "h:1";
   f.node_rank = "2";
   CHECK(refusal(f) == "--node-rank: 2 is not below --nnodes 2");
+  // torchrun's own multi-node line, outside a scheduler: no node rank; the rendezvous numbers the nodes (c10d).
+  f = with_command();
+  f.nnodes = "2";
+  f.endpoint = "h:29400";
+  CHECK(resolve(f).node_rank == -1);
+  f.rdzv_backend = "static";
+  CHECK(refusal(f) == "--node-rank: not given, and this is not inside a Slurm or hpclaunch job; give --node-rank R (0 "
+                      "on the node that serves the rendezvous), as the static rendezvous needs");
 }
 
 TEST_CASE("--spares: inside an allocation the nodes are its nodes less the spares; the spares' node ranks follow") {

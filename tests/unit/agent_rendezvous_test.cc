@@ -579,3 +579,40 @@ TEST_CASE("spares: a finished job tells the spares to finish too") {
 }
 
 }  // namespace agent_rendezvous_test
+
+namespace agent_rendezvous_test {
+
+TEST_CASE("torchrun's c10d line: agents without a node rank are numbered by the store, the anchor keeping 0") {
+  auto t0 = Clock::now();
+  RendezvousState s(config(3, 3), port_counter, t0);
+  CHECK(s.join(7, -1, "b", 1, t0).empty());  // before the store's own agent: rank 1, 0 is the anchor's
+  CHECK(s.join(8, -1, "c", 1, t0).empty());
+  auto rs = s.join(1, 0, "a", 1, t0);
+  REQUIRE(rs.size() == 3);
+  CHECK(to(rs, 1)->assignment.node_rank == 0);
+  CHECK(to(rs, 7)->assignment.node_rank == 1);
+  CHECK(to(rs, 8)->assignment.node_rank == 2);
+  CHECK(to(rs, 8)->assignment.group_rank == 2);
+  // A restart: each rejoins as it joined (-1) and keeps its number.
+  Failure crash;
+  crash.rank = 1;
+  crash.exit_code = 1;
+  RendezvousState r(config(3, 3, 1), port_counter, t0);
+  r.join(7, -1, "b", 1, t0);
+  r.join(8, -1, "c", 1, t0);
+  r.join(1, 0, "a", 1, t0);
+  r.failed(7, 0, crash, t0);
+  r.join(8, -1, "c", 1, t0);
+  r.join(7, -1, "b", 1, t0);
+  rs = r.join(1, 0, "a", 1, t0);
+  REQUIRE(rs.size() == 3);
+  CHECK(to(rs, 7)->assignment.node_rank == 1);
+  CHECK(to(rs, 8)->assignment.node_rank == 2);
+  // One too many is refused.
+  auto refused = s.join(9, -1, "d", 1, t0);
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].kind == Reply::refuse);
+  CHECK(refused[0].failure.reason == "all 3 node ranks are taken");
+}
+
+}  // namespace agent_rendezvous_test

@@ -441,3 +441,18 @@ TEST_CASE("a spare says so once, holds no workers, and starts them when the stor
 }
 
 }  // namespace agent_state_test
+
+namespace agent_state_test {
+
+TEST_CASE("an agent numbered by the store (torchrun's c10d line) takes its node rank from its first assignment") {
+  AgentState s(config(-1));
+  auto acts = s.connected();
+  CHECK(acts[0].message["node_rank"] == -1);
+  nlohmann::json a = assign(0, 2);
+  a["node_rank"] = 1;
+  s.message(a);
+  acts = s.worker_exited({0, 1, 0});
+  CHECK(only(acts, K::send).message["failure"]["node_rank"] == 1);
+}
+
+}  // namespace agent_state_test

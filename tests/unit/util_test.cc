@@ -72,6 +72,17 @@ TEST_CASE("an Error reads as one line: where, what, fix") {
   CHECK(failure("sbatch", "exited 1").exit_code() == k_exit_failure);
 }
 
+TEST_CASE("a line tail keeps the last lines, each cut to its width") {
+  LineTail t(2, 5);
+  CHECK(t.text().empty());
+  t.add("one");
+  t.add("two");
+  t.add("three and more");
+  CHECK(t.text() == "two\nthree...\n");
+  t.clear();
+  CHECK(t.text().empty());
+}
+
 TEST_CASE("output is cut into whole lines, long ones in pieces") {
   std::vector<std::string> lines;
   auto emit = [&](std::string_view l) { lines.emplace_back(l); };
