@@ -69,6 +69,12 @@ int cmd_plot(const Args& args) {
       ->required();
   app.add_option("--output,-o", output, "NAME.png or NAME.svg; default: both, next to the first run's metrics");
   app.add_option("--title", title, "title over the panels; default: the runs' names");
+  double smoothing = 0.6;
+  app.add_option("--smooth", smoothing,
+                 "TensorBoard's smoothing of the training loss and throughput: an EMA weight, 0 (none) to 0.999; the "
+                 "raw line stays faint")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999));
   if (!parse_or_throw(app, args)) return 0;
 
   std::vector<std::string> paths, names;  // names: the legend's, where run_labels should not guess ("")
@@ -115,7 +121,7 @@ int cmd_plot(const Args& args) {
     title = "Training curves: " + labels.front();
     for (size_t i = 1; i < labels.size(); ++i) title += (i + 1 == labels.size() ? " and " : ", ") + labels[i];
   }
-  std::vector<Panel> panels = make_panels(runs, labels);
+  std::vector<Panel> panels = make_panels(runs, labels, smoothing);
   for (const auto& a : arrays) {  // the best validation loss of each task, before the files
     std::vector<TaskResult> results;
     for (const auto& [task, run] : a.tasks) {

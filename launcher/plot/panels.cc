@@ -69,25 +69,46 @@ void fit_ranges(Panel& p) {
   if (y0 >= 0 && p.y_min < 0) p.y_min = 0;  // rates and throughputs are never negative
 }
 
-// The four standard quantities: the field each draws, its title and axis.
+// The standard quantities: the field each draws, its title and axis, whether it is smoothed, and the field drawn
+// over it (validation over training loss, on the same scale).
 struct Quantity {
   std::string field, title, y_label;
   bool may_log;
+  bool smoothed = false;
+  std::string overlay;
 };
-const Quantity k_standard[] = {{"loss", "Training loss", "loss", true},
-                               {"val_loss", "Validation loss", "loss", true},
+const Quantity k_standard[] = {{"loss", "Loss", "loss", true, true, "val_loss"},
                                {"lr", "Learning rate", "learning rate", false},
-                               {"samples_per_s", "Throughput", "samples/s", false}};
+                               {"samples_per_s", "Throughput", "samples/s", false, true}};
 
 bool is_standard(const std::string& field) {
   for (const auto& q : k_standard)
-    if (q.field == field) return true;
+    if (q.field == field || q.overlay == field) return true;
   return false;
 }
 
 }  // namespace
 
-std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels) {
+std::vector<double> smooth(const std::vector<double>& y, double weight) {
+  std::vector<double> out;
+  out.reserve(y.size());
+  double last = 0;
+  int n = 0;
+  for (double v : y) {
+    if (!std::isfinite(v)) {
+      out.push_back(v);
+      continue;
+    }
+    last = last * weight + (1 - weight) * v;
+    ++n;
+    const double debias = 1 - std::pow(weight, n);
+    out.push_back(debias > 0 ? last / debias : v);
+  }
+  return out;
+}
+
+std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels,
+                               double smoothing) {
   double max_wall = 0;
   for (const auto& m : runs)
     for (const auto& c : m.curves)
@@ -110,20 +131,41 @@ std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::ve
       p.x_label = by_time ? time_label : "step";
       p.y_label = q.y_label;
       std::vector<double> all;
+      const bool overlaid = !q.overlay.empty() && std::any_of(runs.begin(), runs.end(), [&](const RunCurves& m) {
+        const Curve* c = m.curve(q.overlay);
+        return c && !c->points.empty();
+      });
       for (size_t i = 0; i < runs.size(); ++i) {
-        Series s;
-        s.run = static_cast<int>(i);
-        s.label = i < labels.size() ? labels[i] : runs[i].path;
-        if (const Curve* c = runs[i].curve(q.field)) {
-          for (const auto& point : c->points) {
-            s.x.push_back(by_time ? point.wall_s / unit.seconds : static_cast<double>(point.step));
-            s.y.push_back(point.value);
+        const std::string run_label = i < labels.size() ? labels[i] : runs[i].path;
+        auto series_of = [&](const std::string& field, const std::string& what) {
+          Series s;
+          s.run = s.colour = static_cast<int>(i);
+          s.label = what.empty() ? run_label : run_label + ": " + what;
+          if (const Curve* c = runs[i].curve(field)) {
+            for (const auto& point : c->points) {
+              s.x.push_back(by_time ? point.wall_s / unit.seconds : static_cast<double>(point.step));
+              s.y.push_back(point.value);
+            }
           }
+          all.insert(all.end(), s.y.begin(), s.y.end());
+          return s;
+        };
+        Series s = series_of(q.field, overlaid ? "training" : "");
+        if (q.smoothed && smoothing > 0 && s.x.size() > 2) {
+          Series raw = s;
+          raw.style = Series::Style::faint;
+          s.y = smooth(s.y, smoothing);
+          p.series.push_back(std::move(raw));
+        }
+        p.series.push_back(std::move(s));
+        if (overlaid) {
+          Series v = series_of(q.overlay, "validation");
+          v.style = Series::Style::points;
+          if (runs.size() == 1) v.colour = 1;  // alone, it needs a colour of its own to stand out
+          p.series.push_back(std::move(v));
         }
         for (const auto& mark : runs[i].marks)
           p.marks.push_back(by_time ? mark.wall_s / unit.seconds : static_cast<double>(mark.step));
-        all.insert(all.end(), s.y.begin(), s.y.end());
-        p.series.push_back(std::move(s));
       }
       p.log_y = q.may_log && wants_log_scale(all);
       fit_ranges(p);

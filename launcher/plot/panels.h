@@ -1,7 +1,8 @@
-// What `hpclaunch plot` draws, decided apart from drawing: four quantities (training loss, validation loss,
-// learning rate, samples/s), and a user log's other numeric fields, against step and against wall time, one
-// series per run; gaps where a value was not finite and marks where that happened; axis ranges, log scales and
-// the wall-time unit. Pure, so tests check the choices; plot/plot.cc hands the panels to PLplot.
+// What `hpclaunch plot` draws, decided apart from drawing: three panels (the loss, training and validation on one
+// scale; the learning rate; samples/s), and a user log's other numeric fields, against step and against wall time,
+// series per run; noisy curves smoothed as TensorBoard does (a debiased EMA, the raw line kept faint); gaps where a
+// value was not finite and marks where that happened; axis ranges, log scales and the wall-time unit. Pure, so
+// tests check the choices; plot/plot.cc hands the panels to PLplot.
 #pragma once
 #include <string>
 #include <vector>
@@ -11,8 +12,12 @@
 namespace hpclaunch {
 
 struct Series {
-  std::string label;  // the run's name in the legend
-  int run = 0;        // index of the run: its colour
+  std::string label;  // in the legend: the run's name, with the curve's ("a: training") where a panel has several
+  int run = 0;        // index of the run
+  int colour = 0;     // its colour: the run's index, or the next one for the validation of a lone run
+  // line: a solid line; faint: the raw values under their smoothed line (light, not in the legend); points: a
+  // dashed line through marked points (validation, a few records)
+  enum class Style { line, faint, points } style = Style::line;
   std::vector<double> x, y;  // y NaN: not finite in the file, drawn as a gap
 };
 
@@ -38,9 +43,15 @@ bool wants_log_scale(const std::vector<double>& values);
 // Names for the runs' legend: file names when they differ, else their directories' names, else the paths.
 std::vector<std::string> run_labels(const std::vector<std::string>& paths);
 
-// Eight panels, row by row: {loss, validation loss, learning rate, samples/s} x {step, wall time}; then two
-// more for each further field of a user log (in the order the runs' files name them).
-std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels);
+// TensorBoard's smoothing: an exponential moving average with `weight` (0: none, up to 0.999), debiased at the start
+// (the first values are not pulled toward 0); a NaN stays a gap and does not enter the average.
+std::vector<double> smooth(const std::vector<double>& y, double weight);
+
+// Six panels, row by row: {loss (training, and validation over it), learning rate, samples/s} x {step, wall time};
+// then two more for each further field of a user log (in the order the runs' files name them). Training loss and
+// throughput are smoothed with `smoothing` (the raw line kept faint); the learning rate and validation are not.
+std::vector<Panel> make_panels(const std::vector<RunCurves>& runs, const std::vector<std::string>& labels,
+                               double smoothing = 0.6);
 
 // What `plot` tells about a run beside drawing it: for a user log the fields it drew and those it did not; where
 // values were not finite. Empty for a clean hpclaunch-train file.

@@ -15,33 +15,39 @@ namespace hpclaunch {
 
 namespace {
 
-// cmap0 entries: 0 background, 1 axes and text, 2 grid, 3 non-finite marks, 4.. one per run (Tableau 10, readable on white).
+// cmap0 entries: 0 background, 1 axes and text, 2 grid, 3 non-finite marks, 4.. one per run (Tableau 10, readable on
+// white), then the same colours faint (a quarter opaque) for the raw values under a smoothed line.
 constexpr int k_background = 0, k_ink = 1, k_grid = 2, k_mark = 3, k_first_run = 4;
 constexpr unsigned char k_run_colours[][3] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
                                               {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127},
                                               {188, 189, 34}, {23, 190, 207}};
 constexpr int k_run_count = sizeof k_run_colours / sizeof k_run_colours[0];
-constexpr int k_width = 1600, k_row_height = 500;  // 4 rows: 1600 x 2000; a user log's extra fields add rows
+constexpr int k_first_faint = k_first_run + k_run_count;
+constexpr int k_width = 1600, k_row_height = 500;  // 3 rows: 1600 x 1500; a user log's extra fields add rows
 
 // PLplot reads '#' as the start of an escape sequence.
 std::string escape(const std::string& s) { return replace_all(s, "#", "##"); }
 
 void set_palette() {
-  plscmap0n(k_first_run + k_run_count);
+  plscmap0n(k_first_faint + k_run_count);
   plscol0(k_background, 255, 255, 255);
   plscol0(k_ink, 30, 30, 30);
   plscol0(k_grid, 215, 215, 215);
   plscol0(k_mark, 200, 0, 0);
-  for (int i = 0; i < k_run_count; ++i)
+  for (int i = 0; i < k_run_count; ++i) {
     plscol0(k_first_run + i, k_run_colours[i][0], k_run_colours[i][1], k_run_colours[i][2]);
+    plscol0a(k_first_faint + i, k_run_colours[i][0], k_run_colours[i][1], k_run_colours[i][2], 0.25);
+  }
 }
 
 double y_value(const Panel& p, double y) { return p.log_y ? std::log10(std::max(y, 1e-300)) : y; }
 
 // One line per finite stretch: a value that was not finite (NaN) leaves a gap.
 void draw_series(const Panel& p, const Series& s) {
-  plcol0(k_first_run + s.run % k_run_count);
-  plwidth(2.0);
+  const bool faint = s.style == Series::Style::faint, points = s.style == Series::Style::points;
+  plcol0((faint ? k_first_faint : k_first_run) + s.colour % k_run_count);
+  plwidth(faint ? 1.0 : 2.0);
+  if (points) pllsty(2);
   std::vector<PLFLT> x, y;
   auto flush = [&] {
     if (x.size() > 1) plline(static_cast<PLINT>(x.size()), x.data(), y.data());
@@ -57,15 +63,18 @@ void draw_series(const Panel& p, const Series& s) {
     x.push_back(s.x[i]);
     y.push_back(y_value(p, s.y[i]));
   }
-  const bool few = s.x.size() <= 40;
-  if (few) {  // few points: mark them
+  const bool few = !faint && (points || s.x.size() <= 40);
+  if (few) {  // few points (validation): mark them
     std::vector<PLFLT> fx, fy;
     for (size_t i = 0; i < s.x.size(); ++i)
       if (std::isfinite(s.y[i])) fx.push_back(s.x[i]), fy.push_back(y_value(p, s.y[i]));
-    if (fx.size() > 1) plpoin(static_cast<PLINT>(fx.size()), fx.data(), fy.data(), 17);
+    if (points) plssym(0, 1.8);  // validation's few points, large enough to see on the loss curve
+    if (!fx.empty()) plpoin(static_cast<PLINT>(fx.size()), fx.data(), fy.data(), 17);
+    plssym(0, 1);
   }
   flush();
   plwidth(1.0);
+  pllsty(1);
 }
 
 // A dashed red line at each step where a run went non-finite, labelled once.
@@ -88,10 +97,11 @@ void draw_legend(const Panel& p) {
   std::vector<PLFLT> widths, sym_scales;
   std::vector<const char*> text_ptrs, symbols;
   for (const auto& s : p.series) {
+    if (s.style == Series::Style::faint) continue;  // the raw line under its smoothed one
     texts.push_back(escape(s.label));
     opts.push_back(PL_LEGEND_LINE);
-    colours.push_back(k_first_run + s.run % k_run_count);
-    styles.push_back(1);
+    colours.push_back(k_first_run + s.colour % k_run_count);
+    styles.push_back(s.style == Series::Style::points ? 2 : 1);
     widths.push_back(2.0);
     text_colours.push_back(k_ink);
     sym_numbers.push_back(0);
@@ -154,7 +164,11 @@ void draw_panels(const std::vector<Panel>& panels, const std::string& title, con
   plinit();
   pladv(0);
   plschr(0, 0.55);
-  for (size_t i = 0; i < panels.size(); ++i) draw_panel(panels[i], i, panels.size(), i == 0 && panels[i].series.size() > 1);
+  for (size_t i = 0; i < panels.size(); ++i) {
+    size_t named = 0;  // series in the legend: more than one, and the first panel only
+    for (const auto& s : panels[i].series) named += s.style != Series::Style::faint;
+    draw_panel(panels[i], i, panels.size(), i == 0 && named > 1);
+  }
   // The title over the whole page.
   plvpor(0, 1, 0, 1);
   plwind(0, 1, 0, 1);
