@@ -20,7 +20,7 @@ for spec in "$examples"/*.yaml; do
   assert_contains "$script" "$command" "script of $(basename "$spec")"
   case $("$HPCLAUNCH" sites show "$site" | sed -n 's/^scheduler: *//p') in
     pbs) assert_contains "$script" "#PBS -l walltime=" "script of $(basename "$spec")" ;;
-    local) assert_contains "$script" "local-srun --nodes 2" "script of $(basename "$spec")" ;;
+    local) assert_contains "$script" "local-srun --no-kill --nodes 2" "script of $(basename "$spec")" ;;
     *) assert_contains "$script" "#SBATCH --nodes=" "script of $(basename "$spec")" ;;
   esac
   seen+="$site "
