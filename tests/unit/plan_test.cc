@@ -499,3 +499,23 @@ TEST_CASE("a command that is torchrun itself is refused, saying how to write it 
 }
 
 }  // namespace plan_test
+
+namespace plan_test {
+
+TEST_CASE("alps-clariden's debug partition allows 90 node-minutes a job (the 2026-11 audit)") {
+  JobRequest r = request("alps-clariden", 4);
+  r.partition = "debug";
+  r.account = "g123";
+  r.time = "00:22:00";
+  CHECK(plan(r).time_s == 22 * 60);
+  r.time = "00:30:00";
+  CHECK(error_of(r).find("--time: 00:30:00 is more than the 00:22:00 limit of debug for 4 node(s) on alps-clariden") == 0);
+  r.nodes = 2;
+  r.time = "00:45:00";
+  CHECK(plan(r).time_s == 45 * 60);
+  r.nodes = 1;
+  r.time = "01:30:00";
+  CHECK(plan(r).time_s == 90 * 60);
+}
+
+}  // namespace plan_test
