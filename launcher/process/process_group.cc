@@ -95,6 +95,7 @@ struct ProcessGroup::Child {
   bool exited = false;
   ProcessExit exit;      // kept for exit_after_output
   bool reported = false;  // exit_after_output: m_on_exit was called
+  std::unique_ptr<asio::steady_timer> drain_timer;  // exit_after_output: reports the exit if the output lingers
   int open_streams = 0;
   asio::posix::stream_descriptor pipes[2];  // read ends: stdout, stderr (tee: both in the first)
   LineSplitter splitters[2];
@@ -205,7 +206,16 @@ void ProcessGroup::reap() {
     ProcessExit e{c->spec.id, pid, WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                   WIFSIGNALED(status) ? WTERMSIG(status) : 0};
     c->exit = e;
-    if (!m_config.exit_after_output) m_on_exit(e);
+    if (!m_config.exit_after_output) {
+      m_on_exit(e);
+    } else {
+      // A process the child left in a session of its own may hold its pipes open: the exit is reported after
+      // k_drain_wait all the same, without the lines that process still writes.
+      c->drain_timer = std::make_unique<asio::steady_timer>(m_io, k_drain_wait);
+      c->drain_timer->async_wait([this, pid](boost::system::error_code ec) {
+        if (!ec) report_exit(pid);
+      });
+    }
     if (!e.ok() && m_config.stop_others_on_failure && !m_stopping) stop(m_config.grace);
     maybe_gone(pid);
   }
@@ -239,12 +249,19 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
   if (m_config.on_line) m_config.on_line(c.spec.id, stream, line);
 }
 
+void ProcessGroup::report_exit(int pid) {
+  auto it = m_children.find(pid);
+  if (it == m_children.end() || it->second->reported) return;
+  it->second->reported = true;
+  if (it->second->drain_timer) it->second->drain_timer->cancel();
+  m_on_exit(it->second->exit);
+}
+
 void ProcessGroup::maybe_gone(int pid) {
   auto it = m_children.find(pid);
   if (it == m_children.end() || !it->second->exited || it->second->open_streams > 0) return;
   if (m_config.exit_after_output && !it->second->reported) {
-    it->second->reported = true;
-    m_on_exit(it->second->exit);  // may stop the others: `it` is looked up again
+    report_exit(pid);  // may stop the others: `it` is looked up again
     it = m_children.find(pid);
     if (it == m_children.end()) return;
   }

@@ -67,7 +67,8 @@ struct ProcessGroupConfig {
   // report quotes a failed worker's last lines of stderr).
   std::function<void(int id, int stream, std::string_view line)> on_line;
   // A child's exit is reported once its output is drained too (its pipes closed, every line emitted), so that what
-  // it wrote last is seen before its exit; otherwise at once. The others are stopped on a failure at once either way.
+  // it wrote last is seen before its exit, or 2 s after its exit when something it left holds its pipes; otherwise
+  // at once. The others are stopped on a failure at once either way.
   bool exit_after_output = false;
 };
 
@@ -115,6 +116,8 @@ class ProcessGroup : public WorkerGroup {
   void read(const std::shared_ptr<Child>& c, int stream);
   void emit(Child& c, int stream, std::string_view line);
   void maybe_gone(int pid);
+  void report_exit(int pid);  // exit_after_output: once, when the output is drained or k_drain_wait has passed
+  static constexpr std::chrono::seconds k_drain_wait{2};
 
   asio::io_context& m_io;
   OrphanGuard m_guard;  // first: forked before the caller opens its sockets

@@ -97,6 +97,13 @@ assert_contains "$(cat "$test_tmp/tail.out")" "last lines of rank 0's stderr:
   23" "the summary"
 assert_contains "$(tail -n 1 "$test_tmp/tail.out")" "  OSError: [Errno 28] No space left on device: /ckpt" "the summary's last line"
 assert_contains "$(cat "$test_tmp/tailjob/failure.json")" '"stderr_tail": "22\n23\n' "failure.json"
+# A process the worker left in a session of its own holds its pipes: the failure is still reported (2 s after the
+# exit, without waiting for that process's later lines), before that process's "late" line.
+timeout 60 "$HPCLAUNCH" agent --standalone -- \
+  sh -c 'setsid sh -c "sleep 5; echo late >&2" & sleep 0.5; exit 3' >"$test_tmp/linger.out" 2>&1 || true
+order=$(grep -n -e "worker failed: rank 0" -e "late$" "$test_tmp/linger.out" | cut -d: -f1 | xargs)
+[ "$(wc -w <<<"$order")" = 2 ] && [ "${order%% *}" -lt "${order##* }" ] ||
+  fail "the failure was not reported before the lingering process's line: $(cat "$test_tmp/linger.out")"
 # 4. A command that does not exist is an error naming it, before anything starts.
 assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400
 # 5. A multi-node agent without the job's secret refuses to start (exit 2), naming the variable and the fix.
