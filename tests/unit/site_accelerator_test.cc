@@ -269,6 +269,8 @@ TEST_CASE("Alps's container engine: an EDF in the job directory, named by srun -
                "image = \"/capstor/store/cscs/u/ngc-pytorch.sqsh\"\n"
                "mounts = [\"/opt/bin:/opt/bin\", \"/home/u/p:/home/u/p\", \"/home/u/p/jobs/j:/home/u/p/jobs/j\"]\n"
                "workdir = \"/home/u/p\"\n[annotations]\n") != std::string::npos);
+  // The hook's variant the docs recommend for any image (the 2026-11 audit: a numbered one must match its CUDA).
+  CHECK(s.find("com.hooks.aws_ofi_nccl.variant = \"cuda-dl\"\n") != std::string::npos);
   CHECK(s.find("--gpus-per-task=1 '--environment=/home/u/p/jobs/j/container.toml' \\\n  \"$HPCLAUNCH\" exec -- python train.py\n") !=
         std::string::npos);
   CHECK(s.find("#SBATCH --environment") == std::string::npos);  // "experimental" as a directive: srun only
