@@ -113,6 +113,7 @@ int ElasticAgent::run() {
                      ms(m_opt.join_timeout_s), m_opt.local_addr.empty() ? m_opt.rdzv_host : m_opt.local_addr, 0,
                      m_opt.no_progress_limit, m_start_streak, m_start_reports};
     sc.rendezvous.spares = m_opt.spares;
+    sc.on_change = [this] { write_nodes_record(); };
     if (m_opt.node_rank == 0) {
       m_server = std::make_unique<StoreServer>(m_io, sc);
     } else {
@@ -203,7 +204,6 @@ std::string ElasticAgent::attempt_dir() const {
 void ElasticAgent::start_workers(const Assignment& a) {
   m_assignment = a;
   if (m_opt.node_rank < 0) m_opt.node_rank = a.node_rank;  // numbered by the store (torchrun's c10d line)
-  write_nodes_record();  // node 0 runs in every round: its start is the round's
   WorkerLayout layout{m_opt.rdzv_id, m_opt.role, m_opt.nproc, m_opt.max_restarts,
                       omp_threads_per_worker(m_cpus, m_opt.nproc), m_opt.virtual_local_rank, m_opt.use_libuv,
                       m_opt.signals.empty() ? forwarded_signals() : m_opt.signals, ""};
@@ -283,7 +283,6 @@ void ElasticAgent::watch_progress() {
 }
 
 void ElasticAgent::poll_progress() {
-  write_nodes_record();
   read_progress_files();
   if (m_capturing) return;
   if (auto hang = m_watch.check(ProgressWatch::Clock::now())) record_stacks(*hang);
@@ -489,8 +488,8 @@ void ElasticAgent::write_agent_exit() const {
   }
 }
 
-// Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place. Written when
-// it changes, looked at with the progress (a spare may join after the round closed).
+// Node 0's record of the spares, for `hpclaunch status`: who waits, and which spare took whose place. Looked at
+// after each change of the rendezvous (the store's on_change), written when it differs.
 void ElasticAgent::write_nodes_record() {
   auto job = env_get(m_base_env, "HPCLAUNCH_JOB_DIR");
   if (!m_server || m_opt.spares == 0 || !job || job->empty()) return;
@@ -506,7 +505,6 @@ void ElasticAgent::write_nodes_record() {
 void ElasticAgent::finish() {
   m_client->close();
   write_progress_record();
-  write_nodes_record();
   m_watch_timer.cancel();
   close_file_timer();
   if (m_server) m_server->stop();

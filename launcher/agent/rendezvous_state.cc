@@ -75,9 +75,7 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
     // A node that comes late (MIN:MAX closed without it) re-forms the job with it, as TorchElastic does; it is
     // a change of membership, not a failure, so it uses no restart.
     if (static_cast<int>(m_participants.size()) < m_config.max_nodes) return restart(now);
-    Reply r = reply(Reply::standby, c);  // a spare: it waits for a place
-    r.failure.reason = m_retired.count(c) ? "retired" : "spare";
-    return {r};
+    return {standby_reply(c)};  // a spare: it waits for a place
   }
   return maybe_close(now);
 }
@@ -179,22 +177,17 @@ std::vector<Reply> RendezvousState::close_round() {
     m_joined.erase(group[i]);
   }
   // Whoever is left waits as a spare, joined for the next round.
-  auto standby = standby_replies();
-  out.insert(out.end(), standby.begin(), standby.end());
+  for (const auto& [c, node] : m_joined) out.push_back(standby_reply(c));
   m_done.clear();
   m_last_call.reset();
   m_phase = Phase::running;
   return out;
 }
 
-std::vector<Reply> RendezvousState::standby_replies() const {
-  std::vector<Reply> out;
-  for (const auto& [c, node] : m_joined) {
-    Reply r = reply(Reply::standby, c);
-    r.failure.reason = m_retired.count(c) ? "retired" : "spare";
-    out.push_back(r);
-  }
-  return out;
+Reply RendezvousState::standby_reply(ConnId c) const {
+  Reply r = reply(Reply::standby, c);
+  r.failure.reason = m_retired.count(c) ? "retired" : "spare";
+  return r;
 }
 
 bool RendezvousState::spare_waits() const {

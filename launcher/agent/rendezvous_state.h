@@ -126,7 +126,7 @@ class RendezvousState {
   std::vector<ConnId> pick_group();
   bool spare_waits() const;
   void retire_blamed(const Failure& f);
-  std::vector<Reply> standby_replies() const;
+  Reply standby_reply(ConnId c) const;  // "spare", or "retired" for a node blamed for a hang
 
   RendezvousConfig m_config;
   std::function<int()> m_pick_port;

@@ -190,7 +190,7 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
         msg = {{"type", "finish"}};
         break;
       case Reply::standby:
-        msg = {{"type", "standby"}, {"as", r.failure.reason}, {"round", m_state.round()}};
+        msg = {{"type", "standby"}, {"as", r.failure.reason}};
         break;
       case Reply::refuse:
         msg = {{"type", "refuse"}, {"reason", r.failure.reason}};
@@ -205,6 +205,7 @@ void StoreServer::apply(const std::vector<Reply>& replies) {
     }
   }
   log_replacements();
+  if (m_config.on_change) m_config.on_change();
 }
 
 void StoreServer::log_replacements() {

@@ -3,6 +3,7 @@
 // whose messages fail, drives the RendezvousState, sends heartbeats at the interval agent/heartbeat.h gives for
 // its number of connections (announcing it) and notices silent or closed peers.
 #pragma once
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -22,6 +23,9 @@ struct StoreServerConfig {
   bool verbose = false;
   std::chrono::milliseconds heartbeat_timeout{5000};
   RendezvousConfig rendezvous;
+  // Called after each change of the rendezvous has been answered (a join, a round, a loss...): node 0's agent
+  // records what `hpclaunch status` shows of it (JOBDIR/nodes.json).
+  std::function<void()> on_change;
 };
 
 class StoreServer {

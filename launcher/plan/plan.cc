@@ -368,18 +368,15 @@ void plan_hang(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
 int plan_spares(const JobRequest& r, const SiteProfile& site, LaunchMode launcher) {
   const int spares = r.spares.value_or(site.requeue.spares);
   if (spares < 0) throw Error("--spares", fmt::format("{} is below 0", spares), "use 0 (none) or more nodes");
-  if (spares > 0 && launcher == LaunchMode::agent) {
-    if (std::string why = dialect_for(site.scheduler).spares_refusal(); !why.empty()) {
-      if (!r.spares) return 0;  // the profile's default does not apply here
-      throw Error("--spares", why, "drop --spares (a lost node then ends the run, and --requeue starts it again)");
-    }
-  }
-  if (spares == 0 || launcher == LaunchMode::agent) return spares;
-  if (r.spares)
-    throw Error("--spares", fmt::format("the {} launch starts every rank at once: only the agent can hold a node "
-                                        "back as a spare", to_string(launcher)),
-                "use --launcher agent, or drop --spares");
-  return 0;  // the profile's default is for its agent jobs
+  if (spares == 0) return 0;
+  const bool agent = launcher == LaunchMode::agent;
+  const std::string why = agent ? dialect_for(site.scheduler).spares_refusal()
+                                : fmt::format("the {} launch starts every rank at once: only the agent can hold a "
+                                              "node back as a spare", to_string(launcher));
+  if (why.empty()) return spares;
+  if (!r.spares) return 0;  // the profile's default is for the agent jobs that can keep spares
+  throw Error("--spares", why, agent ? "drop --spares (a lost node then ends the run, and --requeue starts it again)"
+                                     : "use --launcher agent, or drop --spares");
 }
 
 // A command that is torchrun itself (`torchrun`, `python -m torch.distributed.run` or `.launch`, `hpclaunch

@@ -260,8 +260,8 @@ void ProcessGroup::report_exit(int pid) {
 void ProcessGroup::maybe_gone(int pid) {
   auto it = m_children.find(pid);
   if (it == m_children.end() || !it->second->exited || it->second->open_streams > 0) return;
-  if (m_config.exit_after_output && !it->second->reported) {
-    report_exit(pid);  // may stop the others: `it` is looked up again
+  if (m_config.exit_after_output) {
+    report_exit(pid);  // once; it may stop the others: `it` is looked up again
     it = m_children.find(pid);
     if (it == m_children.end()) return;
   }

@@ -421,10 +421,10 @@ namespace agent_state_test {
 TEST_CASE("a spare says so once, holds no workers, and starts them when the store gives it a place") {
   AgentState s(config(2));
   s.connected();
-  auto acts = s.message({{"type", "standby"}, {"as", "spare"}, {"round", 0}});
+  auto acts = s.message({{"type", "standby"}, {"as", "spare"}});
   REQUIRE(kinds(acts) == std::vector{K::log});
   CHECK(acts[0].text.find("a spare: this node waits in the rendezvous") == 0);
-  CHECK(s.message({{"type", "standby"}, {"as", "spare"}, {"round", 0}}).empty());  // said once
+  CHECK(s.message({{"type", "standby"}, {"as", "spare"}}).empty());  // said once
   CHECK_FALSE(s.running());
   acts = s.message(assign(1, 2));
   REQUIRE(kinds(acts) == std::vector({K::log, K::start_workers}));
@@ -432,7 +432,7 @@ TEST_CASE("a spare says so once, holds no workers, and starts them when the stor
   CHECK(s.running());
   // Retired after a hang: said again, since it is news.
   s.workers_idle();
-  acts = s.message({{"type", "standby"}, {"as", "retired"}, {"round", 2}});
+  acts = s.message({{"type", "standby"}, {"as", "retired"}});
   REQUIRE(kinds(acts) == std::vector{K::log});
   CHECK(acts[0].text.find("retired after the hang") == 0);
   // The job ends: a spare finishes with 0 as every agent does.
