@@ -93,8 +93,7 @@ struct ProcessGroup::Child {
   ProcessSpec spec;
   int pid = -1;
   bool exited = false;
-  ProcessExit exit;      // kept for exit_after_output
-  bool reported = false;  // exit_after_output: m_on_exit was called
+  bool ready = false;  // exit_after_output: its exit may be reported (output drained, or k_drain_wait passed)
   std::unique_ptr<asio::steady_timer> drain_timer;  // exit_after_output: reports the exit if the output lingers
   int open_streams = 0;
   asio::posix::stream_descriptor pipes[2];  // read ends: stdout, stderr (tee: both in the first)
@@ -205,10 +204,10 @@ void ProcessGroup::reap() {
     ::kill(-pid, SIGKILL);  // what the child left behind in its group
     ProcessExit e{c->spec.id, pid, WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                   WIFSIGNALED(status) ? WTERMSIG(status) : 0};
-    c->exit = e;
     if (!m_config.exit_after_output) {
       m_on_exit(e);
     } else {
+      m_unreported.push_back({pid, e});
       // A process the child left in a session of its own may hold its pipes open: the exit is reported after
       // k_drain_wait all the same, without the lines that process still writes.
       c->drain_timer = std::make_unique<asio::steady_timer>(m_io, k_drain_wait);
@@ -251,10 +250,21 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
 
 void ProcessGroup::report_exit(int pid) {
   auto it = m_children.find(pid);
-  if (it == m_children.end() || it->second->reported) return;
-  it->second->reported = true;
+  if (it == m_children.end() || it->second->ready) return;
+  it->second->ready = true;
   if (it->second->drain_timer) it->second->drain_timer->cancel();
-  m_on_exit(it->second->exit);
+  // In the order of the exits: a child stopped because another failed must not be reported first, only because its
+  // output drained sooner (the first failure reported is the root cause).
+  for (auto& u : m_unreported)
+    if (u.pid == pid) u.ready = true;
+  if (m_reporting) return;
+  m_reporting = true;
+  while (!m_unreported.empty() && m_unreported.front().ready) {
+    ProcessExit e = m_unreported.front().exit;
+    m_unreported.pop_front();
+    m_on_exit(e);
+  }
+  m_reporting = false;
 }
 
 void ProcessGroup::maybe_gone(int pid) {
@@ -305,6 +315,7 @@ void ProcessGroup::kill_all() {
   }
   for (const auto& [pid, c] : m_children) m_guard.remove(pid);
   m_children.clear();
+  m_unreported.clear();
 }
 
 }  // namespace hpclaunch

@@ -8,6 +8,7 @@
 #include <boost/asio.hpp>
 #include <chrono>
 #include <csignal>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -68,7 +69,8 @@ struct ProcessGroupConfig {
   std::function<void(int id, int stream, std::string_view line)> on_line;
   // A child's exit is reported once its output is drained too (its pipes closed, every line emitted), so that what
   // it wrote last is seen before its exit, or 2 s after its exit when something it left holds its pipes; otherwise
-  // at once. The others are stopped on a failure at once either way.
+  // at once. The others are stopped on a failure at once either way. Exits are reported in the order they came, so
+  // that a child stopped because another failed is not reported first only because its output drained sooner.
   bool exit_after_output = false;
 };
 
@@ -116,7 +118,8 @@ class ProcessGroup : public WorkerGroup {
   void read(const std::shared_ptr<Child>& c, int stream);
   void emit(Child& c, int stream, std::string_view line);
   void maybe_gone(int pid);
-  void report_exit(int pid);  // exit_after_output: once, when the output is drained or k_drain_wait has passed
+  // exit_after_output: once, when the output is drained or k_drain_wait has passed, and after the exits before it.
+  void report_exit(int pid);
   static constexpr std::chrono::seconds k_drain_wait{2};
 
   asio::io_context& m_io;
@@ -127,6 +130,13 @@ class ProcessGroup : public WorkerGroup {
   asio::signal_set m_sigchld;
   asio::steady_timer m_kill_timer;
   std::map<int, std::shared_ptr<Child>> m_children;  // by pid
+  struct Unreported {
+    int pid;
+    ProcessExit exit;
+    bool ready = false;
+  };
+  std::deque<Unreported> m_unreported;  // exit_after_output: exits in the order they were reaped
+  bool m_reporting = false;             // report_exit's loop runs (m_on_exit may call back into us)
   bool m_stopping = false;  // stop() was called since the last start()
   bool m_closed = false;
 };

@@ -104,6 +104,12 @@ timeout 60 "$HPCLAUNCH" agent --standalone -- \
 order=$(grep -n -e "worker failed: rank 0" -e "late$" "$test_tmp/linger.out" | cut -d: -f1 | xargs)
 [ "$(wc -w <<<"$order")" = 2 ] && [ "${order%% *}" -lt "${order##* }" ] ||
   fail "the failure was not reported before the lingering process's line: $(cat "$test_tmp/linger.out")"
+# The failure that came first is the root cause, though the rank it got stopped drained its output sooner (the
+# failed rank's lingering process holds its pipes): the exits are reported in the order they came.
+timeout 60 "$HPCLAUNCH" agent --standalone --nproc-per-node 2 -- sh -c '
+  if [ "$RANK" = 1 ]; then setsid sh -c "sleep 5" & sleep 0.5; exit 3; fi
+  trap "exit 143" TERM; while :; do sleep 0.05; done' >"$test_tmp/order.out" 2>&1 || true
+assert_contains "$(cat "$test_tmp/order.out")" "root cause: rank 1 (local rank 1)"
 # 4. A command that does not exist is an error naming it, before anything starts.
 assert_fails "command 'no-such-cmd-t0400' not found" timeout 60 "$HPCLAUNCH" agent --standalone -- no-such-cmd-t0400
 # 5. A multi-node agent without the job's secret refuses to start (exit 2), naming the variable and the fix.
