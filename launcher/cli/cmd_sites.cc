@@ -25,16 +25,16 @@ int cmd_sites(const Args& args) {
   SiteRegistry sites = load_sites(site_files, scheduler_checks());
   if (words.empty() && json) fmt::print("{}\n", sites_json(sites).dump());
   if (words.empty() && !json) {
-    fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", "NAME", "SCHED", "NODE", "STATUS", "TITLE");
+    std::vector<std::vector<std::string>> rows = {{"NAME", "SCHED", "NODE", "STATUS", "TITLE"}};
     for (const SiteProfile* p : sites.all()) {
       std::string shape = fmt::format("{}x{} {}c {}G", p->node.gpus, p->node.gpu_model.empty() ? "slot" : p->node.gpu_model,
                                       p->node.cores,
                                       p->node.memory_gb ? std::to_string(p->node.memory_gb) : std::string("?"));
-      std::string status = p->retired() ? "retired" : p->status;
       std::string title = p->title;
       if (p->retired()) title += " -> " + join(p->successors, ", ");
-      fmt::print("{:<16} {:<6} {:<26} {:<8} {}\n", p->name, to_string(p->scheduler), shape, status, title);
+      rows.push_back({p->name, to_string(p->scheduler), shape, p->retired() ? "retired" : p->status, title});
     }
+    fmt::print("{}", format_table(rows));
   }
   if (words.empty()) return 0;
   if (words.size() == 2 && words[0] == "check") return sites_check(sites, words[1], json);

@@ -257,11 +257,11 @@ bool has_fatal(const std::vector<CheckRow>& rows) {
 }
 
 std::string format_check(const std::vector<CheckRow>& rows) {
-  std::string out = fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", "CHECK", "PROFILE", "SCHEDULER", "VERDICT", "FIX");
+  std::vector<std::vector<std::string>> table = {{"CHECK", "PROFILE", "SCHEDULER", "VERDICT", "FIX"}};
   for (const auto& r : rows)
-    out += fmt::format("{:<28} {:<22} {:<30} {:<9} {}\n", r.item, r.profile, r.cluster,
-                       r.fatal ? "FAIL" : r.verdict == Verdict::mismatch ? "WARN" : to_string(r.verdict), r.fix);
-  return out;
+    table.push_back({r.item, r.profile, r.cluster,
+                     r.fatal ? "FAIL" : r.verdict == Verdict::mismatch ? "WARN" : to_string(r.verdict), r.fix});
+  return format_table(table);
 }
 
 nlohmann::json check_to_json(const std::string& site, const std::vector<CheckRow>& rows) {

@@ -117,4 +117,30 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return m ? " (did you mean '" + *m + "'?)" : std::string();
 }
 
+namespace {
+size_t display_width(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+}  // namespace
+
+std::string format_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows)
+    for (size_t i = 0; i + 1 < row.size(); ++i) {
+      if (widths.size() <= i) widths.resize(i + 1, 0);
+      widths[i] = std::max(widths[i], display_width(row[i]));
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line.append(widths[i] - display_width(row[i]) + 2, ' ');
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace hpclaunch

@@ -22,6 +22,10 @@ bool contains_any(std::string_view s, const std::vector<std::string>& needles);
 // "a,,b,c" -> {"a,b", "c"}); empty items are dropped.
 std::vector<std::string> split_escaped(std::string_view s, char sep);
 
+// Rows as a table: each column as wide as its widest cell (UTF-8 characters counted once), two spaces between
+// columns, the last column unpadded; a line each, with its newline.
+std::string format_table(const std::vector<std::vector<std::string>>& rows);
+
 // Levenshtein distance.
 size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to `word` if it is close enough to be a plausible typo.

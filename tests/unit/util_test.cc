@@ -96,6 +96,17 @@ TEST_CASE("output is cut into whole lines, long ones in pieces") {
   CHECK(lines.back() == "789");
 }
 
+TEST_CASE("format_table sizes each column from its widest cell") {
+  const std::string t = format_table({{"NAME", "SCHED", "TITLE"},
+                                      {"alps-clariden-uenv", "slurm", "CSCS"},
+                                      {"ƒx", "pbs", ""}});
+  CHECK(t ==
+        "NAME                SCHED  TITLE\n"
+        "alps-clariden-uenv  slurm  CSCS\n"
+        "ƒx                  pbs\n");
+  CHECK(format_table({}).empty());
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("split_escaped reads torchrun's comma lists: a doubled comma is one, empty items go") {
@@ -114,3 +125,4 @@ TEST_CASE("contains_any finds any of the needles, and none in an empty list") {
 }
 
 }  // namespace util_test
+
