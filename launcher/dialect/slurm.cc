@@ -82,6 +82,10 @@ MemoryAsk SlurmDialect::memory_request(const SiteProfile& site, const Queue*, in
   if (m.style == MemoryStyle::per_gpu) return {"--mem-per-gpu=" + m.amount, amount_mb(m.amount) * std::max(1, gpus_per_node)};
   if (m.style != MemoryStyle::whole_node) return {};
   if (gpus_per_node >= node.gpus || node.memory_gb <= 0 || node.gpus <= 0) return {"--mem=0", 0};
+  if (m.decimal_gb) {
+    const long mib = static_cast<long>(node.memory_gb) * 1000000000L / node.gpus / (1L << 20);  // rounded down
+    return {fmt::format("--mem-per-gpu={}M", mib), mib * gpus_per_node};
+  }
   return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
 }
 

@@ -231,6 +231,22 @@ int cpu_sets(const std::string& option) {
   return 0;
 }
 
+// Bindings that name a whole node's CPUs hold only where the job has its nodes to itself: on a queue that shares
+// nodes they are left out (LUMI: "Binding only applies if you have a full-node allocation", lumig-job.md).
+void plan_whole_node_bindings(const Queue* queue, LaunchPlan* p) {
+  SiteProfile& site = p->site;
+  if (!queue || !queue->shared) {
+    site.srun_rank_options.insert(site.srun_rank_options.end(), site.whole_node_rank_options.begin(),
+                                  site.whole_node_rank_options.end());
+    return;
+  }
+  const bool dropped = !site.whole_node_rank_options.empty() || (p->launcher == LaunchMode::pals && !site.pals_cpu_bind.empty());
+  site.pals_cpu_bind.clear();
+  if (dropped)
+    p->script_notes.push_back(fmt::format("{} shares its nodes between jobs: the profile's whole-node CPU binding is "
+                                          "left out (sites show {})", queue->name, site.name));
+}
+
 // The profile's per-rank options against the plan's geometry: each rank of a node needs a CPU set of its own.
 void check_rank_binding(const SiteProfile& site, const LaunchPlan& p) {
   std::vector<std::string> bindings = site.srun_rank_options;
@@ -417,7 +433,8 @@ LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
                 fmt::format("use --nodes {} or fewer{}", queue->max_nodes,
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   plan_geometry(r, site, &p);
-  check_rank_binding(site, p);
+  plan_whole_node_bindings(queue, &p);
+  check_rank_binding(p.site, p);
   if (queue && !queue_takes(*queue, r.nodes, r.nodes * p.gpus_per_node))
     throw Error(queue_flag(*queue),
                 fmt::format("{} takes {}{} GPUs per job; this job asks {} ({} node(s) x {})", queue->name,
@@ -447,6 +464,9 @@ LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
       throw Error("--container", "site " + site.name + " has no container runtime in its profile",
                   "drop --container, or add `container:` to the profile with --site-file");
     p.container_image = r.container;
+    p.site.container = container_for_image(site.container, r.container);
+    // The container sets the network's variables: the site's host values would override them.
+    if (site.container.sets_network_env) p.site.interconnect.env.clear();
     p.modules.insert(p.modules.end(), site.container.modules.begin(), site.container.modules.end());
     if (!site.container.srun_options.empty() && p.launcher != LaunchMode::srun && p.launcher != LaunchMode::agent)
       throw Error("--container", fmt::format("{} runs containers as options of srun steps ({}), which the {} launch "

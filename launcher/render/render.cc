@@ -156,6 +156,9 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
     network.insert(network.begin(), fmt::format("# {}'s network settings, as the site documents them (`hpclaunch sites show "
                                                 "{}` names the source of each), unless already set:",
                                                 p.site.name, p.site.name));
+  if (!p.container_image.empty() && p.site.container.sets_network_env)
+    network.push_back(fmt::format("# {}'s container sets the network's NCCL and libfabric variables itself: the site's "
+                                  "host values are not exported over them.", p.site.name));
   if (!p.site.srun_rank_options.empty()) d.set("rank_options", " " + join(p.site.srun_rank_options, " "));
   // A container the site runs as options of srun's steps: every step (the agents', the ranks') is in it, so it must
   // see hpclaunch, the working directory and the job directory; an EDF file is written before the first step.

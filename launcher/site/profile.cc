@@ -1,6 +1,7 @@
 #include "site/profile.h"
 
 #include <algorithm>
+#include <regex>
 
 namespace hpclaunch {
 
@@ -18,6 +19,17 @@ const Queue* SiteProfile::default_queue() const {
   for (const auto& q : queues)
     if (q.is_default) return &q;
   return nullptr;
+}
+
+Container container_for_image(const Container& c, const std::string& image) {
+  Container out = c;
+  for (const auto& form : c.images) {
+    if (!std::regex_search(image, std::regex(form.match))) continue;
+    if (!form.srun_options.empty()) out.srun_options = form.srun_options;
+    if (!form.edf.empty()) out.edf = form.edf;
+    break;
+  }
+  return out;
 }
 
 }  // namespace hpclaunch

@@ -48,6 +48,9 @@ struct Queue {
   // Longest time by job size where the queue routes by node count (ALCF Polaris's prod: 10-24 nodes 3 h, 25-99 6 h,
   // 100+ 24 h): {least nodes, max seconds}, ascending; a job takes the last entry its node count reaches.
   std::vector<std::pair<int, long>> max_time_by_nodes;
+  // Nodes are shared between jobs (LUMI's small-g and dev-g, Aurora's debug): a binding that names a whole node's
+  // CPUs (launch.whole_node_rank_options, launch.pals_cpu_bind) is not applied.
+  bool shared = false;
   int memory_gb = 0;  // PBS: the memory a node of this queue gives jobs, asked as the chunk's mem= (shared nodes,
                       // NCAR Derecho's develop); 0: the job gets whole nodes and asks none
 };
@@ -88,6 +91,15 @@ struct Rendezvous {
 // (Pyxis: --container-image={image}; CSCS's container engine: --environment={edf}, an EDF file the script writes
 // into the job directory from `edf`). In srun_options and edf, {image}, {edf}, {hpclaunch_dir}, {workdir} and
 // {job_dir} are replaced: a container that runs the whole step must see hpclaunch and the job's directories.
+// A kind of image a site runs differently (CSCS's Alps Extended Images: their own network stack, no NCCL hook): the
+// srun options and EDF lines used for an image whose name `match` (a regular expression, searched) finds.
+struct ContainerImageForm {
+  std::string match;
+  std::string about;                      // what these images are, with where the site says so
+  std::vector<std::string> srun_options;  // replace the container's own, if given
+  std::vector<std::string> edf;           // replace the container's own, if given
+};
+
 struct Container {
   std::string runtime;                  // shifter, apptainer, podman-hpc, pyxis, container-engine; empty: none
   std::vector<std::string> directives;  // scheduler directives, "{image}" replaced
@@ -95,7 +107,14 @@ struct Container {
   std::vector<std::string> modules;     // loaded when a container is used
   std::vector<std::string> srun_options;  // options of the srun steps (agent and srun launchers)
   std::vector<std::string> edf;           // the lines of an EDF file (TOML), written to JOBDIR/container.toml
+  std::vector<ContainerImageForm> images;  // the first whose match finds the image replaces the two above
+  // The container (its hook, or its image) sets the network's variables itself: interconnect.env is not exported in
+  // a container job, so that the host's values do not override them (CSCS's container engine, cscs-docs nccl.md).
+  bool sets_network_env = false;
 };
+// The container form for `image`: `c` with the srun options and EDF lines of the first image form whose match finds
+// it (a form may give only one of the two).
+Container container_for_image(const Container& c, const std::string& image);
 
 // A variable a site's network documents: exported by the script unless the user's environment has it already.
 struct NetworkVar {
@@ -137,6 +156,9 @@ inline const char* to_string(MemoryStyle s) {
 struct MemoryRequest {
   MemoryStyle style = MemoryStyle::unset;
   std::string amount;  // per_gpu: "64G"
+  // node.memory_gb counts decimal GB (1e9 bytes), as the site charges it (NCSA DeltaAI: "1 GB ... means 1e9
+  // bytes"): a share is asked in MiB at or below it, since Slurm's G is 2^30 bytes and would ask more.
+  bool decimal_gb = false;
 };
 
 // What a job does before its time limit or on preemption (Slurm): ask for a warning signal, checkpoint, requeue.
@@ -195,6 +217,9 @@ struct SiteProfile {
   // Options each rank's srun gets beside the geometry (LUMI: --cpu-bind=mask_cpu:..., Frontier: --gpus-per-task=1
   // --gpu-bind=closest); only with the srun launcher, whose tasks are the ranks.
   std::vector<std::string> srun_rank_options;
+  // Rank options that hold only on whole nodes (LUMI's mask_cpu lists name every core of a node): added to
+  // srun_rank_options unless the job's queue shares nodes (Queue::shared).
+  std::vector<std::string> whole_node_rank_options;
   // PALS's CPU list for the ranks of a node, "list:4-7:8-11:..." (Aurora), in place of --depth/--cpu-bind depth.
   std::string pals_cpu_bind;
   std::string file;                     // the file it was read from (for messages)

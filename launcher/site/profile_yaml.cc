@@ -72,6 +72,7 @@ const FieldTable<Queue> k_queue_fields = {
     field("default", &Queue::is_default, k_flag),
     field("note", &Queue::note, k_text),
     field("max_time_by_nodes", &Queue::max_time_by_nodes, k_times_by_nodes),
+    field("shared", &Queue::shared, k_flag),
     field("memory_gb", &Queue::memory_gb, whole_number(1, 1 << 24)),
 };
 
@@ -131,6 +132,25 @@ const FieldTable<AccountRule> k_account_fields = {
 
 // container:
 
+const FieldTable<ContainerImageForm> k_container_image_fields = {
+    field("match", &ContainerImageForm::match, checked(k_text, check_regex), Shown::always),
+    field("about", &ContainerImageForm::about, k_text),
+    field("srun_options", &ContainerImageForm::srun_options, k_list),
+    field("edf", &ContainerImageForm::edf, k_lines),
+};
+
+void read_container_images(const Reader& r, const YAML::Node& n, const std::string& name,
+                           std::vector<ContainerImageForm>* forms) {
+  const char* hint = "write `images: [{match: \"alps-images/\", about: \"...\", edf: [...]}]`";
+  if (!n.IsSequence()) r.fail(n, name, "expected a list", hint);
+  forms->clear();
+  for (const auto& v : n) {
+    forms->push_back(read_fresh(r, v, name + "[]", k_container_image_fields, {"match"}, hint));
+    if (forms->back().srun_options.empty() && forms->back().edf.empty())
+      r.fail(v, name + "[]", "an image form that changes nothing", "give its srun_options, its edf lines, or both");
+  }
+}
+
 const FieldTable<Container> k_container_fields = {
     field("runtime", &Container::runtime, k_text),
     field("directives", &Container::directives, k_list),
@@ -138,6 +158,8 @@ const FieldTable<Container> k_container_fields = {
     field("modules", &Container::modules, k_list),
     field("srun_options", &Container::srun_options, k_list),
     field("edf", &Container::edf, k_lines),
+    list_section("images", &Container::images, k_container_image_fields, read_container_images),
+    field("sets_network_env", &Container::sets_network_env, k_flag),
 };
 
 // A container block is one form: a site file's replaces the base's whole (no wrap left over).
@@ -190,6 +212,7 @@ const FieldTable<SiteProfile> k_launch_fields = {
     field("gpu_bind", &SiteProfile::gpu_bind, one_of(k_gpu_bind_names), Shown::always),
     field("mpirun_modules", &SiteProfile::mpirun_modules, k_list),
     field("srun_rank_options", &SiteProfile::srun_rank_options, checked(k_list, check_rank_options)),
+    field("whole_node_rank_options", &SiteProfile::whole_node_rank_options, checked(k_list, check_rank_options)),
     field("pals_cpu_bind", &SiteProfile::pals_cpu_bind, checked(k_text, check_pals_cpu_list)),
 };
 
@@ -271,6 +294,7 @@ void read_notices(const Reader& r, const YAML::Node& n, const std::string& name,
 const FieldTable<MemoryRequest> k_memory_fields = {
     field("request", &MemoryRequest::style, one_of(k_memory_style_names)),
     field("amount", &MemoryRequest::amount, k_text),
+    field("decimal_gb", &MemoryRequest::decimal_gb, k_flag),
 };
 
 // One form: a block given replaces the inherited one whole.
@@ -448,6 +472,10 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
     r.fail(at, "node.cores", "fewer cores than GPUs", "check node.cores and node.gpus");
+  if (!p.whole_node_rank_options.empty() && !p.allows(LaunchMode::srun))
+    r.fail(at, "launch.whole_node_rank_options", "given, but the site allows no srun launch (its scheduler is " +
+                                                     std::string(to_string(p.scheduler)) + ")",
+           "remove them, or allow srun");
   if (!p.srun_rank_options.empty() && !p.allows(LaunchMode::srun))
     r.fail(at, "launch.srun_rank_options", "given, but the site allows no srun launch (its scheduler is " +
                                                std::string(to_string(p.scheduler)) + ")",

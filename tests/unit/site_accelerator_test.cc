@@ -249,7 +249,7 @@ TEST_CASE("a network's documented settings are exported unless set, and what the
 TEST_CASE("sites show writes the accelerator, the rank options and the network with their sources") {
   std::string yaml = profile_to_yaml(test::sites().get("lumi-g"));
   CHECK(yaml.find("accelerator: amd") != std::string::npos);
-  CHECK(yaml.find("srun_rank_options: [\"--cpu-bind=verbose,mask_cpu:") != std::string::npos);
+  CHECK(yaml.find("whole_node_rank_options: [\"--cpu-bind=verbose,mask_cpu:") != std::string::npos);
   CHECK(yaml.find("{name: NCCL_NET_GDR_LEVEL, value: 3, source: lumi-userguide") != std::string::npos);
   auto back = read_profiles({"shown.yaml", yaml}, [](const std::string&) { return nullptr; }, scheduler_checks());
   CHECK(profile_to_yaml(back.front()) == yaml);

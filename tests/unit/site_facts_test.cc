@@ -521,4 +521,72 @@ TEST_CASE("the PAICE AI clusters: aip- accounts, their node shapes, TamIA's whol
 
 TEST_SUITE_END();
 
+TEST_SUITE_BEGIN("site_facts_audit_2026_11");
+
+// SITES-AUDIT-2026-11's WRONG facts, each failing on the profile as it stood before (the sources are in the profiles).
+
+TEST_CASE("alps-clariden: an Alps Extended Image gets no NCCL hook, the cxi hook off, entrypoint, and srun's network and pmix") {
+  for (const char* image : {"jfrog.svc.cscs.ch/docker-group-csstaff/alps-images/ngc-pytorch:26.02-py3-alps4",
+                            "ghcr.io/eth-cscs/alps-extended-images/ngc-pytorch:26.02-py3-alps4"}) {
+    JobRequest r = request("alps-clariden", 2, "g123");
+    r.container = image;
+    const std::string s = script(r);
+    CAPTURE(image);
+    CHECK(s.find("aws_ofi_nccl") == std::string::npos);
+    CHECK(s.find("com.hooks.cxi.enabled = \"false\"\n") != std::string::npos);
+    CHECK(s.find("entrypoint = true\n") != std::string::npos);
+    CHECK(s.find(" '--network=disable_rdzv_get' '--mpi=pmix' \\\n") != std::string::npos);
+  }
+  JobRequest ngc = request("alps-clariden", 2, "g123");
+  ngc.container = "/capstor/store/cscs/u/ngc-pytorch.sqsh";  // a plain NGC image: the hook, as pytorch.md says
+  const std::string s = script(ngc);
+  CHECK(s.find("com.hooks.aws_ofi_nccl.enabled = \"true\"\n") != std::string::npos);
+  CHECK(s.find("disable_rdzv_get") == std::string::npos);
+}
+
+TEST_CASE("alps-clariden: a container job leaves the network's variables to the container; a uenv job exports them") {
+  JobRequest ce = request("alps-clariden", 2, "g123");
+  ce.container = "/capstor/store/cscs/u/ngc-pytorch.sqsh";
+  const std::string s = script(ce);
+  CHECK(s.find("NCCL_CROSS_NIC") == std::string::npos);
+  CHECK(s.find("container sets the network's NCCL and libfabric variables itself") != std::string::npos);
+  CHECK(script(request("alps-clariden", 2, "g123")).find("export NCCL_CROSS_NIC=1") != std::string::npos);  // no container
+  JobRequest uenv = request("alps-clariden-uenv", 2, "g123");
+  uenv.container = "pytorch/v2.8.0:/user-environment";
+  CHECK(script(uenv).find("export NCCL_CROSS_NIC=1") != std::string::npos);
+}
+
+TEST_CASE("lumi-g: the mask_cpu binding only on whole nodes (standard-g), not on small-g or dev-g") {
+  JobRequest whole = request("lumi-g", 2, "project_462000229");
+  CHECK(script(whole).find("mask_cpu:0x00fe000000000000") != std::string::npos);
+  for (const char* shared : {"small-g", "dev-g"}) {
+    JobRequest r = request("lumi-g", 1, "project_462000229");
+    r.partition = shared;
+    const std::string s = script(r);
+    CAPTURE(shared);
+    CHECK(s.find("mask_cpu") == std::string::npos);
+    CHECK(s.find(std::string(shared) + " shares its nodes between jobs") != std::string::npos);
+  }
+}
+
+TEST_CASE("deltaai: a GPU's memory share is 120e9 bytes in MiB (decimal GB), not 120G (GiB); a full node --mem=0") {
+  JobRequest one = request("deltaai", 1, "bbka-dtai-gh");
+  one.gpus_per_node = 1;
+  const LaunchPlan p = plan(one);
+  CHECK(p.memory == "--mem-per-gpu=114440M");
+  CHECK(114440L * 1048576L <= 120000000000L);
+  CHECK(plan(request("deltaai", 1, "bbka-dtai-gh")).memory == "--mem=0");
+}
+
+TEST_CASE("aurora: debug shares nodes, so the whole-node CPU list is left out there; capacity keeps it") {
+  JobRequest debug = request("aurora", 1, "MyProject");
+  debug.partition = "debug";
+  const std::string s = script(debug);
+  CHECK(s.find("--cpu-bind=list:") == std::string::npos);
+  CHECK(s.find("debug shares its nodes between jobs") != std::string::npos);
+  CHECK(script(request("aurora", 1, "MyProject")).find("--cpu-bind=list:4-7:8-11") != std::string::npos);
+}
+
+TEST_SUITE_END();
+
 }  // namespace site_facts_test
