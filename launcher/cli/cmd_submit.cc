@@ -57,6 +57,11 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--spares", r.spares,
                  "the agent's: nodes beyond --nodes that wait in the job and take the place of a node that is lost "
                  "or hangs, without a requeue (default: the profile's, else 0; docs/agent.md)");
+  app.add_option("--segment", r.segment,
+                 "Slurm block topology: nodes per segment, each segment in one block (an NVL72 rack); --nodes must be "
+                 "a multiple (default: the queue's; docs/site-profiles.md)");
+  add_switch(app, "exclusive-topo", &r.exclusive_topo,
+             "Slurm block topology: no other job in this job's blocks (sbatch --exclusive=topo)");
   add_switch(app, "preflight", &r.preflight,
              "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
              "leaves it out (docs/preflight.md)");

@@ -150,4 +150,8 @@ void throw_if_refused(const char* tool, const ProcessResult& answer) {
   }
 }
 
+std::string SchedulerDialect::topology_option_refusal(std::string_view option, std::string_view) const {
+  return fmt::format("{} is Slurm's (block topology); {} has no such option", option, to_string(kind()));
+}
+
 }  // namespace hpclaunch

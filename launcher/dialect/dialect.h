@@ -52,6 +52,9 @@ struct BatchRequest {
   // Spare nodes (agent launch): `nodes` holds them too; the agents run workers on nodes - spares of them and the
   // rest wait to take a lost or hung node's place (docs/agent.md, "Spare nodes").
   int spares = 0;
+  // Block topology (Slurm): nodes per segment (0: none), and the options that go with it ("--exclusive=topo", ...).
+  int segment = 0;
+  std::vector<std::string> topology_options;
 };
 
 // A memory directive and what it asks of each node (MB; 0: nothing, or the whole node).
@@ -116,6 +119,10 @@ class SchedulerDialect {
   // Why this scheduler's agent launch cannot keep spares ("" when it can): its launcher must let the other agents
   // run on when one is lost.
   virtual std::string spares_refusal() const { return ""; }
+  // Why a job of a site whose scheduler is at `version` (the profile's scheduler_version; "" unknown) cannot ask
+  // for the topology option `option` ("--segment", "--exclusive=topo", ...): "" when it can, or the version is
+  // unknown and the option is the scheduler's. By default no scheduler has them.
+  virtual std::string topology_option_refusal(std::string_view option, std::string_view version) const;
   // The memory directive by the profile's rule (plan.memory; "" when the site's default is right) and what it asks
   // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named). By default none: the
   // scheduler's own default.

@@ -89,6 +89,36 @@ MemoryAsk SlurmDialect::memory_request(const SiteProfile& site, const Queue*, in
   return {fmt::format("--mem-per-gpu={}G", node.memory_gb / node.gpus), node.memory_gb / node.gpus * 1024L * gpus_per_node};
 }
 
+std::string slurm_option_since(std::string_view option) {
+  // Slurm's NEWS: 24.05.0 "Add --segment to job allocation to be used in topology/block" and "Add --exclusive=topo
+  // for use with topology/block"; 25.11 (FIELD-2026.md): --consolidate-segments, --spread-segments and
+  // --network=unique-channel-per-segment.
+  static const std::map<std::string, std::string, std::less<>> k_since = {
+      {"--segment", "24.05"},
+      {"--exclusive=topo", "24.05"},
+      {"--consolidate-segments", "25.11"},
+      {"--spread-segments", "25.11"},
+      {"--network=unique-channel-per-segment", "25.11"},
+  };
+  auto it = k_since.find(option);
+  return it == k_since.end() ? "" : it->second;
+}
+
+std::optional<std::pair<int, int>> slurm_release(std::string_view version) {
+  static const std::regex k_release("([0-9]{2})\\.([0-9]{2})(\\.[0-9]+)?");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(version.begin(), version.end(), m, k_release)) return std::nullopt;
+  return std::make_pair(std::stoi(m[1].str()), std::stoi(m[2].str()));
+}
+
+std::string SlurmDialect::topology_option_refusal(std::string_view option, std::string_view version) const {
+  const std::string since = slurm_option_since(option);
+  if (since.empty()) return fmt::format("{} is no block-topology option of Slurm's", option);
+  auto have = slurm_release(version);
+  if (!have || *have >= *slurm_release(since)) return "";
+  return fmt::format("{} needs Slurm {} or later, and the site's is {}", option, since, version);
+}
+
 std::string slurm_task_job_id(const std::string& array_id, int task) { return array_id + "_" + std::to_string(task); }
 
 std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(const std::string& ref) {
@@ -114,6 +144,8 @@ std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const S
   if (!p.account.empty()) d.push_back("--account=" + p.account);
   d.push_back("--time=" + format_slurm_time(p.time_s));
   if (!p.warning_signal.empty()) d.push_back(fmt::format("--signal=B:{}@{}", p.warning_signal, p.warning_seconds));
+  if (p.segment > 0) d.push_back(fmt::format("--segment={}", p.segment));
+  d.insert(d.end(), p.topology_options.begin(), p.topology_options.end());
   if (p.spares > 0) d.push_back("--no-kill");  // a failed node does not end the job: a spare takes its place
   if (p.requeue) {
     d.push_back("--requeue");

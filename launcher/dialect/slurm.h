@@ -26,6 +26,7 @@ class SlurmDialect final : public SchedulerDialect {
   const InJobFace& in_job() const override;  // slurm_in_job.cc
   std::vector<std::string> presence_command() const override { return {"scontrol", "--version"}; }
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
+  std::string topology_option_refusal(std::string_view option, std::string_view version) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
@@ -39,6 +40,11 @@ class SlurmDialect final : public SchedulerDialect {
     return split_slurm_task_ref(ref);
   }
 };
+
+// The first Slurm release whose sbatch takes a block-topology option, as "24.05"; "" for an option it does not know.
+std::string slurm_option_since(std::string_view option);
+// "24.11" or "24.11.3" as {24, 11}; nullopt for anything else.
+std::optional<std::pair<int, int>> slurm_release(std::string_view version);
 
 // The job id in `sbatch --parsable`'s answer ("123" or "123;cluster"). Throws Error quoting sbatch when it
 // failed or answered no id.

@@ -52,7 +52,7 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
   YAML::Node root = rd.load_map(text, "a job spec", "write `key: value` lines, e.g. `site: local`");
   rd.check_keys(root, "", {"description", "site", "nodes", "gpus_per_node", "time", "account", "partition", "qos",
                            "constraint", "launcher", "name", "container", "modules", "env", "requeue", "signal",
-                           "max_requeues", "hang_timeout", "spares", "preflight", "array", "sweep", "sweep_zip", "max_concurrent", "command"});
+                           "max_requeues", "hang_timeout", "spares", "segment", "exclusive_topo", "preflight", "array", "sweep", "sweep_zip", "max_concurrent", "command"});
   auto str = [&](const char* key, std::string* out) {
     if (root[key]) *out = rd.scalar(root[key], key);
   };
@@ -71,6 +71,8 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
   if (root["max_requeues"]) r->max_requeues = rd.integer(root["max_requeues"], "max_requeues", 0, 1000);
   if (root["hang_timeout"]) r->hang_timeout = rd.integer(root["hang_timeout"], "hang_timeout", 0, 1'000'000);
   if (root["spares"]) r->spares = rd.integer(root["spares"], "spares", 0, 1 << 20);
+  if (root["segment"]) r->segment = rd.integer(root["segment"], "segment", 0, 1 << 20);
+  if (root["exclusive_topo"]) r->exclusive_topo = rd.boolean(root["exclusive_topo"], "exclusive_topo");
   if (root["requeue"]) r->requeue = rd.boolean(root["requeue"], "requeue");
   if (root["preflight"]) r->preflight = rd.boolean(root["preflight"], "preflight");
   if (root["modules"]) r->modules = rd.strings(root["modules"], "modules");

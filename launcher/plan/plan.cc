@@ -261,6 +261,38 @@ void check_rank_binding(const SiteProfile& site, const LaunchPlan& p) {
                               site.name));
 }
 
+// Block topology: the segment size (--segment, else the queue's), which the allocation's node count must be a
+// multiple of, and the queue's segment options; each option checked against the site's scheduler and its release.
+void plan_topology(const JobRequest& r, const SiteProfile& site, const Queue* queue, LaunchPlan* p) {
+  const SchedulerDialect& dialect = dialect_for(site.scheduler);
+  p->segment = r.segment.value_or(queue ? queue->segment : 0);
+  if (p->segment < 0) throw Error("--segment", fmt::format("{} is below 0", p->segment), "give the nodes of a segment, e.g. --segment 18");
+  std::vector<std::string> options;
+  if (p->segment > 0) {
+    if (std::string why = dialect.topology_option_refusal("--segment", site.scheduler_version); !why.empty())
+      throw Error("--segment", why, "drop --segment (or the queue's `segment:`), or fix the profile's scheduler_version");
+    if (p->nodes % p->segment != 0) {
+      const int below = p->nodes / p->segment * p->segment, above = below + p->segment;
+      const std::string fix = below > p->spares ? fmt::format("use --nodes {} or {}", below - p->spares, above - p->spares)
+                                                : fmt::format("use --nodes {}", above - p->spares);
+      throw Error("--segment",
+                  fmt::format("{} node(s){} are not a multiple of the segment size {}", p->nodes,
+                              p->spares ? fmt::format(" ({} and {} spare(s))", p->nodes - p->spares, p->spares) : "",
+                              p->segment),
+                  fix + ", or a --segment that divides " + std::to_string(p->nodes));
+    }
+    if (queue) options = queue->segment_options;
+  }
+  if (r.exclusive_topo.value_or(false) &&
+      std::find(options.begin(), options.end(), "--exclusive=topo") == options.end())
+    options.push_back("--exclusive=topo");
+  for (const auto& o : options)
+    if (std::string why = dialect.topology_option_refusal(o, site.scheduler_version); !why.empty())
+      throw Error(o == "--exclusive=topo" && r.exclusive_topo.value_or(false) ? "--exclusive-topo" : "--segment", why,
+                  "leave it out, or fix the profile (sites show " + site.name + ")");
+  p->topology_options = options;
+}
+
 void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue, LaunchPlan* p) {
   long max = queue ? queue_max_time(*queue, r.nodes) : 0;
   std::string which = queue ? queue->name : "";
@@ -443,6 +475,7 @@ LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
                             r.nodes * p.gpus_per_node, r.nodes, p.gpus_per_node),
                 "use another " + queue_flag(*queue).substr(2) + " (`hpclaunch sites show " + site.name + "`), or change --nodes/--gpus-per-node");
   plan_time(r, site, queue, &p);
+  plan_topology(r, site, queue, &p);
   plan_account(r, site, &p);
   p.preflight = r.preflight.value_or(false);
   plan_requeue(r, site, &p);

@@ -36,6 +36,8 @@ struct JobRequest {
   std::optional<int> hang_timeout;  // --hang-timeout S: the agent's (0: off); unset: the profile's
   std::optional<int> spares;        // --spares K: nodes beyond --nodes, waiting to replace one; unset: the profile's
   std::optional<bool> preflight;  // --preflight: `hpclaunch check` on every rank before the command
+  std::optional<int> segment;     // --segment N: block topology's nodes per segment (0: none); unset: the queue's
+  std::optional<bool> exclusive_topo;  // --exclusive-topo: no other job in the job's blocks (sbatch --exclusive=topo)
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.
   std::string default_account;

@@ -51,6 +51,11 @@ struct Queue {
   // Nodes are shared between jobs (LUMI's small-g and dev-g, Aurora's debug): a binding that names a whole node's
   // CPUs (launch.whole_node_rank_options, launch.pals_cpu_bind) is not applied.
   bool shared = false;
+  // Block topology (Slurm 24.05+, GB200 NVL72 racks): the nodes of a segment, which a job's node count must be a
+  // multiple of (`--segment`), and the options its jobs get with it ("--exclusive=topo", 25.11's
+  // "--consolidate-segments", "--network=unique-channel-per-segment"); 0: none.
+  int segment = 0;
+  std::vector<std::string> segment_options;
   int memory_gb = 0;  // PBS: the memory a node of this queue gives jobs, asked as the chunk's mem= (shared nodes,
                       // NCAR Derecho's develop); 0: the job gets whole nodes and asks none
 };
@@ -186,6 +191,9 @@ struct SiteProfile {
   std::string retired_on;
   std::vector<std::string> successors;
   Scheduler scheduler = Scheduler::slurm;
+  // The scheduler's release at the site, "24.11" (`sinfo --version`; `sites check` compares): which of its options
+  // a job may ask for (--segment needs Slurm 24.05). "": unknown, and such options are rendered as asked.
+  std::string scheduler_version;
   NodeShape node;
   std::vector<Queue> queues;
   GpuRequest gpu;

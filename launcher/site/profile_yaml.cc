@@ -73,6 +73,8 @@ const FieldTable<Queue> k_queue_fields = {
     field("note", &Queue::note, k_text),
     field("max_time_by_nodes", &Queue::max_time_by_nodes, k_times_by_nodes),
     field("shared", &Queue::shared, k_flag),
+    field("segment", &Queue::segment, whole_number(1, 1 << 20)),
+    field("segment_options", &Queue::segment_options, k_list),
     field("memory_gb", &Queue::memory_gb, whole_number(1, 1 << 24)),
 };
 
@@ -362,6 +364,11 @@ void read_interconnect(const Reader& r, const YAML::Node& n, const std::string& 
 
 // The top level.
 
+void check_release(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {
+  static const std::regex k_release("[0-9]+\\.[0-9]+(\\.[0-9]+)?");
+  if (!std::regex_match(v, k_release)) r.fail(n, name, "'" + v + "' is not a release", "write e.g. `scheduler_version: \"24.11\"`");
+}
+
 const EnumNames<std::string> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const ValueKind<std::vector<std::pair<std::string, std::string>>> k_env_map = {
@@ -382,6 +389,7 @@ const FieldTable<SiteProfile> k_top_fields = {
     field("successors", &SiteProfile::successors, k_list),
     {"extends"},
     field("scheduler", &SiteProfile::scheduler, one_of(scheduler_names), Shown::always),
+    field("scheduler_version", &SiteProfile::scheduler_version, checked(k_text, check_release)),
     section("node", &SiteProfile::node, k_node_fields),
     list_section("queues", &SiteProfile::queues, k_queue_fields, read_queues),
     section("gpu_request", &SiteProfile::gpu, k_gpu_fields),
@@ -411,7 +419,7 @@ const FieldTable<SiteProfile> k_top_fields = {
 // The order `sites show` writes the top level in, what belongs together side by side (k_top_fields's is the order
 // the keys were added in); a key not named here is written after these.
 const std::vector<std::string> k_top_write_order = {
-    "name", "title", "status", "retired_on", "successors", "scheduler", "node", "queues", "gpu_request", "account",
+    "name", "title", "status", "retired_on", "successors", "scheduler", "scheduler_version", "node", "queues", "gpu_request", "account",
     "modules", "setup", "container", "env", "launch", "rendezvous", "requeue", "scratch", "directives",
     "account_directives", "arrays", "notices", "sources", "memory", "unverified", "scratch_only", "interconnect",
     "submit_check", "learned"};

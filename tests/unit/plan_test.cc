@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dialect/dialect.h"
 #include "plan/plan.h"
 #include "util/warning_signal.h"
+#include "site/profile_yaml.h"
 #include "site/registry.h"
 #include "util/error.h"
 #include "submit/submit_job.h"
@@ -517,5 +519,66 @@ TEST_CASE("alps-clariden's debug partition allows 90 node-minutes a job (the 202
   r.time = "01:30:00";
   CHECK(plan(r).time_s == 90 * 60);
 }
+
+TEST_SUITE_BEGIN("plan_topology");
+
+namespace {
+// A block-topology site of the clouds' kind (GB200 NVL72: 18 nodes of 4 GPUs a rack) at a given Slurm release.
+SiteProfile nvl72(const std::string& version, const std::string& queue_extra = "") {
+  const std::string text = "name: nvl72\nscheduler: slurm\n" + (version.empty() ? "" : "scheduler_version: \"" + version + "\"\n") +
+                           "node: {gpus: 4, cores: 144}\nlaunch: {default: srun, allowed: [srun, agent]}\n"
+                           "queues: [{name: batch, default: true, segment: 2" + queue_extra + "}]\n";
+  return read_profiles({"nvl72.yaml", text}, [](const std::string&) { return nullptr; }, scheduler_checks()).front();
+}
+JobRequest nvl72_request(int nodes) {
+  JobRequest r;
+  r.site = "nvl72";
+  r.nodes = nodes;
+  r.command = {"python", "train.py"};
+  return r;
+}
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+}  // namespace
+
+TEST_CASE("a queue's segment is asked as --segment, and a node count that is no multiple of it is refused") {
+  const LaunchPlan p = make_plan(nvl72_request(4), nvl72("24.11"));
+  CHECK(p.segment == 2);
+  CHECK(has(dialect_for(Scheduler::slurm).directives(p, {"/w", "/w/j"}), "--segment=2"));
+  CHECK(test::error_of_call([] { make_plan(nvl72_request(3), nvl72("24.11")); }) ==
+        "--segment: 3 node(s) are not a multiple of the segment size 2; use --nodes 2 or 4, or a --segment that divides 3");
+  CHECK(test::error_of_call([] { make_plan(nvl72_request(1), nvl72("24.11")); }).find("use --nodes 2, or") != std::string::npos);
+  JobRequest spare = nvl72_request(3);
+  spare.launcher = "agent";
+  spare.spares = 1;  // 3 + 1 spare: 4 nodes, 2 segments
+  CHECK(make_plan(spare, nvl72("24.11")).segment == 2);
+  JobRequest own = nvl72_request(3);
+  own.segment = 3;  // --segment wins over the queue's
+  CHECK(make_plan(own, nvl72("24.11")).segment == 3);
+  own.segment = 0;  // --segment 0: none
+  CHECK(make_plan(own, nvl72("24.11")).segment == 0);
+}
+
+TEST_CASE("topology options are checked against the site's Slurm release: --segment needs 24.05, 25.11's options 25.11") {
+  CHECK(test::error_of_call([] { make_plan(nvl72_request(4), nvl72("23.11")); }) ==
+        "--segment: --segment needs Slurm 24.05 or later, and the site's is 23.11; drop --segment (or the queue's "
+        "`segment:`), or fix the profile's scheduler_version");
+  CHECK(make_plan(nvl72_request(4), nvl72("")).segment == 2);  // unknown release: rendered as asked
+  const std::string newer = ", segment_options: [--consolidate-segments, --network=unique-channel-per-segment]";
+  CHECK(test::error_of_call([&] { make_plan(nvl72_request(4), nvl72("24.11", newer)); })
+            .find("--consolidate-segments needs Slurm 25.11 or later, and the site's is 24.11") != std::string::npos);
+  const LaunchPlan p = make_plan(nvl72_request(4), nvl72("25.11", newer));
+  const auto d = dialect_for(Scheduler::slurm).directives(p, {"/w", "/w/j"});
+  CHECK(has(d, "--consolidate-segments"));
+  CHECK(has(d, "--network=unique-channel-per-segment"));
+  JobRequest excl = nvl72_request(4);
+  excl.exclusive_topo = true;
+  CHECK(has(make_plan(excl, nvl72("24.11")).topology_options, "--exclusive=topo"));
+  JobRequest pbs = request("polaris");
+  pbs.segment = 2;
+  CHECK(error_of(pbs).find("--segment: --segment is Slurm's (block topology); pbs has no such option") == 0);
+  CHECK(test::error_of_call([] { nvl72("latest"); }).find("nvl72.yaml:3:20: scheduler_version: 'latest' is not a release") == 0);
+}
+
+TEST_SUITE_END();
 
 }  // namespace plan_test

@@ -93,7 +93,7 @@ TEST_CASE("a minimal profile gets the documented defaults") {
 TEST_CASE("schema errors name file:line:column and the field") {
   CHECK(error_of(std::string(k_minimal) + "nodez: 3\n") ==
         "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
-        "successors, extends, scheduler, node, queues, gpu_request, account, modules, setup, container, env, launch, "
+        "successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, "
         "rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, "
         "interconnect, account_directives, notices, arrays");
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: four, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
