@@ -289,6 +289,7 @@ AgentOptions resolve_agent_options(const AgentFlags& flags, const EnvMap& env, c
   if (!flags.local_ranks_filter.empty()) o.local_ranks_filter = parse_rank_list(flags.local_ranks_filter);
   o.host = job.node_name.empty() ? machine.hostname : job.node_name;
   o.verbose = o.verbose || env_or(env, "HPCLAUNCH_AGENT_VERBOSE") == "1";
+  o.nvlink_domain = env_or(env, "HPCLAUNCH_NVLINK_DOMAIN");
 
   if (o.standalone) {
     if (o.max_nodes != 1) throw Error("--standalone", "runs one node, but --nnodes asks for " + nnodes);

@@ -61,6 +61,10 @@ struct AgentOptions {
   // Spare nodes (--spares, agent/rendezvous_state.h): node ranks max_nodes..max_nodes+spares-1 wait in the
   // rendezvous and replace a node that is lost or blamed for a hang.
   int spares = 0;
+  // This node's NVLink domain ("CLUSTERUUID/CLIQUEID", runtime/nvlink_fabric.h): HPCLAUNCH_NVLINK_DOMAIN, else read
+  // from `nvidia-smi -q` by the command (cli/cmd_agent.cc) for a multi-node job; "" none. The store keeps each
+  // domain's nodes on contiguous group ranks.
+  std::string nvlink_domain;
   // torchrun's --duplicate-stdout-filters / --duplicate-stderr-filters: a tee'd line holding any of these also
   // goes to ATTEMPT_DIR/filtered_stdout.log / filtered_stderr.log.
   std::vector<std::string> dup_stdout_filters, dup_stderr_filters;

@@ -58,8 +58,10 @@ AgentAction AgentState::log(std::string text) const {
 }
 
 AgentActions AgentState::join() const {
-  return {send_message({{"type", "join"}, {"node_rank", m_config.node_rank}, {"host", m_config.host},
-                {"nproc", m_config.nproc}, {"round", m_round}})};
+  nlohmann::json msg = {{"type", "join"}, {"node_rank", m_config.node_rank}, {"host", m_config.host},
+                        {"nproc", m_config.nproc}, {"round", m_round}};
+  if (!m_config.nvlink_domain.empty()) msg["domain"] = m_config.nvlink_domain;
+  return {send_message(msg)};
 }
 
 AgentActions AgentState::connected() {

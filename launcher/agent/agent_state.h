@@ -28,6 +28,7 @@ struct AgentStateConfig {
   // A task of a Slurm step: slurmstepd signals every process of the step (proctrack/linuxproc and cgroup), the
   // workers included, so a notice passed on again would reach them twice (hpclaunch-train dies at a second one).
   bool step_signals_workers = false;
+  std::string nvlink_domain;  // this node's NVLink domain, told to the store at join ("" none)
 };
 
 struct AgentAction {

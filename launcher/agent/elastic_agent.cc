@@ -38,7 +38,7 @@ bool face_step_signals_workers(const EnvMap& env) {
 AgentStateConfig state_config(const AgentOptions& o, const EnvMap& env) {
   return {o.host, o.node_rank, o.nproc, o.max_restarts, o.verbose, o.grace_s, o.rdzv_host, o.rdzv_port,
           /*serves_store=*/o.node_rank == 0,
-          /*step_signals_workers=*/face_step_signals_workers(env)};
+          /*step_signals_workers=*/face_step_signals_workers(env), o.nvlink_domain};
 }
 
 }  // namespace

@@ -45,8 +45,33 @@ bool RendezvousState::joined_rank(int node_rank) const {
   return owner != m_owner.end() && m_joined.count(owner->second);
 }
 
+std::vector<size_t> order_by_domain(const std::vector<std::pair<int, std::string>>& nodes) {
+  std::map<std::string, int> lowest;  // domain -> its lowest node rank
+  for (const auto& [rank, domain] : nodes)
+    if (!domain.empty()) {
+      auto [it, fresh] = lowest.emplace(domain, rank);
+      if (!fresh) it->second = std::min(it->second, rank);
+    }
+  auto key = [&](size_t i) {
+    const auto& [rank, domain] = nodes[i];
+    return std::make_pair(domain.empty() ? rank : lowest.at(domain), rank);
+  };
+  std::vector<size_t> order(nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  return order;
+}
+
+std::vector<ConnId> RendezvousState::group_order(std::vector<ConnId> nodes) const {
+  std::vector<std::pair<int, std::string>> keys;
+  for (ConnId c : nodes) keys.emplace_back(m_joined.at(c).node_rank, m_joined.at(c).domain);
+  std::vector<ConnId> out;
+  for (size_t i : order_by_domain(keys)) out.push_back(nodes[i]);
+  return out;
+}
+
 std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::string& host, int nproc,
-                                         Clock::time_point now) {
+                                         Clock::time_point now, const std::string& domain) {
   auto refuse = [&](std::string why) {
     Reply r = reply(Reply::refuse, c);
     r.failure.reason = std::move(why);
@@ -66,7 +91,7 @@ std::vector<Reply> RendezvousState::join(ConnId c, int node_rank, const std::str
   if (auto owner = m_owner.find(node_rank); owner != m_owner.end() && owner->second != c)
     return refuse(fmt::format("node rank {} is already taken by {}; run one agent per node", node_rank,
                               m_agents.at(owner->second).host));
-  Node node{node_rank, host, nproc};
+  Node node{node_rank, host, nproc, domain};
   if (auto old = m_agents.find(c); old != m_agents.end()) m_owner.erase(old->second.node_rank);
   m_agents[c] = node;
   m_owner[node_rank] = c;
@@ -126,6 +151,11 @@ std::vector<ConnId> RendezvousState::pick_group() {
   for (const auto& [c, node] : m_joined)
     if (!kept.count(c)) fill.push_back(c);
   std::sort(fill.begin(), fill.end(), by_rank);
+  if (m_slots.empty()) {  // the first group: the retired last, the others by domain
+    auto active_end = std::stable_partition(fill.begin(), fill.end(), [this](ConnId c) { return !m_retired.count(c); });
+    std::vector<ConnId> active = group_order(std::vector<ConnId>(fill.begin(), active_end));
+    std::copy(active.begin(), active.end(), fill.begin());
+  }
   size_t next = 0;
   for (size_t slot = 0; slot < m_slots.size(); ++slot) {
     const auto& [old, node] = m_slots[slot];
@@ -153,8 +183,7 @@ std::vector<Reply> RendezvousState::close_round() {
   std::vector<ConnId> group;
   if (m_config.spares == 0) {
     for (const auto& [c, n] : m_joined) group.push_back(c);
-    std::sort(group.begin(), group.end(),
-              [this](ConnId a, ConnId b) { return m_joined.at(a).node_rank < m_joined.at(b).node_rank; });
+    group = group_order(group);
   } else {
     group = pick_group();
   }

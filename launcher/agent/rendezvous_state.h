@@ -43,6 +43,12 @@ struct RendezvousConfig {
   int spares = 0;
 };
 
+// The order of nodes (node rank, NVLink domain; "" none) that keeps each domain's nodes on contiguous group ranks:
+// the domains in the order of their lowest node rank, by node rank within one; a node without a domain is a domain
+// of its own. Returns indexes into `nodes`. As NVIDIA's ft_launcher --ft-segment: tensor- and expert-parallel groups
+// of consecutive ranks stay inside one rack.
+std::vector<size_t> order_by_domain(const std::vector<std::pair<int, std::string>>& nodes);
+
 // A spare that took the place of a node, as `hpclaunch status` shows it (JOBDIR/nodes.json).
 struct Replacement {
   int round = 0;  // the first round the spare ran in
@@ -83,7 +89,10 @@ class RendezvousState {
   RendezvousState(RendezvousConfig config, std::function<int()> pick_port, Clock::time_point now);
 
   // node_rank -1: the store gives the agent the lowest free node rank above the anchor's (torchrun's c10d numbering).
-  std::vector<Reply> join(ConnId c, int node_rank, const std::string& host, int nproc, Clock::time_point now);
+  // `domain`: the node's NVLink domain (runtime/nvlink_fabric.h; "" none): the group ranks keep each domain's
+  // nodes together (group_order).
+  std::vector<Reply> join(ConnId c, int node_rank, const std::string& host, int nproc, Clock::time_point now,
+                          const std::string& domain = "");
   // Every worker of the node's group exited 0 in `round`.
   std::vector<Reply> done(ConnId c, int round);
   std::vector<Reply> failed(ConnId c, int round, const Failure& f, Clock::time_point now);
@@ -114,7 +123,11 @@ class RendezvousState {
     int node_rank;
     std::string host;
     int nproc;
+    std::string domain;
   };
+  // Node order for group ranks: by node rank, except that the nodes of one NVLink domain stay together, the domains
+  // in the order of their lowest node rank (the anchor's first).
+  std::vector<ConnId> group_order(std::vector<ConnId> nodes) const;
   std::vector<Reply> maybe_close(Clock::time_point now);
   std::vector<Reply> close_round();
   std::vector<Reply> restart(Clock::time_point now);

@@ -132,7 +132,7 @@ void StoreServer::on_line(ConnId id, const std::string& line) {
   auto now = Clock::now();
   try {
     if (type == "join") {
-      apply(m_state.join(id, msg.at("node_rank"), msg.at("host"), msg.at("nproc"), now));
+      apply(m_state.join(id, msg.at("node_rank"), msg.at("host"), msg.at("nproc"), now, msg.value("domain", "")));
     } else if (type == "done") {
       apply(m_state.done(id, msg.at("round")));
     } else if (type == "failed") {

@@ -19,6 +19,8 @@
 #include "agent/protocol.h"
 #include "cli/help_text.h"
 #include "runtime/node_devices.h"
+#include "runtime/nvlink_fabric.h"
+#include "util/command.h"
 #include "util/cli_error.h"
 #include "util/strings.h"
 
@@ -85,6 +87,11 @@ int run_agent(const Args& args, AgentFace face) {
                                 8 + (std::stoi(h.substr(15, 1), nullptr, 16) & 3), h.substr(16, 3), h.substr(19, 12));
   }
   AgentOptions options = resolve_agent_options(flags, env, job, machine, face);
+  // A multi-node job on NVIDIA GPUs: the node's NVLink domain, unless HPCLAUNCH_NVLINK_DOMAIN said it (a test, a
+  // site's prolog). Without nvidia-smi, or without a multi-node fabric, none.
+  if (options.nvlink_domain.empty() && !env.count("HPCLAUNCH_NVLINK_DOMAIN") && options.max_nodes + options.spares > 1)
+    if (ProcessResult q = run_capture({"nvidia-smi", "-q"}); q.exit_code == 0)
+      options.nvlink_domain = node_fabric(parse_nvidia_smi_fabric(q.out)).domain;
   if (options.numa_binding != NumaBinding::none)
     options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
   for (auto& [name, value] : neutral_job_vars(env, job.node_rank)) env[name] = std::move(value);  // the workers'

@@ -54,6 +54,29 @@ TEST_CASE("a round closes when MAX nodes joined and ranks follow node ranks, not
   CHECK(to(rs, 10)->assignment.master_addr == "n1");
 }
 
+TEST_CASE("NVLink domains: each domain's nodes on contiguous group ranks, domains by their lowest node rank") {
+  // order_by_domain, pure: two racks interleaved by the scheduler's node order (n0 A, n1 B, n2 A, n3 B), a node
+  // without a domain among them.
+  CHECK(order_by_domain({{0, "A"}, {1, "B"}, {2, "A"}, {3, "B"}}) == std::vector<size_t>{0, 2, 1, 3});
+  CHECK(order_by_domain({{0, ""}, {1, "B"}, {2, ""}, {3, "B"}}) == std::vector<size_t>{0, 1, 3, 2});
+  CHECK(order_by_domain({{3, "B"}, {0, "A"}, {2, "A"}, {1, "B"}}) == std::vector<size_t>{1, 2, 3, 0});
+  CHECK(order_by_domain({{0, ""}, {1, ""}, {2, ""}}) == std::vector<size_t>{0, 1, 2});
+  // The store: the agents' joins carry their domains; RANKs follow the group ranks, so ranks 0-3 are in rack A.
+  auto t0 = Clock::now();
+  RendezvousState s(config(4, 4), port_counter, t0);
+  CHECK(s.join(10, 0, "n1", 2, t0, "A").empty());
+  CHECK(s.join(11, 1, "n2", 2, t0, "B").empty());
+  CHECK(s.join(12, 2, "n3", 2, t0, "A").empty());
+  auto rs = s.join(13, 3, "n4", 2, t0, "B");
+  REQUIRE(rs.size() == 4);
+  CHECK(to(rs, 10)->assignment.group_rank == 0);  // the anchor keeps group rank 0
+  CHECK(to(rs, 12)->assignment.group_rank == 1);
+  CHECK(to(rs, 12)->assignment.rank_offset == 2);
+  CHECK(to(rs, 11)->assignment.group_rank == 2);
+  CHECK(to(rs, 13)->assignment.group_rank == 3);
+  CHECK(to(rs, 12)->assignment.node_rank == 2);  // the node's own rank is unchanged
+}
+
 TEST_CASE("MIN:MAX closes with MIN nodes only after the last call") {
   auto t0 = Clock::now();
   RendezvousState s(config(2, 4), port_counter, t0);
