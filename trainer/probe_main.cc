@@ -29,6 +29,22 @@ using namespace hpctrain;
 using Clock = std::chrono::steady_clock;
 
 constexpr int k_name_slots = 64;
+constexpr int k_domain_slots = 64;     // "CLUSTERUUID/CLIQUEID": 47 characters
+constexpr int k_problem_slots = 512;   // what `hpclaunch check` found on the node, "; " between problems
+constexpr int k_gpus_at = k_name_slots, k_probe_at = k_name_slots + 1, k_domain_at = k_name_slots + 2,
+              k_problems_at = k_domain_at + k_domain_slots, k_row = k_problems_at + k_problem_slots;
+
+// Text into a row's slots (one character a slot, cut at `slots`) and back.
+void put_text(torch::Tensor& reports, int rank, int at, int slots, const std::string& text) {
+  for (size_t i = 0; i < text.size() && i < static_cast<size_t>(slots); ++i)
+    reports[rank][at + static_cast<int64_t>(i)] = static_cast<double>(static_cast<unsigned char>(text[i]));
+}
+std::string get_text(const torch::Tensor& reports, int rank, int at, int slots) {
+  std::string out;
+  for (int i = 0; i < slots; ++i)
+    if (auto c = static_cast<char>(reports[rank][at + i].item<double>())) out += c;
+  return out;
+}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -94,12 +110,19 @@ int run(const ProbeOptions& o) {
     comm->barrier();
   }
   // Everyone learns everyone's report: rank r fills row r, a sum gathers them.
-  auto reports = torch::zeros({world, k_name_slots + 2}, torch::kDouble);
-  for (size_t i = 0; i < node.size(); ++i) reports[rank][static_cast<int64_t>(i)] = static_cast<double>(static_cast<unsigned char>(node[i]));
-  reports[rank][k_name_slots] = reported_gpus(
+  // The node's NVLink domain and what `hpclaunch check` found before (fabric, IMEX channel), and the NCCL it needs.
+  const std::string domain = env_or("HPCLAUNCH_NVLINK_DOMAIN", "");
+  std::string problems = env_or("HPCLAUNCH_NODE_PROBLEMS", "");
+  if (std::string nccl = domain.empty() ? "" : nccl_nvlink_problem(loaded_nccl_version()); !nccl.empty())
+    problems += (problems.empty() ? "" : "; ") + nccl;
+  auto reports = torch::zeros({world, k_row}, torch::kDouble);
+  put_text(reports, rank, 0, k_name_slots, node);
+  put_text(reports, rank, k_domain_at, k_domain_slots, domain);
+  put_text(reports, rank, k_problems_at, k_problem_slots, problems);
+  reports[rank][k_gpus_at] = reported_gpus(
       [](const char* name) { return std::getenv(name); }, node,
       torch::cuda::is_available() ? std::optional<int>(static_cast<int>(torch::cuda::device_count())) : std::nullopt);
-  reports[rank][k_name_slots + 1] = probe;
+  reports[rank][k_probe_at] = probe;
   auto gathered = reports.to(device);
   comm->allreduce_sum(gathered);
   reports = gathered.cpu();
@@ -107,10 +130,11 @@ int run(const ProbeOptions& o) {
   for (int r = 0; r < world; ++r) {
     RankReport rep;
     rep.rank = r;
-    for (int i = 0; i < k_name_slots; ++i)
-      if (auto c = static_cast<char>(reports[r][i].item<double>())) rep.node += c;
-    rep.gpus = static_cast<int>(reports[r][k_name_slots].item<double>());
-    rep.probe_seconds = reports[r][k_name_slots + 1].item<double>();
+    rep.node = get_text(reports, r, 0, k_name_slots);
+    rep.gpus = static_cast<int>(reports[r][k_gpus_at].item<double>());
+    rep.probe_seconds = reports[r][k_probe_at].item<double>();
+    rep.domain = get_text(reports, r, k_domain_at, k_domain_slots);
+    rep.problems = split_problems(get_text(reports, r, k_problems_at, k_problem_slots));
     ranks.push_back(rep);
   }
 
@@ -121,7 +145,7 @@ int run(const ProbeOptions& o) {
     int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
     rows.push_back(bandwidth(bytes, time_allreduce(*comm, t, iters), world));
   }
-  std::vector<NodeVerdict> nodes = judge_nodes(ranks, o.expect_gpus, o.slow_factor);
+  std::vector<NodeVerdict> nodes = judge_nodes(ranks, o.expect_gpus, o.slow_factor, o.segment);
   std::vector<std::string> bad = bad_nodes(nodes);
   if (rank == 0) {
     std::fputs(format_probe(rows, nodes, backend, world).c_str(), stdout);

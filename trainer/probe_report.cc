@@ -55,12 +55,35 @@ BandwidthRow bandwidth(std::size_t bytes, double seconds, int world_size) {
   return r;
 }
 
-std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor) {
+std::string nccl_nvlink_problem(long long code) {
+  if (code <= 0 || code >= 22502) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "NCCL %lld.%lld.%lld is older than 2.25.2, which multi-node NVLink needs", code / 10000,
+                code / 100 % 100, code % 100);
+  return buf;
+}
+
+std::vector<std::string> split_problems(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find("; ", start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor,
+                                     int segment) {
   std::vector<NodeVerdict> nodes;
+  std::vector<std::string> domains;  // each node's, in the order of nodes
   for (const auto& r : ranks) {
     auto it = std::find_if(nodes.begin(), nodes.end(), [&](const NodeVerdict& n) { return n.node == r.node; });
     if (it == nodes.end()) {
-      nodes.push_back({r.node, {}, r.gpus, 0, {}});
+      nodes.push_back({r.node, {}, r.gpus, 0, r.problems});
+      domains.push_back(r.domain);
       it = nodes.end() - 1;
     }
     it->ranks.push_back(r.rank);
@@ -82,6 +105,17 @@ std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int e
       std::snprintf(buf, sizeof buf, "%.1fx slower than the median node (%.3f s vs %.3f s; limit %.1fx)",
                     n.probe_seconds / median, n.probe_seconds, median, slow_factor);
       n.problems.push_back(buf);
+    }
+  }
+  for (size_t i = 0; segment > 0 && i < nodes.size(); ++i) {
+    const size_t first = i / segment * segment;
+    if (domains[i] == domains[first] && !domains[i].empty()) continue;
+    if (domains[i].empty()) {
+      nodes[i].problems.push_back("in no NVLink domain, in a segment of " + std::to_string(segment) + " nodes");
+    } else if (i != first) {
+      nodes[i].problems.push_back("NVLink domain " + domains[i] + ", not its segment's (" +
+                                  (domains[first].empty() ? std::string("none") : domains[first]) + " on " +
+                                  nodes[first].node + ")");
     }
   }
   return nodes;

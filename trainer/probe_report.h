@@ -29,7 +29,15 @@ struct RankReport {
   std::string node;
   int gpus = 0;              // GPUs this rank's node shows
   double probe_seconds = 0;  // the same local workload on every rank
+  std::string domain;        // the node's NVLink domain (HPCLAUNCH_NVLINK_DOMAIN, from `hpclaunch check`); "" none
+  std::vector<std::string> problems;  // what `hpclaunch check` found on the node first (HPCLAUNCH_NODE_PROBLEMS)
 };
+
+// Multi-node NVLink needs NCCL 2.25.2 or later (NVIDIA's NCCL release notes; the MNNVL fixes of GB200 NVL72): the
+// problem for `nccl_code` (NCCL_VERSION_CODE: 22502) on a node in an NVLink domain, "" when fine or unknown (0).
+std::string nccl_nvlink_problem(long long nccl_code);
+// HPCLAUNCH_NODE_PROBLEMS's text ("a; b") as a list.
+std::vector<std::string> split_problems(const std::string& text);
 
 // The GPUs a rank reports for its node, the first of: the test hook HPCLAUNCH_PROBE_TEST_GPUS's figure for `node`
 // ("n2=3,n5=0"); HPCLAUNCH_NODE_GPUS, which `hpclaunch check` hands over on AMD and Intel nodes (their vendor's
@@ -48,7 +56,10 @@ struct NodeVerdict {
 
 // One row per node (in order of first rank). A node is bad if it shows fewer than `expected_gpus` (0: not
 // checked) or its probe took more than `slow_factor` times the median node's.
-std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor);
+// With `segment` > 0, each run of that many nodes (in order of first rank) must share one NVLink domain: a node in
+// another domain than its segment's first node, or in none, is bad.
+std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor,
+                                     int segment = 0);
 std::vector<std::string> bad_nodes(const std::vector<NodeVerdict>& nodes);
 
 // The busbw a job reached (its best size) against what its interconnect should give (`--expect-busbw`, from

@@ -84,4 +84,13 @@ NodeFabric node_fabric(const std::vector<GpuFabric>& gpus) {
   return node;
 }
 
+std::vector<std::string> imex_problems(const NodeFabric& node, const std::string& channel, bool exists, bool writable) {
+  if (!node.has_fabric) return {};
+  if (!exists)
+    return {fmt::format("IMEX channel {} is missing (the site's prolog or Slurm's switch/nvidia_imex gives a job its "
+                        "channel; multi-node NVLink needs it)", channel)};
+  if (!writable) return {fmt::format("IMEX channel {} is not writable by the job", channel)};
+  return {};
+}
+
 }  // namespace hpclaunch

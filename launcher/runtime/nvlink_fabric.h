@@ -31,4 +31,9 @@ struct NodeFabric {
 };
 NodeFabric node_fabric(const std::vector<GpuFabric>& gpus);
 
+// The IMEX channel a multi-node NVLink job needs (`channel`, /dev/nvidia-caps-imex-channels/channel0 by default):
+// the site's prolog or Slurm's switch/nvidia_imex creates it, hpclaunch never does. Its problems, when the node is
+// in a fabric: missing, or not writable by the job.
+std::vector<std::string> imex_problems(const NodeFabric& node, const std::string& channel, bool exists, bool writable);
+
 }  // namespace hpclaunch

@@ -47,6 +47,34 @@ TEST_CASE("of two nodes, the slow one is found") {
   CHECK(bad_nodes(nodes) == std::vector<std::string>{"n2"});
 }
 
+TEST_CASE("multi-node NVLink: the node's own problems, each segment in one domain, and NCCL 2.25.2 or later") {
+  auto rank = [](int r, const std::string& node, const std::string& domain, std::vector<std::string> problems = {}) {
+    RankReport rep{r, node, 4, 0.01};
+    rep.domain = domain;
+    rep.problems = std::move(problems);
+    return rep;
+  };
+  // Four nodes in segments of 2: n1 n2 in rack A; n3 in rack B, n4 in rack A (placed outside its segment's rack);
+  // n2 reported an IMEX channel missing from `hpclaunch check`.
+  std::vector<RankReport> ranks = {rank(0, "n1", "A"), rank(1, "n2", "A", {"IMEX channel /dev/x is missing"}),
+                                   rank(2, "n3", "B"), rank(3, "n4", "A")};
+  auto nodes = judge_nodes(ranks, 4, 10.0, 2);
+  CHECK(nodes[0].problems.empty());
+  CHECK(nodes[1].problems == std::vector<std::string>{"IMEX channel /dev/x is missing"});
+  CHECK(nodes[2].problems.empty());
+  CHECK(nodes[3].problems == std::vector<std::string>{"NVLink domain A, not its segment's (B on n3)"});
+  CHECK(bad_nodes(judge_nodes(ranks, 4, 10.0, 0)) == std::vector<std::string>{"n2"});  // no segment: no domain check
+  auto none = judge_nodes({rank(0, "n1", ""), rank(1, "n2", "A")}, 4, 10.0, 2);
+  CHECK(none[0].problems == std::vector<std::string>{"in no NVLink domain, in a segment of 2 nodes"});
+  CHECK(none[1].problems == std::vector<std::string>{"NVLink domain A, not its segment's (none on n1)"});
+  CHECK(nccl_nvlink_problem(22105) == "NCCL 2.21.5 is older than 2.25.2, which multi-node NVLink needs");
+  CHECK(nccl_nvlink_problem(22502).empty());
+  CHECK(nccl_nvlink_problem(22703).empty());
+  CHECK(nccl_nvlink_problem(0).empty());
+  CHECK(split_problems("a; b c; ") == std::vector<std::string>{"a", "b c"});
+  CHECK(split_problems("").empty());
+}
+
 TEST_CASE("the report names the bad nodes and is JSON") {
   auto nodes = judge_nodes({{0, "n1", 4, 0.01}, {1, "n2", 2, 0.01}}, 4, 2.0);
   std::vector<BandwidthRow> rows = {bandwidth(8, 1e-5, 2), bandwidth(1 << 20, 1e-3, 2)};

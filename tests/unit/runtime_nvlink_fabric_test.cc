@@ -70,6 +70,18 @@ TEST_CASE("a GPU not registered with the fabric, or GPUs of two cliques, leave n
   CHECK(d.problems == std::vector<std::string>{"GPU g: NVLink fabric bandwidth degraded"});
 }
 
+TEST_CASE("the IMEX channel: missing or not writable on a node in a fabric; not asked of a node without one") {
+  NodeFabric tray = node_fabric(read("gb200-tray.txt"));
+  const std::string ch = "/dev/nvidia-caps-imex-channels/channel0";
+  CHECK(imex_problems(tray, ch, true, true).empty());
+  CHECK(imex_problems(tray, ch, false, false) ==
+        std::vector<std::string>{"IMEX channel /dev/nvidia-caps-imex-channels/channel0 is missing (the site's prolog or "
+                                 "Slurm's switch/nvidia_imex gives a job its channel; multi-node NVLink needs it)"});
+  CHECK(imex_problems(tray, ch, true, false) ==
+        std::vector<std::string>{"IMEX channel /dev/nvidia-caps-imex-channels/channel0 is not writable by the job"});
+  CHECK(imex_problems(node_fabric(read("h100-hgx.txt")), ch, false, false).empty());
+}
+
 TEST_SUITE_END();
 
 }  // namespace runtime_nvlink_fabric_test
