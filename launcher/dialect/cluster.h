@@ -39,8 +39,17 @@ struct NodeInfo {
   int gpus() const;  // the count of GRES named "gpu"
 };
 
+// A block of Slurm's block topology (`scontrol show topology` under topology/block: an NVL72 rack, a scalable unit).
+struct BlockInfo {
+  std::string name;
+  std::vector<std::string> nodes;
+  int block_size = 0;  // the planning block size: the nodes a segment may hold at most
+};
+
 struct ClusterInfo {
   Scheduler scheduler = Scheduler::slurm;
+  std::string version;              // the scheduler's release ("24.11.5"; `sinfo --version`); "" unknown
+  std::vector<BlockInfo> blocks;    // block topology; none under another topology or none
   std::vector<PartitionInfo> partitions;  // PBS: its execution queues
   std::vector<NodeInfo> nodes;
   std::optional<std::vector<std::string>> accounts;  // nullopt: accounting did not answer

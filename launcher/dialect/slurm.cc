@@ -259,8 +259,16 @@ std::map<std::string, JobState> parse_squeue_jobs(std::string_view out) {
     s.phase = *phase;
     s.raw = state;
     if (reason != "None") s.reason = reason;
-    long long status = 0;  // the wait status: exit code << 8 | signal (scontrol's ExitCode=3:0 is 768)
-    if (s.finished() && parse_int(trim(cols[3]), &status) && status >= 0) s.exit_code = static_cast<int>((status >> 8) & 0xff);
+    // Slurm 22.05 prints the wait status (exit code << 8 | signal: scontrol's ExitCode=3:0 is 768), 24.11 "3:0"
+    // as scontrol and sacct do (tests/unit/data/slurm-22.05 and slurm-24.11, squeue-hpclaunch.txt).
+    const std::string code(trim(cols[3]));
+    long long status = 0;
+    if (!s.finished()) {
+    } else if (const size_t colon = code.find(':'); colon != std::string::npos) {
+      if (parse_int(code.substr(0, colon), &status) && status >= 0) s.exit_code = static_cast<int>(status);
+    } else if (parse_int(code, &status) && status >= 0) {
+      s.exit_code = static_cast<int>((status >> 8) & 0xff);
+    }
     jobs[id] = s;
   }
   return jobs;
@@ -306,6 +314,26 @@ std::vector<PartitionInfo> parse_scontrol_partitions(std::string_view out) {
     parts.push_back(p);
   }
   return parts;
+}
+
+std::vector<BlockInfo> parse_scontrol_topology(std::string_view out) {
+  std::vector<BlockInfo> blocks;
+  for (const auto& line : split(out, '\n')) {
+    Fields f = scontrol_fields(line);
+    if (!f.count("BlockName")) continue;
+    BlockInfo b;
+    b.name = f["BlockName"];
+    if (!f["Nodes"].empty() && f["Nodes"] != "(null)") b.nodes = expand_hostlist(f["Nodes"], "scontrol Nodes=");
+    b.block_size = field_int(f, "BlockSize");
+    blocks.push_back(b);
+  }
+  return blocks;
+}
+
+std::string parse_slurm_version(std::string_view out) {
+  static const std::regex k_version("slurm(-wlm)? ([0-9]+\\.[0-9]+(\\.[0-9]+)?)\\s*");
+  std::match_results<std::string_view::const_iterator> m;
+  return std::regex_match(out.begin(), out.end(), m, k_version) ? m[2].str() : "";
 }
 
 std::vector<NodeInfo> parse_scontrol_nodes(std::string_view out) {

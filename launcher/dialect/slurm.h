@@ -72,6 +72,11 @@ bool slurm_unknown_job(const ProcessResult& r);
 std::map<std::string, std::string> scontrol_fields(std::string_view text);
 // `scontrol show partition -o`: one partition per line.
 std::vector<PartitionInfo> parse_scontrol_partitions(std::string_view out);
+// `scontrol show topology` under topology/block ("BlockName=b1 BlockIndex=0 Nodes=n[1-2] BlockSize=2", one a
+// line; Slurm 24.05+): the blocks. A tree topology's switches, or no topology, give none.
+std::vector<BlockInfo> parse_scontrol_topology(std::string_view out);
+// `sinfo --version` ("slurm-wlm 24.11.5", "slurm 22.05.8"): the release, "" for anything else.
+std::string parse_slurm_version(std::string_view out);
 // `scontrol show node -o`: one node per line.
 std::vector<NodeInfo> parse_scontrol_nodes(std::string_view out);
 // `sacctmgr -n -P show assoc user=U format=Account,QOS`: "acct|qos1,qos2" lines -> accounts and QOS, sorted.

@@ -169,6 +169,15 @@ ClusterInfo SlurmBackend::survey(const std::string& user, const CommandRunner& r
   const char* fix = "run it on the site's login node, where slurmctld answers (`scontrol ping`)";
   info.partitions = parse_scontrol_partitions(ask_survey({"scontrol", "show", "partition", "-o"}, run, &info, fix));
   info.nodes = parse_scontrol_nodes(ask_survey({"scontrol", "show", "node", "-o"}, run, &info, fix));
+  // The release and the block topology, where they answer (22.05 has no topology/block; neither is needed).
+  for (const std::vector<std::string>& ask : {std::vector<std::string>{"sinfo", "--version"},
+                                              std::vector<std::string>{"scontrol", "show", "topology"}}) {
+    ProcessResult r = run(ask);
+    info.commands.push_back(join(ask, " "));
+    if (r.exit_code != 0) continue;
+    if (ask.front() == "sinfo") info.version = parse_slurm_version(r.out);
+    else info.blocks = parse_scontrol_topology(r.out);
+  }
   std::vector<std::string> assoc = dialect().accounts_command(user);
   ProcessResult r = run(assoc);
   info.commands.push_back(join(assoc, " "));

@@ -246,6 +246,14 @@ std::vector<CheckRow> check_profile(const SiteProfile& profile, const ClusterInf
                     "this is not the profile's cluster, or its `scheduler:` is wrong"});
     return rows;
   }
+  if (!cluster.version.empty()) {
+    // Options newer than the site's release are refused when a job is planned, from the profile's version.
+    const std::string major_minor = cluster.version.substr(0, cluster.version.find('.', cluster.version.find('.') + 1));
+    const bool same = profile.scheduler_version.empty() || profile.scheduler_version == major_minor;
+    rows.push_back({"scheduler_version", profile.scheduler_version.empty() ? "-" : profile.scheduler_version, cluster.version,
+                    same ? (profile.scheduler_version.empty() ? Verdict::unknown : Verdict::ok) : Verdict::mismatch, false,
+                    same && !profile.scheduler_version.empty() ? "" : "set `scheduler_version: \"" + major_minor + "\"` in the profile"});
+  }
   check_queues(profile, cluster, &rows);
   check_nodes(profile, cluster, &rows);
   check_accounts(profile, cluster, &rows);

@@ -1,5 +1,7 @@
 #include "survey/site_learn.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -90,6 +92,20 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
   if (cluster.accounts && !cluster.accounts->empty())
     notes->push_back("your accounts: " + join(*cluster.accounts, ", ") + " (pass one with --account)");
 
+  // The release, as far as major.minor: which options its jobs may ask for (--segment: Slurm 24.05).
+  if (auto v = std::regex_replace(cluster.version, std::regex("^([0-9]+\\.[0-9]+)\\..*$"), "$1"); !v.empty())
+    p.scheduler_version = v;
+  // Block topology: a segment size is proposed, not set, since every job of a queue with `segment:` must be a
+  // multiple of it.
+  std::set<int> sizes;
+  for (const auto& b : cluster.blocks) sizes.insert(b.block_size);
+  if (!sizes.empty()) {
+    std::vector<std::string> list;
+    for (const auto& b : cluster.blocks) list.push_back(b.name + ": " + std::to_string(b.nodes.size()) + " node(s)");
+    notes->push_back(fmt::format("block topology: {} block(s) ({}), planning block size {}: for jobs on whole blocks add "
+                                 "`segment: {}` to a queue, or pass --segment {} (a job's nodes a multiple of it)",
+                                 cluster.blocks.size(), join(list, ", "), *sizes.begin(), *sizes.begin(), *sizes.begin()));
+  }
   p.launchers = dialect.learned_launchers();  // those any cluster of this scheduler has
   p.default_launcher = LaunchMode::agent;
   p.rendezvous.master_addr = MasterAddrRule::first_node;

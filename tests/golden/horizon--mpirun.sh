@@ -17,7 +17,7 @@
 export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"
 export HPCLAUNCH_MASTER_ADDR_RULE=first-node
 export HPCLAUNCH_MASTER_ADDR_RESOLVE=0
-export HPCLAUNCH_GPU_BIND=local-rank
+export HPCLAUNCH_GPU_BIND=none
 export HPCLAUNCH_JOB_DIR=/home/user/project/hpclaunch-jobs/train
 export OMP_NUM_THREADS=36
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch

@@ -149,20 +149,79 @@ TEST_CASE("sacctmgr associations, and PBS's qstat -Qf and pbsnodes -av") {
   CHECK(nodes[0].features == std::vector<std::string>{"debug"});
 }
 
-TEST_CASE("survey_cluster runs scontrol and sacctmgr; accounting that does not answer stays unknown") {
+TEST_CASE("survey_cluster runs scontrol, sacctmgr, sinfo --version and scontrol show topology; accounting that does not answer stays unknown") {
   std::vector<std::string> seen;
   auto run = [&](const std::vector<std::string>& argv) {
-    seen.push_back(argv[0] + " " + argv[1] + " " + argv[2]);
+    std::string line;
+    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+    seen.push_back(line);
     if (argv[0] == "sacctmgr") return ProcessResult{1, "", "You are not running a supported accounting_storage plugin\n"};
+    if (argv[0] == "sinfo") return ProcessResult{0, data("slurm-24.11/sinfo-version.txt"), ""};
+    if (argv[2] == "topology") return ProcessResult{0, data("slurm-24.11/scontrol-show-topology.txt"), ""};
     return ProcessResult{0, argv[2] == "partition" ? data("scontrol-partitions.txt") : data("scontrol-nodes.txt"), ""};
   };
   ClusterInfo c = survey_cluster(Scheduler::slurm, "alice", run);
-  CHECK(seen == std::vector<std::string>{"scontrol show partition", "scontrol show node", "sacctmgr -n -P"});
+  REQUIRE(seen.size() == 5);
+  CHECK(seen[0] == "scontrol show partition -o");
+  CHECK(seen[1] == "scontrol show node -o");
+  CHECK(seen[2] == "sinfo --version");
+  CHECK(seen[3] == "scontrol show topology");
+  CHECK(seen[4].find("sacctmgr -n -P") == 0);
   CHECK(c.partitions.size() == 8);
   CHECK_FALSE(c.accounts.has_value());
+  CHECK(c.version == "24.11.5");
+  REQUIRE(c.blocks.size() >= 1);
+  CHECK(c.blocks[0].name == "b1");
+  CHECK(c.blocks[0].block_size == 2);
+  CHECK(c.blocks[0].nodes == std::vector<std::string>{"n1", "n2"});
   auto down = [](const std::vector<std::string>&) { return ProcessResult{1, "", "slurm_load_partitions: Unable to contact slurm controller\n"}; };
   CHECK_THROWS_WITH(survey_cluster(Scheduler::slurm, "alice", down),
                     doctest::Contains("scontrol show partition -o: failed (exit 1): slurm_load_partitions: Unable to contact"));
+}
+
+TEST_CASE("Slurm's release and block topology, as 22.05 and 24.11 answer (recorded side by side)") {
+  CHECK(parse_slurm_version(data("slurm-22.05/sinfo-version.txt")) == "22.05.8");
+  CHECK(parse_slurm_version(data("slurm-24.11/sinfo-version.txt")) == "24.11.5");
+  CHECK(parse_slurm_version("sinfo: error: unknown\n").empty());
+  CHECK(parse_scontrol_topology("").empty());  // no topology/block (22.05; a tree's switches have no BlockName)
+  CHECK(parse_scontrol_topology("SwitchName=s0 Level=0 LinkSpeed=1 Nodes=n[1-4]\n").empty());
+  auto blocks = parse_scontrol_topology("BlockName=b1 BlockIndex=0 Nodes=gb[001-018] BlockSize=18\n"
+                                        "BlockName=b2 BlockIndex=1 Nodes=gb[019-036] BlockSize=18\n");
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[1].nodes.size() == 18);
+  CHECK(blocks[1].nodes.front() == "gb019");
+}
+
+TEST_CASE("squeue's exit code: 22.05's wait status (768) and 24.11's code:signal (3:0), recorded side by side") {
+  auto old = parse_squeue_jobs(data("slurm-22.05/squeue-hpclaunch.txt"));
+  auto now = parse_squeue_jobs(data("slurm-24.11/squeue-hpclaunch.txt"));
+  REQUIRE(old.count("48001"));
+  REQUIRE(now.count("46022"));
+  CHECK(old["48001"].exit_code == 3);
+  CHECK(now["46022"].exit_code == 3);  // read as a plain number it was lost (t0610 on 24.11)
+  CHECK(old["48004"].phase == now["46025"].phase);
+  CHECK(old["48004"].exit_code == now["46025"].exit_code);
+  CHECK(old.size() == now.size());
+  CHECK(now["46024_1"].phase == Phase::running);
+}
+
+TEST_CASE("sites learn: the release as scheduler_version, and a segment size proposed from the blocks") {
+  ClusterInfo c = test_cluster();
+  c.version = "24.11.5";
+  c.blocks = {{"b1", {"n1", "n2"}, 2}, {"b2", {"n3", "n4"}, 2}};
+  std::vector<std::string> notes;
+  SiteProfile p = learn_profile("tc", c, "2026-11-29", &notes);
+  CHECK(p.scheduler_version == "24.11");
+  bool proposed = false;
+  for (const auto& n : notes) proposed = proposed || n.find("block topology: 2 block(s) (b1: 2 node(s), b2: 2 node(s)), "
+                                                             "planning block size 2: for jobs on whole blocks add `segment: 2`") == 0;
+  CHECK(proposed);
+  for (const auto& q : p.queues) CHECK(q.segment == 0);  // proposed, not set
+  std::vector<CheckRow> rows = check_profile(p, c);
+  CHECK(row(rows, "scheduler_version")->verdict == Verdict::ok);
+  p.scheduler_version = "23.02";
+  CHECK(row(check_profile(p, c), "scheduler_version")->verdict == Verdict::mismatch);
+  CHECK(row(check_profile(p, c), "scheduler_version")->fix == "set `scheduler_version: \"24.11\"` in the profile");
 }
 
 TEST_CASE("a profile that matches its cluster passes; each wrong fact is named with its fix") {
