@@ -26,7 +26,19 @@
 # first on PATH: sbatch, srun, squeue, ... that run the real command in the hub namespace when called from the
 # machine's namespace, and as they are inside a node. The mode is kept in DIR/netns until `stop` removes the
 # namespaces; stop, status and restart-ctld follow it.
-# Needs root (slurmd runs jobs as their user; mknod; /etc/hosts; ip netns).
+#
+# TEST_CLUSTER_SLURM=24.11 at `start`: Debian 13's Slurm 24.11 instead of the machine's own (22.05 on Debian 12),
+# from the root scripts/slurm-root.sh makes (TEST_CLUSTER_SLURM_ROOT, default /opt/hpclaunch/roots/slurm-24.11;
+# docs/slurm-versions.md). DIR/in-root runs a command chrooted into that root, in a mount namespace of its own
+# with the machine's /proc, /dev, /sys, /tmp, /work, /opt, /root, /home, /etc/hosts and DIR, so no mount
+# outlives it; the daemons' namespaces also hold the machine's whole file system at ROOT/host, where the root's
+# SPANK plugin hostroot.so (DIR/plugstack.conf) takes every task of a job just before it starts: jobs run the
+# machine's binaries on the machine's libraries, while slurmd and slurmstepd run on the root's. DIR/env.sh puts
+# DIR/bin first on PATH: sbatch, srun, squeue, ... that run the root's command through DIR/in-root. The cluster
+# has TopologyPlugin=topology/block (DIR/topology.conf: blocks of two nodes). Kept in DIR/slurm-root until
+# `stop`. TEST_CLUSTER_NODES=N at `start` (2 to 8, default 2; not with TEST_CLUSTER_NETNS): nodes n1..nN (slurmd
+# ports N+1..), every partition but `single` on all of them; kept in DIR/nodes.
+# Needs root (slurmd runs jobs as their user; mknod; /etc/hosts; ip netns; unshare and chroot).
 set -euo pipefail
 
 prog=test-cluster
@@ -39,8 +51,18 @@ action=$1
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
 conf=$dir/slurm.conf
-nodes=(n1 n2)
-declare -A node_ip=([n1]=127.0.1.1 [n2]=127.0.1.2)
+# Node count: from DIR/nodes when a cluster with other than two nodes exists there, else TEST_CLUSTER_NODES (start).
+nnodes=2
+if [ -f "$dir/nodes" ]; then
+  nnodes=$(cat "$dir/nodes")
+elif [ "$action" = start ]; then
+  nnodes=${TEST_CLUSTER_NODES:-2}
+fi
+[[ $nnodes =~ ^[2-8]$ ]] || die "TEST_CLUSTER_NODES=$nnodes: give 2 to 8 nodes"
+nodes=()
+declare -A node_ip=()
+for ((i = 1; i <= nnodes; i++)); do nodes+=("n$i"); node_ip[n$i]=127.0.1.$i; done
+node_range=n[1-$nnodes]
 wait_s=${TEST_CLUSTER_WAIT:-60}
 slurm_tools=(sbatch srun salloc squeue scancel scontrol sinfo sacct sacctmgr sattach sstat)
 
@@ -53,13 +75,44 @@ if [ -f "$dir/netns" ] || { [ "$action" = start ] && [ "${TEST_CLUSTER_NETNS:-0}
   source "$netns_lib"
   pfx=hl$(printf '%s' "$dir" | md5sum | cut -c1-6)  # this DIR's namespaces: PFX-hub, PFX-n1, PFX-n2
 fi
-# in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode); on_node NODE CMD...: on NODE.
-in_ctld() { if [ $netns = 1 ]; then netns_exec "$pfx" hub "$@"; else "$@"; fi; }
-on_node() { if [ $netns = 1 ]; then netns_exec "$pfx" "$@"; else shift; "$@"; fi; }
+[ $netns = 0 ] || [ "$nnodes" = 2 ] || die "the netns cluster has two nodes; unset TEST_CLUSTER_NODES"
 
-for tool in slurmctld slurmd sinfo scontrol squeue scancel; do
-  command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian package slurm-wlm)"
-done
+# Slurm root (another Slurm version): from DIR/slurm-root when such a cluster exists there, else
+# TEST_CLUSTER_SLURM (start). Empty: the machine's own Slurm.
+slurm_root=
+slurm_version=host
+if [ -f "$dir/slurm-root" ]; then
+  read -r slurm_version slurm_root <"$dir/slurm-root"
+elif [ "$action" = start ]; then
+  case ${TEST_CLUSTER_SLURM:-host} in
+    host) ;;
+    24.11)
+      slurm_version=24.11
+      slurm_root=${TEST_CLUSTER_SLURM_ROOT:-${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/roots/slurm-24.11}
+      ;;
+    *) die "TEST_CLUSTER_SLURM=$TEST_CLUSTER_SLURM: use 24.11 (scripts/slurm-root.sh's root), or host (the default)" ;;
+  esac
+fi
+if [ -n "$slurm_root" ]; then
+  [ $netns = 0 ] || die "TEST_CLUSTER_SLURM=$slurm_version and TEST_CLUSTER_NETNS=1 cannot be combined"
+  if [ ! -f "$slurm_root/etc/hpclaunch-slurm-root" ] || [ ! -f "$slurm_root/usr/local/lib/hpclaunch/hostroot.so" ]; then
+    die "no Slurm $slurm_version root in $slurm_root; run scripts/slurm-root.sh $slurm_root"
+  fi
+fi
+# in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode, the Slurm root); on_node NODE
+# CMD...: on NODE.
+in_ctld() {
+  if [ $netns = 1 ]; then netns_exec "$pfx" hub "$@"
+  elif [ -n "$slurm_root" ]; then "$dir/in-root" --host "$@"
+  else "$@"; fi
+}
+on_node() { if [ $netns = 1 ]; then netns_exec "$pfx" "$@"; else shift; in_ctld "$@"; fi; }
+
+if [ -z "$slurm_root" ]; then
+  for tool in slurmctld slurmd sinfo scontrol squeue scancel; do
+    command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian package slurm-wlm)"
+  done
+fi
 
 pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { [ -s "$1" ] && cat "$1" || true; }
@@ -71,6 +124,7 @@ conf_re=$(printf '%s' "$conf" | sed 's/[][\.*^$+?(){}|]/\\&/g')
 own_pids() { pgrep -f -- "-f $conf_re( |\$)" || true; }
 
 port_busy() { ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .; }
+ports_busy() { local p; for p in $(seq "$1" $(($1 + $2 - 1))); do port_busy "$p" && return 0; done; return 1; }
 
 sinfo_here() { SLURM_CONF=$conf in_ctld sinfo "$@"; }
 
@@ -85,7 +139,7 @@ is_up() {
 all_idle() {
   local states
   states=$(sinfo_here -h -N -p debug -o '%N %t' 2>/dev/null | sort -u) || return 1
-  [ "$states" = $'n1 idle\nn2 idle' ]
+  [ "$states" = "$(printf '%s idle\n' "${nodes[@]}")" ]
 }
 
 ensure_hosts() {
@@ -104,26 +158,26 @@ pick_ports() {
   fi
   if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
     ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1)); block=$(((ctld_port / 20) % 50))
-    for p in $ctld_port $node_port0 $((node_port0 + 1)); do
+    for p in $ctld_port $(seq "$node_port0" $((node_port0 + nnodes - 1))); do
       port_busy "$p" && die "port $p (TEST_CLUSTER_PORT_BASE=$TEST_CLUSTER_PORT_BASE) is in use; pick another base"
     done
-    return
+    return 0  # not the loop's status: the last port's `port_busy` (1, free) ended start silently
   fi
   local k
   for k in $(seq 0 19); do
     ctld_port=$((16817 + 20 * k)); node_port0=$((17001 + 20 * k)); block=$k
-    port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || port_busy "$node_port0" \
-      || port_busy "$((node_port0 + 1))" || return 0
+    port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || ports_busy "$node_port0" "$nnodes" || return 0
   done
   die "no free port block from 16817/17001 upwards (20 tried); stop other test clusters (pgrep -a slurmctld)"
 }
 
 write_conf() {
   local shape="CPUs=64 Boards=1 SocketsPerBoard=1 CoresPerSocket=64 ThreadsPerCore=1 RealMemory=250000 Gres=gpu:a100:4 Features=gpu,a100,nvme State=UNKNOWN"
-  local ctld_host=localhost ports node_lines
+  local ctld_host=localhost ports node_lines count_word=two
+  [ "$nnodes" = 2 ] || count_word=$nnodes
   ports="SlurmctldPort=$ctld_port
 SlurmdPort=$((ctld_port + 1))"
-  node_lines="NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + 1)) $shape"
+  node_lines="NodeName=$node_range NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_port0-$((node_port0 + nnodes - 1)) $shape"
   if [ $netns = 1 ]; then
     ctld_host="hub($(netns_addr hub))"
     ports="SlurmctldPort=$ctld_port
@@ -131,7 +185,8 @@ SlurmdPort=$node_port0"
     node_lines="NodeName=n1 NodeHostname=n1 NodeAddr=$(netns_addr n1) $shape
 NodeName=n2 NodeHostname=n2 NodeAddr=$(netns_addr n2) $shape"
   fi
-  mkdir -p "$dir/state" "$dir/log" "$dir/spool/n1" "$dir/spool/n2"
+  mkdir -p "$dir/state" "$dir/log"
+  for n in "${nodes[@]}"; do mkdir -p "$dir/spool/$n"; done
   for i in 0 1 2 3; do
     local dev=$dir/fakegpu$i
     if [ ! -c "$dev" ]; then
@@ -141,10 +196,10 @@ NodeName=n2 NodeHostname=n2 NodeAddr=$(netns_addr n2) $shape"
     fi
   done
   cat >"$dir/gres.conf" <<EOF
-NodeName=n[1-2] Name=gpu Type=a100 File=$dir/fakegpu[0-3]
+NodeName=$node_range Name=gpu Type=a100 File=$dir/fakegpu[0-3]
 EOF
   cat >"$conf" <<EOF
-# Written by scripts/test-cluster.sh: two emulated nodes on loopback, no munge, no accounting database.
+# Written by scripts/test-cluster.sh: $count_word emulated nodes on loopback, no munge, no accounting database.
 ClusterName=test
 SlurmctldHost=$ctld_host
 SlurmUser=root
@@ -184,14 +239,14 @@ MinJobAge=30
 FirstJobId=$((1000 * (block + 1)))
 $node_lines
 # debug is the default; the others carry real sites' partition names (Perlmutter selects with -q, not -p).
-PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=regular Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=booster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=develbooster Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=gpu Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=gputest Nodes=n[1-2] MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=debug Nodes=$node_range Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=regular Nodes=$node_range MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=booster Nodes=$node_range MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=develbooster Nodes=$node_range MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=gpu Nodes=$node_range MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=gputest Nodes=$node_range MaxTime=INFINITE State=UP OverSubscribe=YES
 # A site's shape for sites check and sites learn (t0260): limits a profile can get right or wrong.
-PartitionName=shaped Nodes=n[1-2] MaxTime=04:00:00 MaxNodes=2 State=UP OverSubscribe=YES
+PartitionName=shaped Nodes=$node_range MaxTime=04:00:00 MaxNodes=2 State=UP OverSubscribe=YES
 PartitionName=single Nodes=n1 MaxTime=00:30:00 MaxNodes=1 State=UP OverSubscribe=YES
 EOF
   cat >"$dir/env.sh" <<EOF
@@ -199,6 +254,7 @@ EOF
 export SLURM_CONF=$conf
 export HPCLAUNCH_CLUSTER_DIR=$dir
 EOF
+  [ -z "$slurm_root" ] || { write_root_conf; return 0; }
   [ $netns = 1 ] || return 0
   echo "export PATH=$dir/bin:\$PATH" >>"$dir/env.sh"
   mkdir -p "$dir/bin"
@@ -214,6 +270,72 @@ if [ -z "\$(ip netns identify \$\$ 2>/dev/null)" ]; then
   exit
 fi
 exec $real "\$@"
+EOF
+    chmod 755 "$dir/bin/$tool"
+  done
+}
+
+# The Slurm root's part of the configuration (TEST_CLUSTER_SLURM): what its version takes that the machine's does
+# not, the block topology, the plugin that runs jobs on the machine's file system, DIR/in-root and the wrappers.
+write_root_conf() {
+  local b blocks=""
+  for ((b = 1; b <= nnodes / 2; b++)); do blocks+="BlockName=b$b Nodes=n[$((2 * b - 1))-$((2 * b))]"$'\n'; done
+  ((nnodes % 2 == 0)) || blocks+="BlockName=b$b Nodes=n$nnodes"$'\n'
+  printf '# Written by scripts/test-cluster.sh: blocks of two nodes (topology/block: not in Slurm 22.05).\n%s' \
+    "$blocks" >"$dir/topology.conf"
+  echo "required /usr/local/lib/hpclaunch/hostroot.so /host" >"$dir/plugstack.conf"
+  cat >>"$conf" <<EOF
+# Slurm $slurm_version from $slurm_root (TEST_CLUSTER_SLURM): jobs leave the root for the machine's files (in-root).
+PlugStackConfig=$dir/plugstack.conf
+TopologyPlugin=topology/block
+EOF
+  local d binds=""
+  for d in /tmp /work /opt /root /home; do [ -d "$d" ] && binds+=" $d"; done
+  case $dir in /tmp/* | /work/* | /opt/* | /root/* | /home/*) ;; *) binds+=" $dir" ;; esac
+  # shellcheck disable=SC2086
+  for d in /host $binds; do mkdir -p "$slurm_root$d"; done
+  [ -e "$slurm_root/etc/hosts" ] || touch "$slurm_root/etc/hosts"  # a mount point for the machine's
+  cat >"$dir/in-root" <<EOF
+#!/bin/bash
+# Written by scripts/test-cluster.sh: in-root [--host] CMD... runs CMD chrooted into the Slurm $slurm_version root
+# $slurm_root, in the caller's folder, in a mount namespace of its own (no mount outlives CMD's processes).
+# --host (the daemons): also the machine's whole file system at /host, for hostroot.so (plugstack.conf).
+set -e
+if [ -e /etc/hpclaunch-slurm-root ]; then  # already in the root (a wrapper called from a root's command)
+  [ "\${1:-}" != --host ] || shift
+  exec "\$@"
+fi
+if [ "\${1:-}" != --in-namespace ]; then exec unshare -m --propagation private -- "\$0" --in-namespace "\$@"; fi
+shift
+r=$slurm_root
+# First: the binds below stay out of the machine's tree at /host. There, the machine's own Slurm commands are
+# this cluster's wrappers: a job that puts /usr/bin first on PATH still meets Slurm $slurm_version, as on a site.
+if [ "\$1" = --host ]; then
+  mount --rbind / "\$r/host"
+  for t in $dir/bin/*; do
+    [ ! -f "\$r/host/usr/bin/\${t##*/}" ] || mount --bind "\$t" "\$r/host/usr/bin/\${t##*/}"
+  done
+  shift
+fi
+for d in /proc /dev /sys$binds; do mount --rbind "\$d" "\$r\$d"; done
+mount --bind /etc/hosts "\$r/etc/hosts"
+# The machine's libraries are not the root's: a caller's LD_LIBRARY_PATH (LD_PRELOAD) would load them into
+# Slurm. Kept aside under another name, which hostroot.so turns back into LD_LIBRARY_PATH in the job's tasks.
+for v in LD_LIBRARY_PATH LD_PRELOAD; do
+  if [ -n "\${!v+set}" ]; then export "HPCLAUNCH_HOST_\$v=\${!v}"; unset "\$v"; fi
+done
+exec chroot "\$r" /bin/sh -c 'cd "\$1" 2>/dev/null || cd /; shift; exec "\$@"' in-root "\$PWD" "\$@"
+EOF
+  chmod 755 "$dir/in-root"
+  echo "export PATH=$dir/bin:\$PATH" >>"$dir/env.sh"
+  mkdir -p "$dir/bin"
+  local tool
+  for tool in "${slurm_tools[@]}"; do
+    [ -x "$slurm_root/usr/bin/$tool" ] || continue
+    cat >"$dir/bin/$tool" <<EOF
+#!/bin/bash
+# Written by scripts/test-cluster.sh: the Slurm $slurm_version root's $tool ($slurm_root).
+exec $dir/in-root /usr/bin/$tool "\$@"
 EOF
     chmod 755 "$dir/bin/$tool"
   done
@@ -254,6 +376,8 @@ do_stop() {
     netns_down "$pfx" || die "cannot remove the namespaces of $dir ($pfx-*): see 'ip netns list'"
     rm -rf "${dir:?}/netns" "${dir:?}/bin"
   fi
+  rm -f "$dir/nodes"
+  [ -z "$slurm_root" ] || rm -rf "${dir:?}/slurm-root" "${dir:?}/in-root" "${dir:?}/bin"
 }
 
 do_start() {
@@ -265,6 +389,9 @@ do_start() {
     return 0
   fi
   do_stop  # half-started or stale: clean slate
+  # Before the daemons: a failed start is still stopped as a cluster of this root and these nodes.
+  [ -z "$slurm_root" ] || echo "$slurm_version $slurm_root" >"$dir/slurm-root"
+  [ "$nnodes" = 2 ] || echo "$nnodes" >"$dir/nodes"
   if [ $netns = 1 ]; then
     touch "$dir/netns"  # before the namespaces: a failed start is still stopped as a netns cluster
     netns_up "$pfx" "${nodes[@]}" || { do_stop || true; die "cannot make the namespaces of the netns cluster"; }
@@ -285,14 +412,19 @@ do_start() {
   local i
   for i in $(seq 1 $((wait_s * 5))); do all_idle && break; sleep 0.2; done
   if ! all_idle; then
-    local states
+    local states names
     states=$(sinfo_here -h -N -o '%N=%t' 2>&1 | tr '\n' ' ' || true)
     do_stop || true
-    die "nodes n1, n2 not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
+    names=$(printf '%s, ' "${nodes[@]}")
+    die "nodes ${names%, } not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
   fi
   exec 8>&-
   if [ $netns = 1 ]; then
     note "up in $dir: namespaces $pfx-{hub,n1,n2}, slurmctld $(netns_addr hub):$ctld_port, slurmd n1 $(netns_addr n1):$node_port0, n2 $(netns_addr n2):$node_port0; source $dir/env.sh"
+    return
+  fi
+  if [ -n "$slurm_root" ] || [ "$nnodes" != 2 ]; then
+    note "up in $dir: Slurm $(sinfo_here --version | cut -d' ' -f2) ($slurm_version), slurmctld :$ctld_port, slurmd $node_range :$node_port0-$((node_port0 + nnodes - 1)); source $dir/env.sh"
     return
   fi
   note "up in $dir: slurmctld :$ctld_port, slurmd n1 :$node_port0, n2 :$((node_port0 + 1)); source $dir/env.sh"
