@@ -24,6 +24,7 @@ test_packages=(
   doctest-dev python3-torch
   openmpi-bin libopenmpi-dev
   slurm-wlm
+  debootstrap                     # the Debian 13 root of Slurm 24.11, the test cluster's second version (scripts/slurm-root.sh)
   file procps iproute2 psmisc
   elfutils                        # t0442: eu-stack, a hung hpclaunch-train's stacks (the agent's --hang-timeout; py-spy is in the peers' venv)
   universal-ctags                 # t0067: scripts/unity-names.py reads the names of each unity batch's files
@@ -54,3 +55,5 @@ fi
 [ "$mode" = demo ] || $sudo "$(dirname "$0")/aarch64-sysroot.sh" "${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/aarch64-sysroot"
 # The peers of 2026 from PyPI (torch 2.15 and its torchrun, submitit, Lightning): python/requirements-peers.txt.
 [ "$mode" = demo ] || $sudo "$(dirname "$0")/peers-venv.sh"
+# Slurm 24.11 in a Debian 13 root, for the *-slurm2411-* tests and the 24.11 lane (tests/CMakeLists.txt): once.
+[ "$mode" = demo ] || $sudo "$(dirname "$0")/slurm-root.sh" "${HPCLAUNCH_ROOTS:-/opt/hpclaunch}/roots/slurm-24.11"

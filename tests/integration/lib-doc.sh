@@ -12,12 +12,13 @@ ln -s "$HPCLAUNCH" "$box/bin/hpclaunch"
 train=${HPCLAUNCH_TRAIN:-$HPCLAUNCH_BUILD_DIR/trainer/hpclaunch-train}
 if [ -x "$train" ]; then ln -s "$train" "$box/bin/hpclaunch-train"; else note "no hpclaunch-train built: lines that run it fail"; fi
 box_env=()  # NAME=VALUE... more for the sandbox's environment (the test cluster's SLURM_CONF)
+box_path=""  # folders put first on the sandbox's PATH (a test cluster's own commands, DIR/bin: netns, Slurm 24.11)
 run_in_box() {  # COMMAND: bash -c COMMAND in the sandbox, in a fresh working directory; its output to $test_tmp/out
   local dir
   dir=$(mktemp -d "$box/work/run.XXXXXX")
   # Relative paths (examples/...) resolve from a working directory of its own with the tree's entries linked in.
   for entry in "$src"/*; do ln -s "$entry" "$dir/$(basename "$entry")"; done
-  (cd "$dir" && env -i HOME="$box/home" PATH="$box/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+  (cd "$dir" && env -i HOME="$box/home" PATH="$box_path$box/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     XDG_CONFIG_HOME="$box/home/.config" XDG_STATE_HOME="$box/home/.local/state" XDG_DATA_HOME="$box/home/.local/share" \
     XDG_CACHE_HOME="$box/home/.cache" TMPDIR="$TMPDIR" LANG=C.UTF-8 TERM=dumb USER="$(id -un)" \
     OMPI_MCA_orte_tmpdir_base="$OMPI_MCA_orte_tmpdir_base" "${box_env[@]}" \

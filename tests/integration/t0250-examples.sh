@@ -42,3 +42,16 @@ printf 'site: perlmutter\nnodez: 2\ncommand: [x]\n' >"$test_tmp/bad.yaml"
 assert_fails "$test_tmp/bad.yaml:2:1: unknown key 'nodez' (did you mean 'nodes'?)" \
   "$HPCLAUNCH" render --spec "$test_tmp/bad.yaml" --account m1_g
 assert_fails "--spec: cannot read job spec '$test_tmp/none.yaml'" "$HPCLAUNCH" render --spec "$test_tmp/none.yaml"
+
+# The example site file of a GB200 NVL72 cloud cluster (examples/sites/gb200-nvl72.yaml): its command line as the
+# file gives it renders whole racks (--segment=18, --exclusive=topo); 20 nodes are refused in one line.
+line=$(sed -n 's/^#   \(hpclaunch render .*\)$/\1/p' "$examples/sites/gb200-nvl72.yaml")
+[ -n "$line" ] || fail "examples/sites/gb200-nvl72.yaml shows no command line"
+script=$(cd "$HPCLAUNCH_SOURCE_DIR" && eval "\"\$HPCLAUNCH\" ${line#hpclaunch }") || fail "the NVL72 example does not render"
+assert_contains "$script" "#SBATCH --segment=18"
+assert_contains "$script" "#SBATCH --exclusive=topo"
+assert_contains "$script" "#SBATCH --nodes=36"
+rc=0
+err=$("$HPCLAUNCH" render --site-file "$examples/sites/gb200-nvl72.yaml" --site gb200-nvl72 --nodes 20 -- python train.py 2>&1) || rc=$?
+assert_eq 2 "$rc" "20 nodes in racks of 18"
+assert_contains "$err" "--segment: 20 node(s) are not a multiple of the segment size 18; use --nodes 18 or 36"

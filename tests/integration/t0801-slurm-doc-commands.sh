@@ -7,6 +7,8 @@ need_hpclaunch
 need_cluster
 source "$HPCLAUNCH_SOURCE_DIR/tests/integration/lib-doc.sh"
 box_env=(SLURM_CONF="$SLURM_CONF")
+# A cluster whose commands are its own (Slurm 24.11 in its root): they come first, as env.sh puts them.
+[ ! -d "$HPCLAUNCH_CLUSTER_DIR/bin" ] || box_path="$HPCLAUNCH_CLUSTER_DIR/bin:"
 mapfile -t lines < <(python3 "$src/tests/tools/doc_commands.py" "$src" --run-by t0801)
 [ "${#lines[@]}" -ge 1 ] || fail "no command line in README/docs is marked 'run by t0801'"
 for line in "${lines[@]}"; do
