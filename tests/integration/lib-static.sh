@@ -83,8 +83,8 @@ static_commands() {
   out=$(in_root "$root" "${hl[@]}" --version) || fail "--version in the root"
   assert_contains "$out" "hpclaunch 0." "--version"
   out=$(in_root "$root" "${hl[@]}" sites 2>&1) || fail "sites in the root: $out"
-  assert_contains "$out" "perlmutter       slurm" "sites"
-  assert_contains "$out" "polaris          pbs" "sites"
+  grep -Eq '^perlmutter +slurm ' <<<"$out" || fail "sites has no perlmutter row: $out"
+  grep -Eq '^polaris +pbs ' <<<"$out" || fail "sites has no polaris row: $out"
   out=$(in_root "$root" "${hl[@]}" render --site perlmutter --nodes 2 --account m1234_g -- python train.py 2>&1) ||
     fail "render (Slurm) in the root: $out"
   assert_contains "$out" "#SBATCH --nodes=2" "render perlmutter"
