@@ -4,7 +4,7 @@
 # play the nodes n1 and n2. This machine has no NVIDIA GPU, so a stand-in `nvidia-smi` (first on PATH) prints an
 # answer of tests/unit/data/nvidia-smi (the GB200 ones are made in a recorded answer's layout: see the README
 # there), and HPCLAUNCH_IMEX_CHANNEL names a file for the channel device; the rules are unit tests
-# (nvlink_fabric, probe_report).
+# (nvlink_fabric, probe_report). The speed probe is out of it (--slow-factor 1000): both ranks share this machine.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-port.sh"
 need_hpclaunch
@@ -31,7 +31,7 @@ check() {
     [ $r = 1 ] && answer=$a2 channel=$ch2
     env -u CUDA_VISIBLE_DEVICES PATH="$test_tmp/bin:$PATH" T0272_ANSWER="$answer" HPCLAUNCH_IMEX_CHANNEL="$channel" \
       RANK=$r LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
-      HPCLAUNCH_NODENAME=n$((r + 1)) timeout 120 "$HPCLAUNCH" check --max-bytes 64 --json "$test_tmp/report.$r.json" "$@" \
+      HPCLAUNCH_NODENAME=n$((r + 1)) timeout 120 "$HPCLAUNCH" check --max-bytes 64 --slow-factor 1000 --json "$test_tmp/report.$r.json" "$@" \
       >"$test_tmp/out.$r" 2>&1 &
     pids+=($!)
   done
