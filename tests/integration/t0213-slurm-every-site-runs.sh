@@ -75,6 +75,16 @@ mapfile -t cases <"$test_tmp/cases"
 
 report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"; echo "device $LOCAL_RANK ${ROCR_VISIBLE_DEVICES-unset} ${HIP_VISIBLE_DEVICES-unset}"'
 ids=()
+# The final state of every job scontrol still holds, by id; true once each job of ids has one. Asked after each
+# submit too: a job that ended is forgotten MinJobAge (30 s) later, and submitting them all took 55 s on a loaded
+# machine (t0213@24.11 waited for a job forgotten before its turn).
+declare -A final=()
+collect() {
+  local jid st e
+  while read -r jid st; do job_ended "$st" && final[$jid]=$st; done < <(scontrol show job -o 2>/dev/null |
+    sed -nE 's/^JobId=([0-9]+) .*JobState=([A-Z_]+).*/\1 \2/p')
+  for e in "${ids[@]}"; do [ -n "${final[${e%% *}]:-}" ] || return 1; done
+}
 for case in "${cases[@]}"; do
   read -r site status launcher gpus account partition <<<"$case"
   job=$test_tmp/jobs/$site-$launcher
@@ -91,14 +101,16 @@ for case in "${cases[@]}"; do
     -- sh -c "$report" 2>"$job.err") || fail "submit --site $site --launcher $launcher: $(cat "$job.err")"
   [[ $id =~ ^[0-9]+$ ]] || fail "submit --site $site --launcher $launcher printed '$id', not a job id"
   ids+=("$id $site $launcher")
+  collect || true
 done
+wait_until --every 0.5 --on-timeout 'scancel ${ids[*]%% *} 2>/dev/null' 300 "every job to end" collect
 
 first=$(scontrol show hostnames n1 | head -n 1)
 for entry in "${ids[@]}"; do
   read -r id site launcher <<<"$entry"
   job=$test_tmp/jobs/$site-$launcher
   out=$job/slurm-$id.out
-  state=$(wait_job "$id" 240)
+  state=${final[$id]}
   [ "$state" = COMPLETED ] || fail "$site --launcher $launcher: job $id ended $state: $(tail -n 5 "$out" 2>/dev/null)"
   ranks=$(sed -nE 's/^# Launch: .* = world size ([0-9]+);$/\1/p' "$job/job.sh")
   [ -n "$ranks" ] || fail "$site $launcher: the script names no world size"
