@@ -6,6 +6,7 @@
 #include "cli/json_output.h"
 #include "plan/job_spec.h"
 #include "plan/sweep.h"
+#include "site/launchers.h"
 #include "submit/submit_request.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -32,6 +33,18 @@ void add_switch(CLI::App& app, const std::string& name, std::optional<bool>* val
   app.add_flag_callback("--no-" + name, [value] { *value = false; }, "not --" + name);
 }
 
+// "agent (one task per node), srun, mpirun or pals (one task per GPU)", from the launchers' registry
+// (site/launchers.h), so that a launcher registered there is offered here too.
+std::string launcher_help() {
+  std::vector<std::string> per_node, per_worker;
+  for (const auto& [name, mode] : launch_mode_names())
+    (launch_tasks(mode) == LaunchTasks::per_node ? per_node : per_worker).push_back(name);
+  std::vector<std::string> parts;
+  if (!per_node.empty()) parts.push_back(join_or(per_node) + " (one task per node)");
+  if (!per_worker.empty()) parts.push_back(join_or(per_worker) + " (one task per GPU)");
+  return join(parts, ", ");
+}
+
 void add_job_options(CLI::App& app, SubmitOptions* o) {
   JobRequest& r = o->request;
   app.add_option("--site", r.site, "site profile (`hpclaunch sites` lists them)");
@@ -43,7 +56,7 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   app.add_option("--partition,-p", r.partition, "partition (PBS: queue); default from the profile");
   app.add_option("--qos,-q", r.qos, "quality of service; default from the profile");
   app.add_option("--constraint,-C", r.constraint, "node features, replacing the profile's (e.g. \"gpu&hbm80g\")");
-  app.add_option("--launcher", r.launcher, "agent (one task per node), srun, mpirun or pals (one task per GPU)");
+  app.add_option("--launcher", r.launcher, launcher_help());
   app.add_option("--name,-J", r.name, "job name; default from the command");
   app.add_option("--container", r.container, "container image, run with the site's runtime");
   app.add_option("--module", r.modules, "module to load (repeatable)")->take_last();
