@@ -11,6 +11,7 @@
 
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -93,7 +94,6 @@ struct ProcessGroup::Child {
   ProcessSpec spec;
   int pid = -1;
   bool exited = false;
-  bool ready = false;  // exit_after_output: its exit may be reported (output drained, or k_drain_wait passed)
   std::unique_ptr<asio::steady_timer> drain_timer;  // exit_after_output: reports the exit if the output lingers
   int open_streams = 0;
   asio::posix::stream_descriptor pipes[2];  // read ends: stdout, stderr (tee: both in the first)
@@ -249,14 +249,12 @@ void ProcessGroup::emit(Child& c, int stream, std::string_view line) {
 }
 
 void ProcessGroup::report_exit(int pid) {
-  auto it = m_children.find(pid);
-  if (it == m_children.end() || it->second->ready) return;
-  it->second->ready = true;
-  if (it->second->drain_timer) it->second->drain_timer->cancel();
+  auto u = std::find_if(m_unreported.begin(), m_unreported.end(), [pid](const Unreported& x) { return x.pid == pid; });
+  if (u == m_unreported.end() || u->ready) return;  // reported already, or waiting for an earlier exit
+  u->ready = true;
+  if (auto it = m_children.find(pid); it != m_children.end() && it->second->drain_timer) it->second->drain_timer->cancel();
   // In the order of the exits: a child stopped because another failed must not be reported first, only because its
   // output drained sooner (the first failure reported is the root cause).
-  for (auto& u : m_unreported)
-    if (u.pid == pid) u.ready = true;
   if (m_reporting) return;
   m_reporting = true;
   while (!m_unreported.empty() && m_unreported.front().ready) {

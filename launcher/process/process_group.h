@@ -135,7 +135,9 @@ class ProcessGroup : public WorkerGroup {
     ProcessExit exit;
     bool ready = false;
   };
-  std::deque<Unreported> m_unreported;  // exit_after_output: exits in the order they were reaped
+  // exit_after_output: the exits not reported yet, in the order they were reaped; `ready` once the child's output
+  // is drained (or k_drain_wait passed), reported when every exit before it is.
+  std::deque<Unreported> m_unreported;
   bool m_reporting = false;             // report_exit's loop runs (m_on_exit may call back into us)
   bool m_stopping = false;  // stop() was called since the last start()
   bool m_closed = false;
