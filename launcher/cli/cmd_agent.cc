@@ -20,7 +20,6 @@
 #include "cli/help_text.h"
 #include "runtime/node_devices.h"
 #include "runtime/nvlink_fabric.h"
-#include "util/command.h"
 #include "util/cli_error.h"
 #include "util/strings.h"
 
@@ -90,8 +89,7 @@ int run_agent(const Args& args, AgentFace face) {
   // A multi-node job on NVIDIA GPUs: the node's NVLink domain, unless HPCLAUNCH_NVLINK_DOMAIN said it (a test, a
   // site's prolog). Without nvidia-smi, or without a multi-node fabric, none.
   if (options.nvlink_domain.empty() && !env.count("HPCLAUNCH_NVLINK_DOMAIN") && options.max_nodes + options.spares > 1)
-    if (ProcessResult q = run_capture({"nvidia-smi", "-q"}); q.exit_code == 0)
-      options.nvlink_domain = node_fabric(parse_nvidia_smi_fabric(q.out)).domain;
+    if (auto fabric = machine_nvlink_fabric()) options.nvlink_domain = fabric->domain;
   if (options.numa_binding != NumaBinding::none)
     options.worker_cpus = bind_workers(read_topology(env), options.numa_binding, options.nproc);
   for (auto& [name, value] : neutral_job_vars(env, job.node_rank)) env[name] = std::move(value);  // the workers'

@@ -50,15 +50,14 @@ int cmd_check(const Args& args) {
   // writable; the problems are the probe's to report (HPCLAUNCH_NODE_PROBLEMS), with the node's domain, which it
   // checks against the segment's and for an NCCL new enough.
   if (!env_has(env, "HPCLAUNCH_NODE_PROBLEMS"))
-    if (ProcessResult q = run_capture({"nvidia-smi", "-q"}); q.exit_code == 0) {
-      const NodeFabric fabric = node_fabric(parse_nvidia_smi_fabric(q.out));
+    if (auto fabric = machine_nvlink_fabric()) {
       const std::string channel =
           env_get(env, "HPCLAUNCH_IMEX_CHANNEL").value_or("/dev/nvidia-caps-imex-channels/channel0");
-      std::vector<std::string> problems = fabric.problems;
-      for (auto& p : imex_problems(fabric, channel, ::access(channel.c_str(), F_OK) == 0, ::access(channel.c_str(), W_OK) == 0))
+      std::vector<std::string> problems = fabric->problems;
+      for (auto& p : imex_problems(*fabric, channel, ::access(channel.c_str(), F_OK) == 0, ::access(channel.c_str(), W_OK) == 0))
         problems.push_back(std::move(p));
       ::setenv("HPCLAUNCH_NODE_PROBLEMS", join(problems, "; ").c_str(), 1);
-      if (!env_has(env, "HPCLAUNCH_NVLINK_DOMAIN")) ::setenv("HPCLAUNCH_NVLINK_DOMAIN", fabric.domain.c_str(), 1);
+      if (!env_has(env, "HPCLAUNCH_NVLINK_DOMAIN")) ::setenv("HPCLAUNCH_NVLINK_DOMAIN", fabric->domain.c_str(), 1);
     }
   std::vector<char*> argv;
   argv.push_back(probe.data());

@@ -1,8 +1,9 @@
 // A node's NVLink domain (a GB200/GB300 NVL72 rack, an NVL4 board) from `nvidia-smi -q`'s Fabric section: each
 // GPU's fabric state and status, its ClusterUUID and CliqueId. GPUs of one domain share both; a multi-node NVLink
 // job wants its ranks grouped by domain, and every GPU's fabric registered (State Completed, Status Success).
-// Pure: the text is read by the caller (cli/cmd_agent.cc, cli/cmd_check.cc).
+// Pure, but for machine_nvlink_fabric (runtime/machine_fabric.cc), which runs nvidia-smi.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,10 @@ NodeFabric node_fabric(const std::vector<GpuFabric>& gpus);
 // The IMEX channel a multi-node NVLink job needs (`channel`, /dev/nvidia-caps-imex-channels/channel0 by default):
 // the site's prolog or Slurm's switch/nvidia_imex creates it, hpclaunch never does. Its problems, when the node is
 // in a fabric: missing, or not writable by the job.
+// This machine's: `nvidia-smi -q` read (an effect: runtime/machine_fabric.cc); nullopt where nvidia-smi is missing
+// or fails (no NVIDIA GPU). The agent's domain (cli/cmd_agent.cc) and the preflight's (cli/cmd_check.cc).
+std::optional<NodeFabric> machine_nvlink_fabric();
+
 std::vector<std::string> imex_problems(const NodeFabric& node, const std::string& channel, bool exists, bool writable);
 
 }  // namespace hpclaunch
