@@ -11,6 +11,8 @@ int NodeInfo::gpus() const {
   return n;
 }
 
+std::string ClusterInfo::release() const { return version.substr(0, version.find('.', version.find('.') + 1)); }
+
 const PartitionInfo* ClusterInfo::find_partition(const std::string& name) const {
   for (const auto& p : partitions)
     if (p.name == name) return &p;

@@ -57,6 +57,8 @@ struct ClusterInfo {
   std::vector<std::string> commands;  // what was run, for the record
 
   const PartitionInfo* find_partition(const std::string& name) const;
+  // The version as far as its release ("24.11" of "24.11.5"), as a profile's scheduler_version spells it.
+  std::string release() const;
   // The nodes of `partition` (all nodes when it lists none, as a PBS queue).
   std::vector<const NodeInfo*> nodes_of(const PartitionInfo& partition) const;
 };

@@ -247,6 +247,20 @@ std::vector<std::string> squeue_jobs_command(const std::vector<std::string>& ids
           "JobArrayID:40|,State:24|,Reason:200|,exit_code:12|"};
 }
 
+namespace {
+// squeue's exit_code column: Slurm 22.05 prints the wait status (exit code << 8 | signal: scontrol's ExitCode=3:0
+// is 768), 24.11 "3:0" as scontrol and sacct do (tests/unit/data/slurm-22.05 and slurm-24.11, squeue-hpclaunch.txt).
+std::optional<int> squeue_exit_code(std::string_view code) {
+  long long v = 0;
+  if (const size_t colon = code.find(':'); colon != std::string_view::npos) {
+    if (parse_int(code.substr(0, colon), &v) && v >= 0) return static_cast<int>(v);
+  } else if (parse_int(code, &v) && v >= 0) {
+    return static_cast<int>((v >> 8) & 0xff);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::map<std::string, JobState> parse_squeue_jobs(std::string_view out) {
   std::map<std::string, JobState> jobs;
   for (const auto& line : split(out, '\n')) {
@@ -259,16 +273,7 @@ std::map<std::string, JobState> parse_squeue_jobs(std::string_view out) {
     s.phase = *phase;
     s.raw = state;
     if (reason != "None") s.reason = reason;
-    // Slurm 22.05 prints the wait status (exit code << 8 | signal: scontrol's ExitCode=3:0 is 768), 24.11 "3:0"
-    // as scontrol and sacct do (tests/unit/data/slurm-22.05 and slurm-24.11, squeue-hpclaunch.txt).
-    const std::string code(trim(cols[3]));
-    long long status = 0;
-    if (!s.finished()) {
-    } else if (const size_t colon = code.find(':'); colon != std::string::npos) {
-      if (parse_int(code.substr(0, colon), &status) && status >= 0) s.exit_code = static_cast<int>(status);
-    } else if (parse_int(code, &status) && status >= 0) {
-      s.exit_code = static_cast<int>((status >> 8) & 0xff);
-    }
+    if (s.finished()) s.exit_code = squeue_exit_code(trim(cols[3]));
     jobs[id] = s;
   }
   return jobs;

@@ -170,14 +170,13 @@ ClusterInfo SlurmBackend::survey(const std::string& user, const CommandRunner& r
   info.partitions = parse_scontrol_partitions(ask_survey({"scontrol", "show", "partition", "-o"}, run, &info, fix));
   info.nodes = parse_scontrol_nodes(ask_survey({"scontrol", "show", "node", "-o"}, run, &info, fix));
   // The release and the block topology, where they answer (22.05 has no topology/block; neither is needed).
-  for (const std::vector<std::string>& ask : {std::vector<std::string>{"sinfo", "--version"},
-                                              std::vector<std::string>{"scontrol", "show", "topology"}}) {
-    ProcessResult r = run(ask);
-    info.commands.push_back(join(ask, " "));
-    if (r.exit_code != 0) continue;
-    if (ask.front() == "sinfo") info.version = parse_slurm_version(r.out);
-    else info.blocks = parse_scontrol_topology(r.out);
-  }
+  auto ask_optional = [&](const std::vector<std::string>& argv) {
+    ProcessResult r = run(argv);
+    info.commands.push_back(join(argv, " "));
+    return r.exit_code == 0 ? r.out : std::string();
+  };
+  info.version = parse_slurm_version(ask_optional({"sinfo", "--version"}));
+  info.blocks = parse_scontrol_topology(ask_optional({"scontrol", "show", "topology"}));
   std::vector<std::string> assoc = dialect().accounts_command(user);
   ProcessResult r = run(assoc);
   info.commands.push_back(join(assoc, " "));

@@ -248,11 +248,10 @@ std::vector<CheckRow> check_profile(const SiteProfile& profile, const ClusterInf
   }
   if (!cluster.version.empty()) {
     // Options newer than the site's release are refused when a job is planned, from the profile's version.
-    const std::string major_minor = cluster.version.substr(0, cluster.version.find('.', cluster.version.find('.') + 1));
-    const bool same = profile.scheduler_version.empty() || profile.scheduler_version == major_minor;
-    rows.push_back({"scheduler_version", profile.scheduler_version.empty() ? "-" : profile.scheduler_version, cluster.version,
-                    same ? (profile.scheduler_version.empty() ? Verdict::unknown : Verdict::ok) : Verdict::mismatch, false,
-                    same && !profile.scheduler_version.empty() ? "" : "set `scheduler_version: \"" + major_minor + "\"` in the profile"});
+    const std::string& mine = profile.scheduler_version;
+    const Verdict v = mine.empty() ? Verdict::unknown : mine == cluster.release() ? Verdict::ok : Verdict::mismatch;
+    rows.push_back({"scheduler_version", mine.empty() ? "-" : mine, cluster.version, v, false,
+                    v == Verdict::ok ? "" : "set `scheduler_version: \"" + cluster.release() + "\"` in the profile"});
   }
   check_queues(profile, cluster, &rows);
   check_nodes(profile, cluster, &rows);

@@ -93,8 +93,7 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
     notes->push_back("your accounts: " + join(*cluster.accounts, ", ") + " (pass one with --account)");
 
   // The release, as far as major.minor: which options its jobs may ask for (--segment: Slurm 24.05).
-  if (auto v = std::regex_replace(cluster.version, std::regex("^([0-9]+\\.[0-9]+)\\..*$"), "$1"); !v.empty())
-    p.scheduler_version = v;
+  p.scheduler_version = cluster.release();
   // Block topology: a segment size is proposed, not set, since every job of a queue with `segment:` must be a
   // multiple of it.
   std::set<int> sizes;
