@@ -152,7 +152,7 @@ void ElasticAgent::worker_exited(const ProcessExit& e) {
   read_progress_files();
   m_watch.exited(e.id);
   m_file_timers.clear(e.pid);
-  WorkerEnd end{e.id, e.exit_code, e.signal, ""};
+  WorkerEnd end{e.id, e.exit_code, e.signal, "", ""};
   // The failed worker's own word (torchrun's error file), for the failure report; without one (no @record, a
   // native program), its last lines of stderr.
   if (!end.ok()) {
