@@ -18,8 +18,7 @@ _nf_cleanup() {
   # What is left of the job (a failed test's agents and workers), then the namespaces, then lib.sh's clean-up.
   for p in $(pgrep -f "$test_tmp" | grep -vx "$$"); do kill -KILL "$p" 2>/dev/null; done
   netns_down "$nf_pfx" || rc=1
-  (exit $rc)
-  _lib_cleanup
+  _lib_cleanup $rc
 }
 trap '_nf_cleanup' EXIT
 

@@ -43,8 +43,9 @@ export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 export TMPDIR=$test_tmp/tmp
 mkdir -p "$TMPDIR"
 _lib_cleanup() {
-  local rc=$? skipped=0
-  # A trap that runs other commands first passes the test's status on with `(exit $rc)` before calling this.
+  # _lib_cleanup [STATUS]: a trap that runs other commands first passes the test's status on as STATUS (`(exit
+  # $rc)` before the call failed under `set -e` and ended the trap there, leaving a failed test's directory).
+  local rc=${1:-$?} skipped=0
   if [ $rc = 0 ] && [ -n "${skipped_part:-}" ]; then
     echo "SKIP $test_label: $skipped_part (the rest passed)" >&2
     rc=77 skipped=1

@@ -7,7 +7,7 @@ need_cmd slurmctld slurmd sinfo
 tc=$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh
 dir=$test_tmp/cluster
 other=$test_tmp/other
-trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; "$tc" stop "$other" >/dev/null 2>&1 || true; (exit $rc); _lib_cleanup' EXIT
+trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; "$tc" stop "$other" >/dev/null 2>&1 || true; _lib_cleanup $rc' EXIT
 
 "$tc" start "$dir" 2>"$test_tmp/start1.err" || fail "start: $(cat "$test_tmp/start1.err")"
 assert_contains "$(cat "$test_tmp/start1.err")" "up in $dir"

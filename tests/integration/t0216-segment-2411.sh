@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 tc=$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh
 dir=$test_tmp/cluster
-trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; (exit $rc); _lib_cleanup' EXIT
+trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; _lib_cleanup $rc' EXIT
 TEST_CLUSTER_SLURM=24.11 TEST_CLUSTER_NODES=4 "$tc" start "$dir" 2>"$test_tmp/start.err" ||
   fail "the 24.11 cluster did not start (scripts/slurm-root.sh makes its root once): $(cat "$test_tmp/start.err")"
 export HPCLAUNCH_CLUSTER_DIR=$dir

@@ -7,7 +7,7 @@ need_cmd slurmctld slurmd sinfo ip
 [ "$(id -u)" = 0 ] || skip "needs root (ip netns)"
 tc=$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh
 dir=$test_tmp/cluster
-trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; (exit $rc); _lib_cleanup' EXIT
+trap 'rc=$?; "$tc" stop "$dir" >/dev/null 2>&1 || true; _lib_cleanup $rc' EXIT
 # What the cluster could leave in the machine's own namespace: links of its prefix, addresses, routes or /etc/hosts
 # lines in its range (only these: tests running beside this one may add their own).
 pfx=hl$(printf '%s' "$dir" | md5sum | cut -c1-6)  # the script's prefix for DIR

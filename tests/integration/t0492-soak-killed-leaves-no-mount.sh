@@ -20,7 +20,7 @@ cleanup_soak() {  # everything the soak started: its process group, and soak_pro
   local p
   for p in $(soak_processes); do kill -KILL "$p" 2>/dev/null || true; done
 }
-trap 'rc=$?; cleanup_soak; (exit $rc); _lib_cleanup' EXIT
+trap 'rc=$?; cleanup_soak; _lib_cleanup $rc' EXIT
 
 # Wait until the faulted job writes its metrics in the tmpfs (/proc/PID/root sees the soak's own mounts).
 wait_until 60 "the faulted job's metrics in the tmpfs" '

@@ -26,7 +26,7 @@ counted() {  # COMMAND...: runs it with the wrapper first on PATH; its output in
   calls=$(wc -l <"$test_tmp/calls.log")
   return $rc
 }
-trap 'rc=$?; scancel "${array:-0}" "${ids[@]}" 2>/dev/null; (exit $rc); _lib_cleanup' EXIT
+trap 'rc=$?; scancel "${array:-0}" "${ids[@]}" 2>/dev/null; _lib_cleanup $rc' EXIT
 
 ids=()
 array=
