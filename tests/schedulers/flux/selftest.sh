@@ -133,11 +133,12 @@ assert_eq "COMPLETED" "$(flux jobs -n -o '{result}' "$id")" "the batch job's own
 pass "failing rank: exit code, exception message, other tasks stopped"
 
 # 4. Cancel a running batch job: its step's tasks get SIGTERM at once (flux-cancel(1): SIGTERM, SIGKILL 5 s later)
-# and stop; flux jobs shows CANCELED; canceling it again is an error.
+# and stop; flux jobs shows CANCELED; canceling it again is an error. A task waits in a loop of short sleeps: with
+# `sleep 60 & wait` the signalled sleep could end the script's last command before bash ran its TERM trap.
 cat >long.sh <<EOF
 #!/bin/bash
 # flux: -N2
-flux run -N2 -n2 bash -c 'trap "echo \$FLUX_TASK_RANK >>$work/terms; exit 143" TERM; echo up; sleep 60 & wait # $token'
+flux run -N2 -n2 bash -c 'trap "echo \$FLUX_TASK_RANK >>$work/terms; exit 143" TERM; echo up; while :; do sleep 1; done # $token'
 EOF
 chmod +x long.sh
 id=$(flux batch long.sh)
@@ -148,9 +149,9 @@ flux cancel "$id" || fail "flux cancel $id failed"
 wait_inactive "$id" 10
 assert_eq "INACTIVE CANCELED CANCELED CA" "$(flux jobs -n -o '{state} {status} {result} {status_abbrev}' "$id")" \
   "flux jobs after cancel"
-sleep 0.3
+wait_until 5 "both tasks' TERM traps to write" '[ "$(wc -l <"$work/terms" 2>/dev/null)" = 2 ]'
 assert_eq "0 1" "$(sort "$work/terms" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" "tasks that got SIGTERM on cancel"
-pgrep -f "sleep 60 & wait # $token" >/dev/null && fail "a canceled job's tasks still run"
+pgrep -f "do sleep 1; done # $token" >/dev/null && fail "a canceled job's tasks still run"
 out=$(flux cancel "$id" 2>&1) && fail "canceling an inactive job succeeded"
 assert_eq "flux-cancel: ERROR: $id: job is inactive" "$out" "cancel of an inactive job"
 pass "cancel of a running batch job"
@@ -171,9 +172,11 @@ pass "flux jobs of finished jobs"
 id=$(flux batch -N1 -t 0.5s --wrap sleep 30)
 wait_inactive "$id" 10
 assert_eq "TIMEOUT timeout" "$(flux jobs -n -o '{result} {exception.type}' "$id")" "time limit"
-first=$(flux batch -N2 --wrap sleep 1)
+# The target runs until this test lets it end (a file), so the dependent job is seen waiting however slow the machine.
+first=$(flux batch -N2 --wrap "until [ -e $work/go ]; do sleep 0.1; done")
 second=$(flux batch -N1 --dependency=afterok:"$first" --wrap echo after)
 assert_eq "DEPEND" "$(state_of "$second")" "state of a job waiting on afterok"
+touch "$work/go"
 wait_inactive "$second" 15
 assert_eq "after" "$(cat "flux-$second.out")" "the dependent job ran after its target"
 pass "time limit and dependency"
