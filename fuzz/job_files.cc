@@ -10,7 +10,7 @@
 
 #include "fuzz_check.h"
 #include "record/job_record.h"
-#include "scheduler/local.h"
+#include "schedulers/local/backend.h"
 #include "util/error.h"
 
 using namespace hpclaunch;

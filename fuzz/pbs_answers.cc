@@ -2,7 +2,7 @@
 // with -t, one query a refresh) and qsub's
 // job id. Reading may only throw hpclaunch::Error (qsub's answer holds no job id).
 #include "fuzz_check.h"
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 #include "util/error.h"
 
 using namespace hpclaunch;

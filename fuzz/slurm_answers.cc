@@ -3,7 +3,7 @@
 // may be anything; reading it may only throw hpclaunch::Error (sbatch's answer holds no job id), and a state that
 // reads describes itself.
 #include "fuzz_check.h"
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 #include "util/error.h"
 
 using namespace hpclaunch;

@@ -2,8 +2,8 @@
 // -o`, `scontrol show node -o`, `sacctmgr show assoc`, `pbsnodes -av`, `qstat -Qf`. Reading may only throw
 // hpclaunch::Error (a partition's Nodes= that is no hostlist).
 #include "fuzz_check.h"
-#include "dialect/pbs.h"
-#include "dialect/slurm.h"
+#include "schedulers/pbs/dialect.h"
+#include "schedulers/slurm/dialect.h"
 #include "util/error.h"
 
 using namespace hpclaunch;

@@ -4,7 +4,7 @@
 // hpclaunch::Error; ranks that read are consistent (0 <= rank < world, 0 <= local rank < local world <= world) and a
 // node list has no empty name.
 #include "fuzz_check.h"
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 #include "runtime/ranks.h"
 #include "util/error.h"
 
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(r.world_size >= 1 && r.rank >= 0 && r.rank < r.world_size);
     FUZZ_CHECK(r.local_world_size >= 1 && r.local_rank >= 0 && r.local_rank < r.local_world_size);
     FUZZ_CHECK(r.local_world_size <= r.world_size);
-    (void)rank_source_name(r.source);
+    (void)r.source.name;
   } catch (const Error&) {
   }
   try {

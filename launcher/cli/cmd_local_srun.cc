@@ -2,7 +2,7 @@
 #include <cstdlib>
 
 #include "cli/cli_util.h"
-#include "scheduler/local_job.h"
+#include "schedulers/local/backend_job.h"
 #include "util/error.h"
 
 namespace hpclaunch {

@@ -29,14 +29,14 @@ std::string current_user() {
   return "root";
 }
 
-// The scheduler on this machine, for `learn`: the first whose commands are here (Slurm's before PBS's).
+// The scheduler on this machine, for `learn`: the first whose commands are here, innermost first (a Flux that
+// runs in Slurm allocations before the Slurm).
 Scheduler local_scheduler() {
   std::vector<std::string> tried;
-  for (int i = 0; i < scheduler_count(); ++i) {
-    auto id = static_cast<Scheduler>(i);
-    std::vector<std::string> probe = dialect_for(id).presence_command();
+  for (const SchedulerDialect* d : all_dialects()) {
+    std::vector<std::string> probe = d->presence_command();
     if (probe.empty()) continue;
-    if (run_capture(probe).exit_code == 0) return id;
+    if (run_capture(probe).exit_code == 0) return d->kind();
     tried.push_back(join(probe, " "));
   }
   throw failure("sites learn", "no scheduler's commands run here (tried: " + join(tried, "; ") + ")",

@@ -9,7 +9,10 @@
 
 namespace hpclaunch {
 
-std::string SchedulerDialect::template_path() const { return std::string("templates/") + to_string(kind()) + ".sh.mustache"; }
+std::string SchedulerDialect::template_path() const {
+  std::string name = to_string(kind());
+  return "launcher/schedulers/" + name + "/" + name + ".sh.mustache";
+}
 
 MemoryAsk SchedulerDialect::memory_request(const SiteProfile&, const Queue*, int) const { return {}; }
 
@@ -23,11 +26,11 @@ std::string SchedulerDialect::parse_default_account(std::string_view) const { re
 
 namespace {
 
-// Every scheduler's dialect, by id: site/schedulers.def's, then the registered ones (register_dialect).
+// Every scheduler's dialect, by id: the scheduler folders', then the registered ones (register_dialect).
 std::vector<const SchedulerDialect*>& dialects() {
   static std::vector<const SchedulerDialect*> known = {
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) &dialect(),
-#include "site/schedulers.def"
+#include "hpclaunch_schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
   };
   return known;
@@ -42,7 +45,42 @@ const SchedulerDialect& dialect_for(Scheduler scheduler) {
   return *dialects()[i];
 }
 
-std::vector<const SchedulerDialect*> all_dialects() { return dialects(); }
+namespace {
+
+// How many schedulers `d` nests in, through those it nests in (0: none, outermost); `seen` breaks a cycle.
+int nesting_depth(const SchedulerDialect* d, std::vector<const SchedulerDialect*>& seen) {
+  if (std::find(seen.begin(), seen.end(), d) != seen.end()) return 0;
+  seen.push_back(d);
+  const std::vector<std::string> outer = d->nests_in();
+  bool any = std::find(outer.begin(), outer.end(), "*") != outer.end();
+  int depth = 0;
+  for (const SchedulerDialect* o : dialects()) {
+    if (o == d) continue;
+    const std::vector<std::string> theirs = o->nests_in();
+    bool named = std::find(outer.begin(), outer.end(), to_string(o->kind())) != outer.end();
+    if (named || (any && std::find(theirs.begin(), theirs.end(), "*") == theirs.end()))
+      depth = std::max(depth, 1 + nesting_depth(o, seen));
+  }
+  seen.pop_back();
+  return depth;
+}
+
+}  // namespace
+
+std::vector<const SchedulerDialect*> all_dialects() {
+  std::vector<std::pair<int, const SchedulerDialect*>> ranked;
+  for (const SchedulerDialect* d : dialects()) {
+    std::vector<const SchedulerDialect*> seen;
+    ranked.emplace_back(nesting_depth(d, seen), d);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return std::string_view(to_string(a.second->kind())) < std::string_view(to_string(b.second->kind()));
+  });
+  std::vector<const SchedulerDialect*> out;
+  for (const auto& [depth, d] : ranked) out.push_back(d);
+  return out;
+}
 
 Scheduler register_dialect(const std::string& name, const SchedulerDialect& dialect) {
   Scheduler id = add_scheduler_name(name);
@@ -62,7 +100,7 @@ bool SchedulerDialect::writes(GpuStyle style) const {
 
 std::string launcher_needs(LaunchMode mode) {
   std::vector<std::string> starters;
-  for (const SchedulerDialect* d : dialects())
+  for (const SchedulerDialect* d : all_dialects())
     if (d->offers(mode)) starters.push_back(to_string(d->kind()));
   return std::string(to_string(mode)) + (starters.empty() ? " is started by no scheduler" : " needs " + join_or(starters));
 }

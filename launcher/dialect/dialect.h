@@ -1,9 +1,9 @@
 // What a scheduler says, apart from running it: its batch directives, array syntax and variable, how it names a
 // job and one task of an array, what its commands answer (parsed here, purely), its account queries, the launchers
 // it can start and the GPU request styles it writes, and its face inside a job (in_job.h). One SchedulerDialect per
-// scheduler (dialect/slurm.cc, pbs.cc, local.h), below plan, render, record, survey and the runtime; the backend
-// that runs its commands (scheduler/NAME.cc) stands beside it.
-// Adding a scheduler: a dialect, a face, a backend, a template, their tests and its registry line (ARCHITECTURE.md,
+// scheduler (schedulers/NAME/dialect.h), below plan, render, record, survey and the runtime; the backend that runs
+// its commands (schedulers/NAME/backend.cc) stands beside it in the scheduler's folder.
+// Adding a scheduler: a folder with a dialect, a face, a backend, a template and their tests (ARCHITECTURE.md,
 // "A new scheduler").
 #pragma once
 #include <map>
@@ -95,7 +95,7 @@ class SchedulerDialect {
   virtual ~SchedulerDialect() = default;
   virtual Scheduler kind() const = 0;
 
-  // The script's template: templates/NAME.sh.mustache, compiled into the binary; a dialect with a template of
+  // The script's template: launcher/schedulers/NAME/NAME.sh.mustache, compiled into the binary; a dialect with a template of
   // its own (a test's) returns its text.
   virtual std::string template_path() const;
   virtual std::optional<std::string> template_text() const { return std::nullopt; }
@@ -114,6 +114,9 @@ class SchedulerDialect {
   virtual std::vector<LaunchMode> learned_launchers() const { return launchers(); }
   // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
   virtual const InJobFace& in_job() const = 0;
+  // The schedulers whose jobs this one's may run inside (Flux in a Slurm allocation), by name; "*": any (the local
+  // runner). Inside a job, the innermost scheduler's face is asked first (all_dialects' order); by default none.
+  virtual std::vector<std::string> nests_in() const { return {}; }
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // Why this scheduler's agent launch cannot keep spares ("" when it can): its launcher must let the other agents
@@ -145,7 +148,7 @@ class SchedulerDialect {
   virtual std::optional<std::pair<std::vector<std::string>, int>> split_task_ref(const std::string& ref) const;
 
   // A command that succeeds only where this scheduler's commands are (`sites learn` finds its login node's scheduler
-  // by it, in id order); empty: none (the local site).
+  // by it, innermost first); empty: none (the local site).
   virtual std::vector<std::string> presence_command() const { return {}; }
   // The command asking the user's default account (empty: the scheduler has none), and its answer read;
   // "" when the answer names none.
@@ -158,16 +161,18 @@ class SchedulerDialect {
 
 // The dialect of `scheduler`, from the registry (site/schedulers.h).
 const SchedulerDialect& dialect_for(Scheduler scheduler);
-// Every known dialect, in id order, Slurm first (the order a task reference is tried in).
+// Every known dialect, innermost first: one that nests in another (nests_in, "*" in all that do not say "*") before
+// it, and otherwise in name order. The order faces are asked in inside a job, task references are tried in, and
+// schedulers are named in messages. A cycle of nests_in is broken in name order.
 std::vector<const SchedulerDialect*> all_dialects();
 // register_scheduler's step in this layer (scheduler/backend.h): `name`'s new id, with `dialect`.
 Scheduler register_dialect(const std::string& name, const SchedulerDialect& dialect);
-// The built-in dialects, as site/schedulers.def names them (each defined beside its class).
+// The dialects of the scheduler folders (launcher/schedulers/NAME/ defines NAME_dialect(); the build lists them).
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) const SchedulerDialect& dialect();
-#include "site/schedulers.def"
+#include "hpclaunch_schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
 
-// "srun needs slurm or local": why a launcher a dialect does not offer is refused, naming the schedulers that start it.
+// "srun needs local or slurm": why a launcher a dialect does not offer is refused, naming the schedulers that start it.
 std::string launcher_needs(LaunchMode mode);
 // launcher_needs(mode) when `scheduler`'s dialect does not offer `mode`, else "".
 std::string launcher_refusal(Scheduler scheduler, LaunchMode mode);

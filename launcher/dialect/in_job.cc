@@ -16,21 +16,6 @@ constexpr long long k_max_tasks = 10'000'000;
 
 }  // namespace
 
-const char* rank_source_name(RankSource s) {
-  switch (s) {
-    case RankSource::local: return "hpclaunch-local";
-    case RankSource::open_mpi: return "open-mpi";
-    case RankSource::pmi: return "pmi";
-    case RankSource::pals: return "pals";
-    case RankSource::slurm_step: return "slurm";
-    case RankSource::slurm_batch: return "slurm-batch";
-    case RankSource::pbs_batch: return "pbs-batch";
-    case RankSource::launcher: return "launcher";
-    case RankSource::shell: return "shell";
-  }
-  return "?";
-}
-
 std::vector<std::string> InJobFace::step_nodes(const Env& env, const FileReader& read_file) const {
   return job_nodes(env, read_file);
 }
@@ -64,9 +49,7 @@ std::optional<int> InJobFace::gpu_count(const Env& env) const {
 }
 
 const InJobFace* job_face(const Env& env) {
-  const InJobFace& local = dialect_for(Scheduler::local).in_job();
-  if (local.inside(env)) return &local;
-  for (const SchedulerDialect* d : all_dialects())
+  for (const SchedulerDialect* d : all_dialects())  // innermost first
     if (d->in_job().inside(env)) return &d->in_job();
   return nullptr;
 }

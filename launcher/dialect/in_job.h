@@ -1,7 +1,7 @@
 // What a scheduler says inside one of its jobs, read from a given environment (pure, as submitit's JobEnvironment):
 // whether this is its job, the job's and its array's ids, the nodes, this node's rank, the restart count, the GPUs
 // given, the first node's address, whether its launch step signals the workers itself, and what it cannot do.
-// One face per scheduler beside its dialect (slurm_in_job.cc, pbs_in_job.cc with Cray PALS, local_in_job.cc),
+// One face per scheduler beside its dialect (schedulers/NAME/in_job.cc; PBS's with Cray PALS),
 // reached as SchedulerDialect::in_job(); the MPI launchers that run under any of them (Open MPI, MPICH/PMI) are in
 // mpi_in_job.h. The runtime (ranks, rendezvous, GPU binding), the agent, `exclude`, `check` and `sites learn` ask
 // them: nothing else reads a scheduler's variables.
@@ -24,14 +24,22 @@ using FileReader = std::function<std::string(const std::string& path)>;
 // cannot be run or fails. An effect, injected as FileReader is.
 using CommandReader = std::function<std::string(const std::vector<std::string>& argv)>;
 
-// `launcher`: one a registered scheduler brings (its face's launcher_ranks reads it); `shell` is no launcher at all,
-// a world of one, so a face's own launcher must never leave its ranks' source at that default.
-enum class RankSource { local, open_mpi, pmi, pals, slurm_step, slurm_batch, pbs_batch, launcher, shell };
-const char* rank_source_name(RankSource s);  // "slurm", "open-mpi", ... (as printed by `hpclaunch env`)
+// Where a task's numbers came from: a scheduler's launch step (srun), an MPI launcher (Open MPI, PMI, Cray PALS:
+// one that may put every rank on one host), a scheduler's batch script (its one task), a runner that runs inside
+// anything and names its own job (local-srun), or no launcher at all (`shell`: a world of one, the default, which a
+// face's own launcher must never leave).
+enum class RankKind { step, mpi, batch, runner, shell };
+// The source itself: its kind, and its name as `hpclaunch env` prints it ("slurm", "open-mpi", "pals"), which each
+// face gives its own.
+struct RankSource {
+  RankKind kind = RankKind::shell;
+  std::string name = "shell";
+  bool operator==(const RankSource&) const = default;
+};
 
 // One task's numbers, as its launcher gave them.
 struct TaskRanks {
-  RankSource source = RankSource::shell;
+  RankSource source;
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;

@@ -1,5 +1,5 @@
 // A job's state in the scheduler-neutral words `jobs`, `status` and `wait` show. Each backend
-// (scheduler/slurm.cc, pbs.cc, local.cc) maps its scheduler's answers onto it.
+// (schedulers/NAME/backend.cc) maps its scheduler's answers onto it.
 #pragma once
 #include <optional>
 #include <string>

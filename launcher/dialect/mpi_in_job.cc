@@ -30,7 +30,7 @@ std::optional<TaskRanks> ranks_from_open_mpi(const Env& env) {
   if (!present) return std::nullopt;
   const char* source = "an Open MPI task";
   TaskRanks r;
-  r.source = RankSource::open_mpi;
+  r.source = {RankKind::mpi, "open-mpi"};
   r.rank = require_rank_int(env, "OMPI_COMM_WORLD_RANK", 0, source);
   r.world_size = require_rank_int(env, "OMPI_COMM_WORLD_SIZE", 1, source);
   r.local_rank = require_rank_int(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0, source);
@@ -47,7 +47,7 @@ std::optional<TaskRanks> ranks_from_pmi(const Env& env) {
   if (!env_has(env, "PMI_RANK") && !env_has(env, "PMI_SIZE")) return std::nullopt;
   const char* source = "an MPICH/PMI task";
   TaskRanks r;
-  r.source = RankSource::pmi;
+  r.source = {RankKind::mpi, "pmi"};
   r.rank = require_rank_int(env, "PMI_RANK", 0, source);
   r.world_size = require_rank_int(env, "PMI_SIZE", 1, source);
   // Hydra sets MPI_LOCALRANKID/MPI_LOCALNRANKS; Cray PMI sets PMI_LOCAL_RANK/PMI_LOCAL_SIZE.

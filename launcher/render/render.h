@@ -1,4 +1,4 @@
-// Renders a LaunchPlan into a batch script from the templates in templates/ (mustache). Every user string
+// Renders a LaunchPlan into a batch script from its scheduler's template (launcher/schedulers/NAME/NAME.sh.mustache, mustache). Every user string
 // reaches the script shell-quoted, so the program receives exactly the bytes the user typed. Pure.
 #pragma once
 #include <string>
@@ -18,7 +18,7 @@ struct RenderContext {
   std::vector<std::string> array_directives;
 };
 
-// The template file for a scheduler, e.g. "templates/slurm.sh.mustache".
+// The template file for a scheduler, e.g. "launcher/schedulers/slurm/slurm.sh.mustache".
 std::string template_path(Scheduler s);
 
 // The script in the dialect of the plan's scheduler, or in `dialect` (a scheduler of a test's own).

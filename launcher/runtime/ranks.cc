@@ -1,21 +1,33 @@
 // Rank sources in order, and the job's nodes and id: each asked of the faces in dialect/, which read the variables.
 #include "runtime/ranks.h"
 
+#include <algorithm>
+
 #include "dialect/dialect.h"
 #include "dialect/mpi_in_job.h"
 
 namespace hpclaunch {
 
-bool is_local_job(const Env& env) { return dialect_for(Scheduler::local).in_job().inside(env); }
+namespace {
+
+bool nests_in_any(const SchedulerDialect& d) {
+  const std::vector<std::string> outer = d.nests_in();
+  return std::find(outer.begin(), outer.end(), "*") != outer.end();
+}
+
+}  // namespace
 
 std::optional<TaskRanks> launcher_ranks(const Env& env) {
-  // Innermost first: local-srun runs inside anything; Open MPI's orteds may be srun tasks (SLURM_STEP_ID set);
-  // Cray PALS and srun --mpi=pmi2 set PMI_RANK too, so a scheduler's own launcher goes before Hydra's PMI.
-  const InJobFace& local = dialect_for(Scheduler::local).in_job();
-  if (auto r = local.launcher_ranks(env)) return r;
+  // Innermost first (all_dialects): a launcher that runs inside anything (local-srun) first; then Open MPI, whose
+  // orteds may be srun tasks (SLURM_STEP_ID set); then the schedulers' own launchers, innermost first; Cray PALS
+  // and srun --mpi=pmi2 set PMI_RANK too, so they go before Hydra's PMI.
+  const std::vector<const SchedulerDialect*> dialects = all_dialects();
+  for (const SchedulerDialect* d : dialects)
+    if (nests_in_any(*d))
+      if (auto r = d->in_job().launcher_ranks(env)) return r;
   if (auto r = ranks_from_open_mpi(env)) return r;
-  for (const SchedulerDialect* d : all_dialects())
-    if (&d->in_job() != &local)
+  for (const SchedulerDialect* d : dialects)
+    if (!nests_in_any(*d))
       if (auto r = d->in_job().launcher_ranks(env)) return r;
   return ranks_from_pmi(env);
 }
@@ -28,7 +40,7 @@ TaskRanks detect_task_ranks(const Env& env, const FileReader& read_file) {
     r = TaskRanks{};
     r->note = "not inside srun, mpirun or a batch job: a world of one (RANK=0, WORLD_SIZE=1)";
   }
-  if (r->source != RankSource::local) {
+  if (r->source.kind != RankKind::runner) {
     std::string scheduler_id = job_id(env);  // the scheduler's id names the job better than mpirun's
     if (!scheduler_id.empty()) r->job_id = scheduler_id;
   }

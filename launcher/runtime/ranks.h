@@ -11,9 +11,6 @@
 
 namespace hpclaunch {
 
-// The task was started by `hpclaunch local-srun` (the local face is inside).
-bool is_local_job(const Env& env);
-
 // The first source present, innermost launcher first: local-srun, Open MPI, a scheduler's own launcher (Cray PALS,
 // srun), MPICH/PMI, then the job's batch script, else a plain shell (world of one, with a note). The job id falls
 // back to the enclosing scheduler's.

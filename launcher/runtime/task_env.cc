@@ -9,8 +9,7 @@ namespace {
 
 // Every rank of this MPI launch is on this host: Open MPI, PMI or PALS says the local size is the world size.
 bool one_host_launch(const TaskRanks& r) {
-  return (r.source == RankSource::open_mpi || r.source == RankSource::pmi || r.source == RankSource::pals) &&
-         r.local_world_size == r.world_size;
+  return r.source.kind == RankKind::mpi && r.local_world_size == r.world_size;
 }
 
 // The profile's rule has what it needs: a fixed address, or the node list it takes the first node of.
@@ -32,7 +31,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
 
   std::string addr;
   bool given = env_get(env, "MASTER_ADDR").value_or("") != "" || options.master_addr;
-  if (r.source == RankSource::shell && !given) {
+  if (r.source.kind == RankKind::shell && !given) {
     addr = "127.0.0.1";  // a world of one talks only to itself
   } else if (!given && one_host_launch(r) && !rule_has_a_host(env, effects)) {
     // `mpirun -np N` on one machine: no node list, but the launcher says every rank is here. A multi-host launch
@@ -41,7 +40,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
     if (r.rank == 0)
       out.notes.push_back(fmt::format("MASTER_ADDR=127.0.0.1: {} puts all {} ranks on this host and no node list "
                                       "names another (export MASTER_ADDR to choose one)",
-                                      rank_source_name(r.source), r.world_size));
+                                      r.source.name, r.world_size));
   } else {
     addr = master_addr_from_env(env, options.master_addr, effects.read_file, effects.resolve, effects.run);
   }
@@ -71,7 +70,7 @@ TaskEnv compute_task_env(const Env& env, const TaskEnvOptions& options, const Ta
   } else {
     out.notes.push_back(fmt::format("GROUP_RANK/GROUP_WORLD_SIZE not set: {} gives no node index and its ranks are "
                                     "not placed in equal blocks per node (use --map-by slot)",
-                                    rank_source_name(r.source)));
+                                    r.source.name));
   }
   set("MASTER_ADDR", addr);
   set("MASTER_PORT", std::to_string(port));

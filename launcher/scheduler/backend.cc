@@ -63,11 +63,11 @@ std::vector<JobAnswer> SchedulerBackend::query_many(const std::vector<JobRecord>
 
 namespace {
 
-// Every scheduler's backend, by id: site/schedulers.def's, then the registered ones (register_scheduler).
+// Every scheduler's backend, by id: the scheduler folders', then the registered ones (register_scheduler).
 std::vector<const SchedulerBackend*>& backends() {
   static std::vector<const SchedulerBackend*> known = {
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) &backend(),
-#include "site/schedulers.def"
+#include "hpclaunch_schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
   };
   return known;

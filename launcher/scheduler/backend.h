@@ -95,15 +95,15 @@ class SchedulerBackend {
 
 // The backend of `scheduler`, from the registry (site/schedulers.h).
 const SchedulerBackend& backend_for(Scheduler scheduler);
-// Adds a scheduler at run time, as a line of site/schedulers.def does at build time (a test's toy scheduler):
+// Adds a scheduler at run time, as a scheduler folder does at build time (a test's toy scheduler):
 // its name (profiles and job.json may then name it), its dialect and its backend; returns its id, which both
 // return as kind(). Throws Error when the name is taken. Call it before anything asks the registry from another
 // thread.
 Scheduler register_scheduler(const std::string& name, const SchedulerDialect& dialect,
                              const SchedulerBackend& backend);
-// The built-in backends, as site/schedulers.def names them (each defined in scheduler/NAME.cc).
+// The backends of the scheduler folders (launcher/schedulers/NAME/backend.cc defines NAME_backend()).
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) const SchedulerBackend& backend();
-#include "site/schedulers.def"
+#include "hpclaunch_schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
 
 // The checks every backend makes before asking about a job: its directory is there and it was submitted.

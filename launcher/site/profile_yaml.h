@@ -18,7 +18,7 @@ struct ProfileSource {
 // Finds an already-resolved profile by name for `extends:`; returns nullptr when there is none.
 using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>;
 
-// Why a scheduler cannot start a launcher ("srun needs slurm or local"), or write a GPU request style, or "" when it
+// Why a scheduler cannot start a launcher ("srun needs local or slurm"), or write a GPU request style, or "" when it
 // can: the scheduler dialects' answers (dialect/dialect.h's scheduler_checks), handed down by the layers above this
 // one, which know the dialects. An empty one: launch.allowed, or gpu_request.style, is not checked against the
 // scheduler.

@@ -1,5 +1,6 @@
 #include "site/schedulers.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "util/error.h"
@@ -12,7 +13,7 @@ namespace {
 std::deque<std::string>& registered_names() {
   static std::deque<std::string> known = {
 #define HPCLAUNCH_SCHEDULER(name, dialect, backend) #name,
-#include "site/schedulers.def"
+#include "hpclaunch_schedulers.def"
 #undef HPCLAUNCH_SCHEDULER
   };
   return known;
@@ -35,10 +36,9 @@ EnumNames<Scheduler> scheduler_names() {
   EnumNames<Scheduler> out;
   for (size_t i = 0; i < registered_names().size(); ++i)
     out.emplace_back(registered_names()[i], static_cast<Scheduler>(i));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
-
-int scheduler_count() { return static_cast<int>(registered_names().size()); }
 
 Scheduler add_scheduler_name(const std::string& name) {
   if (name.empty() || scheduler_named(name))

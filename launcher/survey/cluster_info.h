@@ -1,13 +1,13 @@
 // What a live scheduler says about its cluster (dialect/cluster.h's ClusterInfo: partitions or queues with their
 // limits, nodes, the user's accounts and QOS), for `hpclaunch sites check` (compare with a profile) and `sites
-// learn` (write a profile). The parsers are the schedulers' dialects' (dialect/slurm.h, dialect/pbs.h); the
+// learn` (write a profile). The parsers are the schedulers' dialects' (schedulers/slurm/dialect.h, schedulers/pbs/dialect.h); the
 // commands run in each backend's survey (scheduler/backend.h).
 #pragma once
 #include <string>
 
 #include "dialect/cluster.h"
-#include "dialect/pbs.h"
-#include "dialect/slurm.h"
+#include "schedulers/pbs/dialect.h"
+#include "schedulers/slurm/dialect.h"
 #include "scheduler/backend.h"
 
 namespace hpclaunch {

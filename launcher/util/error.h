@@ -10,7 +10,7 @@ namespace hpclaunch {
 inline constexpr int k_exit_bad_input = 2;
 inline constexpr int k_exit_failure = 1;
 // A worker's "I saved; requeue me" (hpclaunch-train's too, docs/RUNTIME.md): the rendered Slurm script and the local
-// runner (scheduler/local_job.h) run the job again on it.
+// runner (schedulers/local/backend_job.h) run the job again on it.
 inline constexpr int k_exit_requeue = 99;
 // The job made no progress in --no-progress-limit attempts in a row (agent/rendezvous_state.h): the rendered
 // scripts and the local runner do not requeue it. 93, as NVIDIA's ft_launcher says "do not requeue".

@@ -9,8 +9,9 @@ OOM killer), writes one naming its exit code or signal and its last lines of out
 
 A Checkpointable call (hpclaunch.Checkpointable) checkpoints on the job's warning signal (SIGUSR1 unless
 HPCLAUNCH_CHECKPOINT_SIGNAL says another): rank 0 calls its checkpoint(), writes the call it returns to
-OUT/checkpoint.pkl and exits 99, on which the job is requeued (by the Slurm script, templates/slurm.sh.mustache, or
-the local runner, launcher/scheduler/local_job.cc); the next run calls that instead of call.pkl."""
+OUT/checkpoint.pkl and exits 99, on which the job is requeued (by the Slurm script,
+launcher/schedulers/slurm/slurm.sh.mustache, or the local runner, launcher/schedulers/local/backend_job.cc); the
+next run calls that instead of call.pkl."""
 import collections
 import os
 import pickle

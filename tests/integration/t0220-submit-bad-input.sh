@@ -56,7 +56,7 @@ expect "--hang-timeout: the srun launch starts the command itself: only the agen
 expect "--spares: the srun launch starts every rank at once: only the agent can hold a node back as a spare; use --launcher agent, or drop --spares" \
   "${pm[@]}" --launcher srun --spares 1 -- python train.py
 expect "--spares: -1 is below 0; use 0 (none) or more nodes" "${pm[@]}" --launcher agent --spares -1 -- python train.py
-expect "--launcher: srun needs slurm or local, but sockeye-pbs runs pbs; use --launcher mpirun" \
+expect "--launcher: srun needs local or slurm, but sockeye-pbs runs pbs; use --launcher mpirun" \
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
@@ -67,7 +67,7 @@ expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path
 # A profile whose launch.allowed names a launcher its scheduler cannot start (the Slurm/PBS dialects say which).
 printf 'name: srun-on-pbs\nscheduler: pbs\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n' \
   >"$test_tmp/srun-on-pbs.yaml"
-expect "$test_tmp/srun-on-pbs.yaml:1:1: launch.allowed: srun needs slurm or local but the scheduler is pbs; drop srun from launch.allowed" \
+expect "$test_tmp/srun-on-pbs.yaml:1:1: launch.allowed: srun needs local or slurm but the scheduler is pbs; drop srun from launch.allowed" \
   --site-file "$test_tmp/srun-on-pbs.yaml" --site srun-on-pbs -- python train.py
 expect "--env: 'A B' is not a variable name; use letters, digits and _, not starting with a digit" "${pm[@]}" --env 'A B=1' -- x
 expect "--nodes: 'two' is not a valid value; see \`hpclaunch submit --help\`" "${pm[@]}" --nodes two -- x

@@ -18,11 +18,18 @@ for spec in "$examples"/*.yaml; do
   command=$(sed -n '/^command:/,/^[a-z]/s/^  - //p' "$spec" | head -n 2 | paste -sd' ')
   [ -n "$command" ] || fail "$(basename "$spec") has no command list"
   assert_contains "$script" "$command" "script of $(basename "$spec")"
-  case $("$HPCLAUNCH" sites show "$site" | sed -n 's/^scheduler: *//p') in
-    pbs) assert_contains "$script" "#PBS -l walltime=" "script of $(basename "$spec")" ;;
-    local) assert_contains "$script" "local-srun --no-kill --nodes 2" "script of $(basename "$spec")" ;;
-    *) assert_contains "$script" "#SBATCH --nodes=" "script of $(basename "$spec")" ;;
-  esac
+  # The site's scheduler wrote it: its template's directive lines (Slurm's `#SBATCH {{.}}`, read from its folder, so a
+  # new scheduler needs no line here) carry the time limit; a template without directives (local) has none.
+  scheduler=$("$HPCLAUNCH" sites show "$site" | sed -n 's/^scheduler: *//p')
+  template=$HPCLAUNCH_SOURCE_DIR/launcher/schedulers/$scheduler/$scheduler.sh.mustache
+  [ -f "$template" ] || fail "site $site's scheduler '$scheduler' has no template at $template"
+  prefix=$(grep -A1 '^{{#directives}}$' "$template" | sed -n '2s/{{\.}}.*//p' || true)
+  if [ -n "$prefix" ]; then
+    line=$(grep -F -- "$prefix" <<<"$script" | grep -E -- "time|walltime|-t " | head -1 || true)
+    [ -n "$line" ] || fail "script of $(basename "$spec") has no '$prefix' line with its time limit: $script"
+  elif [ "$scheduler" = local ]; then
+    assert_contains "$script" "local-srun --no-kill --nodes 2" "script of $(basename "$spec")"
+  fi
   seen+="$site "
 done
 for profile in "$HPCLAUNCH_SOURCE_DIR"/site-profiles/*.yaml; do

@@ -12,9 +12,9 @@
 #include "jobs/metrics_location.h"
 #include "plot/sweep_table.h"
 #include "record/job_record.h"
-#include "scheduler/local.h"
-#include "scheduler/local_job.h"
-#include "scheduler/slurm.h"
+#include "schedulers/local/backend.h"
+#include "schedulers/local/backend_job.h"
+#include "schedulers/slurm/backend.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -130,7 +130,7 @@ TEST_CASE("Slurm's face in the batch script: no step, no array, a first run, the
   // --gpus-per-task or --gpu-bind: slurmd bound each task's GPUs.
   CHECK(slurm().gpus_bound_per_task({{"SLURM_JOB_ID", "7"}, {"SLURMD_TRES_BIND", "gpu:per_task:1"}}));
   TaskRanks one = slurm().batch_ranks({{"SLURM_JOB_ID", "7"}, {"SLURM_NTASKS", "1"}}, k_no_files);
-  CHECK(one.source == RankSource::slurm_batch);
+  CHECK((one.source == RankSource{RankKind::batch, "slurm-batch"}));
   CHECK(one.world_size == 1);
 }
 
@@ -177,7 +177,7 @@ TEST_CASE("PBS's face under Open MPI: the job id, the node file, no node index o
   REQUIRE(r.has_value());
   CHECK(r->node_rank == 1);
   CHECK(r->num_nodes == 2);
-  CHECK(launcher_ranks(env)->source == RankSource::open_mpi);
+  CHECK((launcher_ranks(env)->source == RankSource{RankKind::mpi, "open-mpi"}));
 }
 
 TEST_CASE("PBS's face with Cray PALS: PALS's ranks and node, the array's id and index") {
@@ -187,13 +187,13 @@ TEST_CASE("PBS's face with Cray PALS: PALS's ranks and node, the array's id and 
   CHECK(pbs().array_task(env)->index == 2);
   auto r = pbs().launcher_ranks(env);
   REQUIRE(r.has_value());
-  CHECK(r->source == RankSource::pals);
+  CHECK((r->source == RankSource{RankKind::mpi, "pals"}));
   CHECK(r->rank == 6);
   CHECK(r->local_rank == 2);
   CHECK(r->node_rank == 1);
   CHECK(r->num_nodes == 2);
   TaskRanks detected = detect_task_ranks(env, k_no_files);
-  CHECK(detected.source == RankSource::pals);
+  CHECK((detected.source == RankSource{RankKind::mpi, "pals"}));
   CHECK(detected.job_id == "77[2].polaris-pbs");  // the scheduler's id wins over PALS's application id
   CHECK(pbs().job_nodes(env, k_no_files).empty());  // no PBS_NODEFILE passed on
 }
@@ -202,7 +202,7 @@ TEST_CASE("PBS's batch script: a world of one with one slot, an Error with more"
   Env env = {{"PBS_JOBID", "12.gadi-pbs"}, {"PBS_NODEFILE", "/var/spool/pbs/aux/12.gadi-pbs"}};
   CHECK(test::error_of_call([&] { pbs().batch_ranks(env, k_nodefile); }).rfind("PBS_NODEFILE: lists 4 MPI slots", 0) == 0);
   TaskRanks one = pbs().batch_ranks({{"PBS_JOBID", "13.pbs"}}, k_no_files);
-  CHECK(one.source == RankSource::pbs_batch);
+  CHECK((one.source == RankSource{RankKind::batch, "pbs-batch"}));
   CHECK(one.world_size == 1);
   CHECK(test::error_of_call([&] {
           pbs().job_nodes({{"PBS_JOBID", "1"}, {"PBS_NODEFILE", "/e"}}, [](const std::string&) { return std::string("\n"); });

@@ -9,6 +9,7 @@
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace job_record_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
 
@@ -64,9 +65,10 @@ TEST_CASE("a JOB argument is a job directory or an id in the index; a vanished d
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "nodes": 1e47})";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: has a number out of range"));
   // A scheduler's name this hpclaunch does not know is refused, not read as Slurm (whose scancel cancel would run).
-  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": "flux"})";
-  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: 'flux' is not a scheduler this "
-                                                           "hpclaunch knows (slurm, pbs, local"));  // + registered
+  std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": "nosuch"})";
+  const std::string unknown = "job.json: scheduler: 'nosuch' is not a scheduler this hpclaunch knows (" +
+                              join(names_of(scheduler_names()), ", ") + ")";
+  CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains(unknown.c_str()));
   std::ofstream(base / "hpclaunch-jobs" / "a" / "job.json") << R"({"job_id": "1", "scheduler": 3})";
   CHECK_THROWS_WITH(read_job_record(dir), doctest::Contains("job.json: scheduler: '3' is not a scheduler"));
   fs::remove_all(base);

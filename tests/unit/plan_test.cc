@@ -167,7 +167,7 @@ TEST_CASE("bad input names the flag and the fix") {
   CHECK(error_of(r) == "--launcher: site perlmutter does not offer 'mpirun'; use one of: srun, agent");
   r = request("sockeye-pbs");
   r.launcher = "srun";
-  CHECK(error_of(r) == "--launcher: srun needs slurm or local, but sockeye-pbs runs pbs; use --launcher mpirun");
+  CHECK(error_of(r) == "--launcher: " + launcher_needs(LaunchMode::srun) + ", but sockeye-pbs runs pbs; use --launcher mpirun");
   r = request("perlmutter");
   r.qos = "regulr";
   CHECK(error_of(r) == "--qos: site perlmutter has no qos 'regulr' (did you mean 'regular'?); use one of: regular, debug, preempt, shared, interactive");

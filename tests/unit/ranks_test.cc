@@ -2,7 +2,7 @@
 
 #include "test_util.h"
 
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 #include "runtime/ranks.h"
 #include "util/error.h"
 
@@ -62,7 +62,7 @@ TEST_SUITE_BEGIN("ranks");
 
 TEST_CASE("a Slurm task takes its numbers from srun's step variables") {
   TaskRanks r = detect_task_ranks(slurm_task2(), k_no_files);
-  CHECK(r.source == RankSource::slurm_step);
+  CHECK((r.source == RankSource{RankKind::step, "slurm"}));
   CHECK(r.rank == 2);
   CHECK(r.world_size == 3);
   CHECK(r.local_rank == 0);
@@ -127,7 +127,7 @@ TEST_CASE("the Slurm batch script is a world of one only when the job has one ta
   Env env = {{"SLURM_JOB_ID", "7"}, {"SLURM_NTASKS", "1"}, {"SLURM_JOB_NUM_NODES", "1"},
              {"SLURM_JOB_NODELIST", "nid001000"}, {"SLURM_PROCID", "0"}};
   TaskRanks r = detect_task_ranks(env, k_no_files);
-  CHECK(r.source == RankSource::slurm_batch);
+  CHECK((r.source == RankSource{RankKind::batch, "slurm-batch"}));
   CHECK(r.world_size == 1);
   CHECK(r.note.find("batch script of Slurm job 7") != std::string::npos);
   env["SLURM_NTASKS"] = "8";
@@ -137,7 +137,7 @@ TEST_CASE("the Slurm batch script is a world of one only when the job has one ta
 
 TEST_CASE("an Open MPI rank reads OMPI_COMM_WORLD_* and derives its node from block placement") {
   TaskRanks r = detect_task_ranks(open_mpi_rank5(), k_no_files);
-  CHECK(r.source == RankSource::open_mpi);
+  CHECK((r.source == RankSource{RankKind::mpi, "open-mpi"}));
   CHECK(r.rank == 5);
   CHECK(r.world_size == 8);
   CHECK(r.local_rank == 1);
@@ -174,7 +174,7 @@ TEST_CASE("Open MPI inside a Slurm job: MPI numbers win, the job id is Slurm's")
   Env slurm = slurm_task2();  // the orted step's variables, which mpirun's ranks inherit
   env.insert(slurm.begin(), slurm.end());
   TaskRanks r = detect_task_ranks(env, k_no_files);
-  CHECK(r.source == RankSource::open_mpi);
+  CHECK((r.source == RankSource{RankKind::mpi, "open-mpi"}));
   CHECK(r.rank == 5);
   CHECK(r.job_id == "3");
 }
@@ -191,7 +191,7 @@ TEST_CASE("Open MPI with a missing or contradictory variable is an error") {
 TEST_CASE("MPICH Hydra ranks come from PMI_RANK and MPI_LOCALRANKID") {
   Env env = {{"PMI_RANK", "3"}, {"PMI_SIZE", "4"}, {"MPI_LOCALRANKID", "1"}, {"MPI_LOCALNRANKS", "2"}};
   TaskRanks r = detect_task_ranks(env, k_no_files);
-  CHECK(r.source == RankSource::pmi);
+  CHECK((r.source == RankSource{RankKind::mpi, "pmi"}));
   CHECK(r.rank == 3);
   CHECK(r.local_rank == 1);
   CHECK(r.node_rank == 1);
@@ -208,7 +208,7 @@ TEST_CASE("srun's own PMI repeats SLURM_PROCID: the Slurm task's numbers are use
   env["PMI_RANK"] = "2";
   env["PMI_SIZE"] = "3";
   TaskRanks r = detect_task_ranks(env, k_no_files);
-  CHECK(r.source == RankSource::slurm_step);
+  CHECK((r.source == RankSource{RankKind::step, "slurm"}));
   CHECK(r.local_world_size == 1);
 }
 
@@ -216,7 +216,7 @@ TEST_CASE("Cray PALS ranks (no PALS here: variables as PALS documents them)") {
   Env env = {{"PALS_RANKID", "6"}, {"PALS_LOCAL_RANKID", "2"}, {"PALS_NODEID", "1"}, {"PMI_SIZE", "8"},
              {"PALS_LOCAL_SIZE", "4"}, {"PMI_RANK", "6"}, {"PALS_APID", "abc-1"}};
   TaskRanks r = detect_task_ranks(env, k_no_files);
-  CHECK(r.source == RankSource::pals);
+  CHECK((r.source == RankSource{RankKind::mpi, "pals"}));
   CHECK(r.rank == 6);
   CHECK(r.node_rank == 1);
   CHECK(r.num_nodes == 2);
@@ -235,11 +235,11 @@ TEST_CASE("PBS: the node file gives the hosts; the batch script of a many-slot j
   Env in_mpirun = open_mpi_rank5();
   in_mpirun.insert(env.begin(), env.end());
   TaskRanks r = detect_task_ranks(in_mpirun, read);
-  CHECK(r.source == RankSource::open_mpi);
+  CHECK((r.source == RankSource{RankKind::mpi, "open-mpi"}));
   CHECK(r.job_id == "12.pbshost");
   FileReader one = files({{"/nf", "cn01\n"}});
   r = detect_task_ranks({{"PBS_JOBID", "13.pbshost"}, {"PBS_NODEFILE", "/nf"}}, one);
-  CHECK(r.source == RankSource::pbs_batch);
+  CHECK((r.source == RankSource{RankKind::batch, "pbs-batch"}));
   CHECK(r.world_size == 1);
   CHECK(parse_pbs_nodefile(" a\n\nb\na\n") == std::vector<std::string>{"a", "b"});
   CHECK(test::error_of_call([&] { job_nodes({{"PBS_JOBID", "14.pbshost"}, {"PBS_NODEFILE", "/gone"}}, read); })
@@ -248,7 +248,7 @@ TEST_CASE("PBS: the node file gives the hosts; the batch script of a many-slot j
 
 TEST_CASE("hpclaunch local tasks follow docs/CONTRACTS.md") {
   TaskRanks r = detect_task_ranks(local_task3(), k_no_files);
-  CHECK(r.source == RankSource::local);
+  CHECK((r.source == RankSource{RankKind::runner, "hpclaunch-local"}));
   CHECK(r.rank == 3);
   CHECK(r.world_size == 4);
   CHECK(r.local_rank == 1);
@@ -267,7 +267,7 @@ TEST_CASE("hpclaunch local tasks follow docs/CONTRACTS.md") {
 
 TEST_CASE("a plain shell is a world of one, with a note saying so") {
   TaskRanks r = detect_task_ranks({{"HOME", "/root"}}, k_no_files);
-  CHECK(r.source == RankSource::shell);
+  CHECK(r.source == RankSource{});
   CHECK(r.rank == 0);
   CHECK(r.world_size == 1);
   CHECK(r.note.find("world of one") != std::string::npos);

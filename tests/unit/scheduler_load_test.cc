@@ -6,8 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "jobs/watch.h"
-#include "scheduler/pbs.h"
-#include "scheduler/slurm.h"
+#include "schedulers/pbs/backend.h"
+#include "schedulers/slurm/backend.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "scheduler/local.h"
-#include "scheduler/local_job.h"
-#include "scheduler/pbs.h"
-#include "scheduler/slurm.h"
+#include "schedulers/local/backend.h"
+#include "schedulers/local/backend_job.h"
+#include "schedulers/pbs/backend.h"
+#include "schedulers/slurm/backend.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -3,8 +3,8 @@
 // dependencies.
 #include <doctest/doctest.h>
 
-#include "scheduler/pbs.h"
-#include "scheduler/slurm.h"
+#include "schedulers/pbs/backend.h"
+#include "schedulers/slurm/backend.h"
 #include "test_util.h"
 #include "util/error.h"
 

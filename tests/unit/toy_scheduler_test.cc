@@ -8,6 +8,7 @@
 // read by its face, whose node list may come from a command. Nothing else in hpclaunch knows it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -69,7 +70,7 @@ class ToyJobFace final : public InJobFace {
   std::optional<TaskRanks> launcher_ranks(const Env& env) const override {
     if (!env_has(env, "TOY_RANK")) return std::nullopt;
     TaskRanks r;
-    r.source = RankSource::launcher;
+    r.source = {RankKind::step, "toy"};
     r.rank = require_rank_int(env, "TOY_RANK", 0, "a toy task");
     r.world_size = require_rank_int(env, "TOY_SIZE", 1, "a toy task");
     check_task_ranks(r, "a toy task", "TOY_RANK", "TOY_SIZE", "TOY_RANK", "TOY_SIZE");
@@ -84,6 +85,8 @@ class ToyDialect final : public SchedulerDialect {
  public:
   const InJobFace& in_job() const override { return m_face; }
   Scheduler kind() const override { return toy(); }
+  // Its jobs may run inside a Slurm allocation, as Flux's do: inside one, its face is asked before Slurm's.
+  std::vector<std::string> nests_in() const override { return {"slurm"}; }
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
   std::optional<std::string> template_text() const override {
     return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
@@ -258,8 +261,8 @@ TEST_CASE("the toy's registry line: profiles and job.json may name it, the regis
 
   // A launcher the toy cannot start, in the profile: refused with the line that names the toy.
   write_file_atomic(t.site_file, std::string(k_toy_site).replace(std::string(k_toy_site).find("toyrun]"), 7, "srun]"));
-  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, scheduler_checks()),
-                       doctest::Contains("launch.allowed: srun needs slurm or local but the scheduler is toy"), Error);
+  const std::string refusal = "launch.allowed: " + launcher_needs(LaunchMode::srun) + " but the scheduler is toy";
+  CHECK_THROWS_WITH_AS(load_sites({t.site_file}, scheduler_checks()), doctest::Contains(refusal.c_str()), Error);
 }
 
 TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's backend; status and cancel find it") {
@@ -369,7 +372,7 @@ TEST_CASE("a toy job's environment is read by the toy's face, which the registry
 
   // A toyrun task of such a job: its ranks from the toy's launcher, MASTER_ADDR the first node `toyhosts` names.
   Env task = {{"TOY_JOB", "42"}, {"TOY_RANK", "5"}, {"TOY_SIZE", "8"}};
-  CHECK(detect_task_ranks(task, {}).source == RankSource::launcher);
+  CHECK((detect_task_ranks(task, {}).source == RankSource{RankKind::step, "toy"}));
   auto resolve = [](const std::string& host) { return host == "n1" ? std::optional<std::string>("10.0.0.1") : std::nullopt; };
   TaskEnvEffects effects{{}, resolve, toyhosts};
   TaskEnv vars = compute_task_env(task, {}, effects);
@@ -425,12 +428,47 @@ TEST_CASE("the toy's own launcher and GPU style, registered in this file alone: 
   }
 }
 
+TEST_CASE("the toy nests in Slurm: inside both, its face is asked first; the order is innermost first, then by name") {
+  toy();
+  // A toy job started inside a Slurm allocation sees both schedulers' variables; the innermost, the toy, wins.
+  Env both = {{"SLURM_JOB_ID", "7"}, {"SLURM_NNODES", "2"}, {"SLURM_NODEID", "0"}, {"TOY_JOB", "42"},
+              {"TOY_HOSTS", "a b"}, {"TOY_NODE", "1"}};
+  REQUIRE(job_face(both) == &dialect_for(toy()).in_job());
+  CHECK(job_id(both) == "42");
+  both.erase("TOY_JOB");
+  CHECK(std::string(job_face(both)->name()) == "slurm");
+
+  // all_dialects: each one once; one that nests in another (by name, or "*" in all that do not say "*") before it;
+  // otherwise by name.
+  std::vector<const SchedulerDialect*> order = all_dialects();
+  auto at = [&](const SchedulerDialect* d) { return std::find(order.begin(), order.end(), d) - order.begin(); };
+  CHECK(order.size() == names_of(scheduler_names()).size());
+  for (const SchedulerDialect* inner : order) {
+    const std::vector<std::string> outer = inner->nests_in();
+    bool any = std::find(outer.begin(), outer.end(), "*") != outer.end();
+    for (const SchedulerDialect* d : order) {
+      const std::vector<std::string> theirs = d->nests_in();
+      bool named = std::find(outer.begin(), outer.end(), to_string(d->kind())) != outer.end();
+      if (d != inner && (named || (any && std::find(theirs.begin(), theirs.end(), "*") == theirs.end())))
+        CHECK_MESSAGE(at(inner) < at(d), to_string(inner->kind()), " nests in ", to_string(d->kind()));
+    }
+  }
+  CHECK(at(&dialect_for(toy())) < at(&dialect_for(*scheduler_named("slurm"))));
+  CHECK(at(&dialect_for(*scheduler_named("pbs"))) < at(&dialect_for(*scheduler_named("slurm"))));  // by name
+  // A launcher's refusal names the schedulers that start it in that order.
+  std::vector<std::string> starters;
+  for (const SchedulerDialect* d : order)
+    if (d->offers(LaunchMode::mpirun)) starters.push_back(to_string(d->kind()));
+  CHECK(launcher_needs(LaunchMode::mpirun) == "mpirun needs " + join_or(starters));
+  CHECK(std::find(starters.begin(), starters.end(), "toy") != starters.end());
+}
+
 TEST_CASE("a launcher the toy scheduler does not offer is refused by the plan's check") {
   TempState t;
   SiteRegistry sites = load_sites({t.site_file}, scheduler_checks());
   JobRequest r = plan_request("toybox", "srun");
   CHECK(test::error_of_call([&] { make_plan(r, sites.get("toybox")); }) ==
-        "--launcher: srun needs slurm or local, but toybox runs toy; use --launcher agent");
+        "--launcher: " + launcher_needs(LaunchMode::srun) + ", but toybox runs toy; use --launcher agent");
   r.launcher = "mpirun";
   CHECK(make_plan(r, sites.get("toybox")).launcher == LaunchMode::mpirun);
 }

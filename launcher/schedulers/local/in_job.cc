@@ -6,7 +6,7 @@
 
 #include "dialect/hostlist.h"
 #include "dialect/in_job.h"
-#include "dialect/local.h"
+#include "schedulers/local/dialect.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -40,7 +40,7 @@ class LocalJobFace final : public InJobFace {
     auto v = env_get(env, "HPCLAUNCH_GPUS");
     return v ? std::optional<int>(count_device_list(*v)) : std::nullopt;
   }
-  // The local runner runs the script again when it exits 99 (scheduler/local_job.h), and counts the runs here.
+  // The local runner runs the script again when it exits 99 (backend_job.h), and counts the runs here.
   int restart_count(const Env& env) const override { return lenient_count(env, "HPCLAUNCH_RESTART_COUNT").value_or(0); }
   bool requeues() const override { return true; }
   // Sent by `hpclaunch cancel --signal` only: the local runner keeps no time limit to warn before.
@@ -57,7 +57,7 @@ std::optional<TaskRanks> LocalJobFace::launcher_ranks(const Env& env) const {
   if (!inside(env)) return std::nullopt;
   const char* source = "an hpclaunch local task";
   TaskRanks r;
-  r.source = RankSource::local;
+  r.source = {RankKind::runner, "hpclaunch-local"};
   r.rank = require_rank_int(env, "HPCLAUNCH_TASK_RANK", 0, source);
   r.world_size = require_rank_int(env, "HPCLAUNCH_NTASKS", 1, source);
   r.local_rank = require_rank_int(env, "HPCLAUNCH_TASK_LOCAL_RANK", 0, source);

@@ -1,12 +1,12 @@
 // The Slurm backend: runs sbatch, squeue, scontrol, scancel, sbatch --test-only, sacctmgr; what they say and
-// answer is Slurm's dialect (dialect/slurm.h).
+// answer is Slurm's dialect (schedulers/slurm/dialect.h).
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 #include "scheduler/backend.h"
 
 namespace hpclaunch {

@@ -6,7 +6,7 @@
 
 #include "dialect/hostlist.h"
 #include "dialect/in_job.h"
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 #include "site/accelerator.h"
 #include "util/strings.h"
 
@@ -33,7 +33,7 @@ std::optional<TaskRanks> ranks_from_slurm_step(const Env& env) {
   if (!env_has(env, "SLURM_STEP_ID") && !env_has(env, "SLURM_STEPID")) return std::nullopt;
   const char* source = "a Slurm task";
   TaskRanks r;
-  r.source = RankSource::slurm_step;
+  r.source = {RankKind::step, "slurm"};
   r.rank = require_rank_int(env, "SLURM_PROCID", 0, source);
   r.local_rank = require_rank_int(env, "SLURM_LOCALID", 0, source);
   r.node_rank = require_rank_int(env, "SLURM_NODEID", 0, source);
@@ -139,7 +139,7 @@ class SlurmJobFace final : public InJobFace {
   }
   TaskRanks batch_ranks(const Env& env, const FileReader&) const override {
     TaskRanks r;
-    r.source = RankSource::slurm_batch;
+    r.source = {RankKind::batch, "slurm-batch"};
     r.job_id = job_id(env);
     int ntasks = optional_rank_int(env, "SLURM_NTASKS", 1).value_or(1);
     int nnodes = optional_rank_int(env, "SLURM_JOB_NUM_NODES", 1).value_or(optional_rank_int(env, "SLURM_NNODES", 1).value_or(1));

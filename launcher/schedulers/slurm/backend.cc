@@ -1,4 +1,4 @@
-#include "scheduler/slurm.h"
+#include "schedulers/slurm/backend.h"
 
 #include <algorithm>
 #include <filesystem>

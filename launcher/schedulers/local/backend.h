@@ -1,4 +1,4 @@
-// The local site's backend: no scheduler; the job runs here, in the foreground or detached (scheduler/local_job.cc),
+// The local site's backend: no scheduler; the job runs here, in the foreground or detached (backend_job.cc),
 // and its state is JOBDIR/state.json.
 #pragma once
 #include <string>

@@ -1,12 +1,12 @@
 // The PBS Pro / OpenPBS backend: runs qsub, qstat -f (and -x -f for finished jobs), qdel, qstat -Qf, pbsnodes;
-// what they say and answer is PBS's dialect (dialect/pbs.h).
+// what they say and answer is PBS's dialect (schedulers/pbs/dialect.h).
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 #include "scheduler/backend.h"
 
 namespace hpclaunch {

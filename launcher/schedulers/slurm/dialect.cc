@@ -1,4 +1,4 @@
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "scheduler/local_job.h"
+#include "schedulers/local/backend_job.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>

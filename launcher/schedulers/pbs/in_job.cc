@@ -7,7 +7,7 @@
 #include <set>
 
 #include "dialect/in_job.h"
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 #include "util/strings.h"
 
 namespace hpclaunch {
@@ -28,7 +28,7 @@ std::optional<TaskRanks> ranks_from_pals(const Env& env) {
   if (!env_has(env, "PALS_RANKID")) return std::nullopt;
   const char* source = "a Cray PALS task";
   TaskRanks r;
-  r.source = RankSource::pals;
+  r.source = {RankKind::mpi, "pals"};
   r.rank = require_rank_int(env, "PALS_RANKID", 0, source);
   r.local_rank = require_rank_int(env, "PALS_LOCAL_RANKID", 0, source);
   r.world_size = require_rank_int(env, "PMI_SIZE", 1, source);
@@ -71,7 +71,7 @@ class PbsJobFace final : public InJobFace {
   std::optional<TaskRanks> launcher_ranks(const Env& env) const override { return ranks_from_pals(env); }
   TaskRanks batch_ranks(const Env& env, const FileReader& read_file) const override {
     TaskRanks r;
-    r.source = RankSource::pbs_batch;
+    r.source = {RankKind::batch, "pbs-batch"};
     r.job_id = job_id(env);
     size_t slots = 1;
     if (auto nodefile = env_get(env, "PBS_NODEFILE")) {

@@ -1,6 +1,6 @@
 // PBS Pro / OpenPBS's dialect: #PBS directives (-l walltime,select; NCI's totals), -J and PBS_ARRAY_INDEX,
 // 1234[3].server for a task, -W depend=, and the readers of what qsub, qstat -f, qstat -Qf and pbsnodes -av
-// answer (all pure; scheduler/pbs.cc runs them).
+// answer (all pure; schedulers/pbs/backend.cc runs them).
 #pragma once
 #include <map>
 #include <optional>
@@ -28,7 +28,7 @@ class PbsDialect final : public SchedulerDialect {
     return "PBS's agent launch starts the agents with mpirun, which ends them all when one is lost";
   }
   GpuStyle gpu_style() const override { return GpuStyle::pbs_select; }
-  const InJobFace& in_job() const override;  // pbs_in_job.cc, with Cray PALS
+  const InJobFace& in_job() const override;  // in_job.cc, with Cray PALS
   std::vector<std::string> presence_command() const override { return {"qstat", "--version"}; }
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;

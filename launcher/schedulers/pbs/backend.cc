@@ -1,4 +1,4 @@
-#include "scheduler/pbs.h"
+#include "schedulers/pbs/backend.h"
 
 #include <algorithm>
 #include <filesystem>

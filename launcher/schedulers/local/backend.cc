@@ -1,4 +1,4 @@
-#include "scheduler/local.h"
+#include "schedulers/local/backend.h"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "scheduler/local_job.h"
+#include "schedulers/local/backend_job.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/json_numbers.h"

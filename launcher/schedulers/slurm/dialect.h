@@ -1,5 +1,5 @@
 // Slurm's dialect: #SBATCH directives, --array and SLURM_ARRAY_TASK_ID, 1234_3 for a task, --dependency=, and
-// the readers of what sbatch, squeue, sacct, scontrol and sacctmgr answer (all pure; scheduler/slurm.cc runs them).
+// the readers of what sbatch, squeue, sacct, scontrol and sacctmgr answer (all pure; schedulers/slurm/backend.cc runs them).
 #pragma once
 #include <map>
 #include <optional>
@@ -23,7 +23,7 @@ class SlurmDialect final : public SchedulerDialect {
   std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun}; }
   std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::gpus_per_node, GpuStyle::gres}; }
   GpuStyle gpu_style() const override { return GpuStyle::gres; }  // a learned profile names the GRES's type
-  const InJobFace& in_job() const override;  // slurm_in_job.cc
+  const InJobFace& in_job() const override;  // in_job.cc
   std::vector<std::string> presence_command() const override { return {"scontrol", "--version"}; }
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::string topology_option_refusal(std::string_view option, std::string_view version) const override;

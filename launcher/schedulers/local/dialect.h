@@ -2,7 +2,7 @@
 // from plan.json and sets HPCLAUNCH_ARRAY_TASK itself), tasks named ID_I as Slurm's.
 #pragma once
 #include "dialect/dialect.h"
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 
 namespace hpclaunch {
 
@@ -13,7 +13,9 @@ class LocalDialect final : public SchedulerDialect {
     return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
   }
   std::vector<GpuStyle> gpu_styles() const override { return {}; }  // no directives: the machine's GPUs are the job's
-  const InJobFace& in_job() const override;  // local_in_job.cc
+  const InJobFace& in_job() const override;  // in_job.cc
+  // The local runner runs inside anything: a Slurm allocation, a PBS job (the test cluster's nodes).
+  std::vector<std::string> nests_in() const override { return {"*"}; }
   std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
   std::vector<std::string> array_options(int, int) const override { return {}; }
   std::vector<std::string> dependency_options(const std::vector<Dependency>&) const override { return {}; }

@@ -1,4 +1,4 @@
-#include "dialect/pbs.h"
+#include "schedulers/pbs/dialect.h"
 
 #include <signal.h>
 
@@ -7,7 +7,7 @@
 #include <map>
 #include <regex>
 
-#include "dialect/slurm.h"
+#include "schedulers/slurm/dialect.h"
 #include "util/error.h"
 #include "util/strings.h"
 #include "util/time_limit.h"
