@@ -29,6 +29,7 @@ test_packages=(
   elfutils                        # t0442: eu-stack, a hung hpclaunch-train's stacks (the agent's --hang-timeout; py-spy is in the peers' venv)
   universal-ctags                 # t0067: scripts/unity-names.py reads the names of each unity batch's files
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run
+  chromium                        # t0640: `hpclaunch report`'s page opened headless, offline (DOM and screenshot)
   clang libclang-rt-14-dev llvm-14  # fuzz/ (t0065): clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer
   g++-aarch64-linux-gnu qemu-user-static  # t0725: the static launcher cross-built for aarch64, run under qemu-user
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-cloudpickle python3-tqdm  # python/ (docs/python.md): its wheel, tests, Executor, wait's bar

@@ -92,6 +92,12 @@ void to_json(nlohmann::json& j, const Failure& f) {
   if (!f.stderr_tail.empty()) j["stderr_tail"] = f.stderr_tail;
 }
 
+std::optional<Failure> parse_failure_record(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  return j.get<Failure>();
+}
+
 void from_json(const nlohmann::json& j, Failure& f) {
   f.host = j.value("host", "");
   f.node_rank = json_int(j, "node_rank", -1);

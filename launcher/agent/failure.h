@@ -2,6 +2,7 @@
 // run (host, rank, local rank, exit code or signal name, the worker's error file) or a non-worker reason.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,10 @@ std::string format_summary(const Failure& f, int restart_count, int max_restarts
 std::string summarize_error_file(std::string_view contents, size_t limit = 4096);
 // summarize_error_file of the file at `path`; "" if it does not exist or is empty.
 std::string read_error_file(const std::string& path);
+
+// JOBDIR/failure.json's text (node 0's agent writes it) as a Failure; nullopt when it is not a JSON object (a file
+// cut short, or not the agents'). `hpclaunch exclude --from-failure` and `report` read it so.
+std::optional<Failure> parse_failure_record(std::string_view text);
 
 void to_json(nlohmann::json& j, const Failure& f);
 void from_json(const nlohmann::json& j, Failure& f);

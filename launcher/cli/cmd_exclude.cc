@@ -52,9 +52,9 @@ int cmd_exclude(const Args& args) {
   }
   if (!failure_file.empty()) {
     auto text = read_file(failure_file);
-    nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    if (!j.is_object()) throw failure(failure_file, "is not the agents' failure record", "read the job's output");
-    Failure f = j.get<Failure>();
+    std::optional<Failure> record = text ? parse_failure_record(*text) : std::nullopt;
+    if (!record) throw failure(failure_file, "is not the agents' failure record", "read the job's output");
+    const Failure& f = *record;
     std::string node = faulty_node(f);
     if (!node.empty()) found.push_back({node, "the run died: " + describe(f), run});
   }

@@ -11,6 +11,7 @@
 #include "record/job_record.h"
 #include "scheduler/backend.h"
 #include "jobs/log_filter.h"
+#include "jobs/output_file.h"
 #include "jobs/watch.h"
 #include "submit/job_index.h"
 #include "util/error.h"
@@ -22,15 +23,7 @@ namespace hpclaunch {
 
 namespace {
 
-namespace fs = std::filesystem;
 using FollowClock = std::chrono::steady_clock;
-
-std::string existing_output(const JobRecord& job) {
-  std::error_code ec;
-  for (const auto& c : backend_for(job.scheduler).output_files(job))
-    if (fs::exists(c, ec)) return c;
-  return {};
-}
 
 // Prints the whole lines of `bytes` that `rank` keeps; `last` also prints a partial last line.
 void print_lines(LineSplitter& lines, std::string_view bytes, std::optional<int> rank, bool last = false) {

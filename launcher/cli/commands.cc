@@ -20,6 +20,8 @@ const std::vector<Command>& commands() {
       {"logs", "print a job's output; --follow until it ends, --rank R for one rank's lines", cmd_logs},
       {"wait", "wait for a job to end with a live line of its state, step and loss; exit 0 if it completed", cmd_wait},
       {"plot", "plot loss, validation loss, learning rate and samples/s of runs (PNG/SVG)", cmd_plot},
+      {"report", "write how a job went as one self-contained HTML page (or --json): plan, runs, ranks, curves",
+       cmd_report},
       {"check", "preflight on every rank of a job: GPUs per node, slow nodes, allreduce busbw (exit 1 naming bad nodes)",
        cmd_check},
       {"exclude", "in a job: record nodes to leave out (the preflight's bad nodes); --requeue requeues without them",

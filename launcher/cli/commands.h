@@ -29,6 +29,7 @@ int cmd_cancel(const Args& args);
 int cmd_logs(const Args& args);
 int cmd_wait(const Args& args);
 int cmd_plot(const Args& args);
+int cmd_report(const Args& args);
 int cmd_check(const Args& args);
 int cmd_exclude(const Args& args);
 int cmd_completion(const Args& args);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "jobs/metrics_location.h"
+#include "report/gather.h"
 #include "runtime/rendezvous.h"
 #include "site/profile_yaml.h"
 #include "submit/submit_job.h"
@@ -190,6 +191,76 @@ nlohmann::json logs_json(const LogsJson& logs, std::optional<int> rank) {
     j["tasks"].push_back(t);
   }
   return with_schema("logs", j);
+}
+
+namespace {
+
+// A curve: how many points, its last, and the points as the page draws them ([step, value], null where not finite).
+nlohmann::json curve_json(const Curve& c) {
+  Series s;
+  for (const auto& p : c.points) s.x.push_back(static_cast<double>(p.step)), s.y.push_back(p.value);
+  nlohmann::json drawn = nlohmann::json::array();
+  if (!c.points.empty()) {
+    s = thin_series(s, s.x.front(), s.x.back(), k_report_curve_columns);
+    for (size_t i = 0; i < s.x.size(); ++i) drawn.push_back({static_cast<long long>(s.x[i]), s.y[i]});
+  }
+  nlohmann::json j = {{"field", c.field}, {"points", c.points.size()}, {"drawn", drawn}};
+  if (!c.points.empty()) j["last"] = {{"step", c.points.back().step}, {"value", c.points.back().value}};
+  return j;
+}
+
+nlohmann::json timeline_json(const std::vector<TimelineEvent>& events) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& ev : events)
+    out.push_back({{"wall_s", ev.wall_s ? nlohmann::json(*ev.wall_s) : nlohmann::json(nullptr)},
+                   {"run", ev.run ? nlohmann::json(*ev.run) : nlohmann::json(nullptr)},
+                   {"kind", ev.kind},
+                   {"what", ev.what},
+                   {"detail", ev.detail}});
+  return out;
+}
+
+nlohmann::json point_json(const std::optional<Point>& p) {
+  return p ? nlohmann::json{{"step", p->step}, {"value", p->value}} : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json report_json(const ReportFacts& f) {
+  nlohmann::json ranks = nlohmann::json::array(), curves = nullptr, tasks = nlohmann::json::array(),
+                 usage = nlohmann::json::object();
+  for (const auto& r : f.ranks) ranks.push_back({{"rank", r.rank}, {"exit", r.exit}, {"last_lines", r.last_lines}});
+  if (f.curves) {
+    curves = {{"runs", f.curves->runs.size()}, {"fields", nlohmann::json::array()}};
+    for (const auto& c : f.curves->curves) curves["fields"].push_back(curve_json(c));
+  }
+  for (const auto& [k, v] : f.usage) usage[k] = v;
+  for (const auto& t : f.tasks)
+    tasks.push_back({{"task", t.task},       {"job_id", t.job_id}, {"label", t.label},
+                     {"values", t.values},   {"state", state_json(t.state)},   {"best_validation", point_json(t.best_validation)},
+                     {"steps", t.steps >= 0 ? nlohmann::json(t.steps) : nlohmann::json(nullptr)}, {"page", t.page}});
+  return with_schema(
+      "report",
+      {{"job_id", f.job_id},
+       {"dir", f.job_dir},
+       {"site", f.site},
+       {"scheduler", f.scheduler},
+       {"submitted_at", f.submitted_at},
+       {"state", state_json(f.state)},
+       {"plan", f.plan ? nlohmann::json(*f.plan) : nlohmann::json(nullptr)},
+       {"script", f.script},
+       {"timeline", timeline_json(f.timeline)},
+       {"output_file", f.output_file},
+       {"ranks", ranks},
+       {"metrics_file", f.metrics_file},
+       {"curves", curves},
+       {"metrics_note", f.metrics_note},
+       {"preflight", f.preflight ? nlohmann::json(*f.preflight) : nlohmann::json(nullptr)},
+       {"excluded", f.excluded},
+       {"usage", usage},
+       {"usage_note", f.usage_note},
+       {"keys", f.keys},
+       {"tasks", tasks}});
 }
 
 nlohmann::json cancel_json(const JobRecord& job, const std::string& what) {

@@ -10,6 +10,7 @@
 
 #include "plan/plan.h"
 #include "record/job_record.h"
+#include "report/report.h"
 #include "scheduler/backend.h"
 #include "dialect/job_state.h"
 #include "site/registry.h"
@@ -66,6 +67,8 @@ struct LogsJson {
   std::vector<LogsJson> tasks;
 };
 nlohmann::json logs_json(const LogsJson& logs, std::optional<int> rank);
+// report: the facts of the page (report/report.h); each curve with its points thinned to what the page draws.
+nlohmann::json report_json(const ReportFacts& facts);
 // cancel: the job asked to cancel and what it is ("job", "array job", "array task").
 nlohmann::json cancel_json(const JobRecord& job, const std::string& what);
 // --version: the version and the commit built from.

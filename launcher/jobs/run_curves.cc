@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <variant>
 
 #include "metrics/records.h"
 #include "util/error.h"
@@ -118,7 +119,12 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
       if (!first_time) first_time = stamp.time;
       wall = *stamp.time - *first_time;
     }
-    if (auto* s = std::get_if<metrics::Step>(&*record)) {
+    const bool run_start = std::holds_alternative<metrics::RunStart>(*record);
+    if (!run_start && !m.runs.empty() && m.runs.back().status.empty()) m.runs.back().end_wall_s = wall;  // it goes on
+    if (auto* b = std::get_if<metrics::RunStart>(&*record)) {
+      m.runs.push_back({b->step, wall, -1, wall, "", 0, static_cast<int>(b->world_size)});
+    } else if (auto* s = std::get_if<metrics::Step>(&*record)) {
+      if (!m.runs.empty()) m.runs.back().end_step = s->step;
       if (last_step && s->step <= *last_step) drop_from(m, s->step);  // a resumed run
       last_step = s->step;
       add(m, "loss", s->step, wall, s->loss);
@@ -128,6 +134,11 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
     } else if (auto* v = std::get_if<metrics::Validation>(&*record)) {
       add(m, "val_loss", v->step, wall, v->val_loss);
     } else if (auto* e = std::get_if<metrics::RunEnd>(&*record)) {
+      if (!m.runs.empty() && m.runs.back().status.empty()) {
+        m.runs.back().status = e->status;
+        m.runs.back().exit_code = e->exit_code;
+        m.runs.back().end_step = std::max(m.runs.back().end_step, static_cast<long long>(e->step));
+      }
       if (e->status == "nonfinite" && e->nonfinite_step) mark(m, *e->nonfinite_step, wall, "stopped: non-finite loss");
     } else if (auto* u = std::get_if<metrics::UserRecord>(&*record)) {
       if (last_user_step && u->step < *last_user_step) drop_from(m, u->step);  // a restarted script
@@ -143,7 +154,7 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
         if (field == "loss" && !std::isfinite(value)) mark(m, u->step, wall, "non-finite loss");
       }
     }
-    // Run starts and record types this reader does not know draw nothing.
+    // Record types this reader does not know draw nothing.
   }
   m.user_log = !last_step && user_values;
   if (!last_step && !user_values)

@@ -27,11 +27,24 @@ struct Mark {
   std::string what;  // "non-finite loss", "step skipped", ...
 };
 
+// One run of hpclaunch-train in the file: from its run_start record to its run_end, if it wrote one (a run killed,
+// or still going, has none). A restart or requeue resumes from a checkpoint and starts another.
+struct RunSpan {
+  long long start_step = 0;  // the checkpoint's step when resumed
+  double start_wall_s = 0;
+  long long end_step = -1;   // -1: no step record yet
+  double end_wall_s = 0;     // the last record's of the run
+  std::string status;        // run_end's: "done", "stopped" (a signal: requeue), "nonfinite"; "" without run_end
+  int exit_code = 0;
+  int world_size = 0;
+};
+
 struct RunCurves {
   std::string path;
   bool user_log = false;     // records without "type" (someone else's log)
   std::vector<Curve> curves; // hpclaunch-train: loss, lr, samples_per_s, val_loss; a user log: its numeric fields
   std::vector<Mark> marks;
+  std::vector<RunSpan> runs;  // hpclaunch-train's runs in file order (none for a user log)
   std::vector<std::string> not_drawn;  // a user log's numeric fields that are counters or clocks (epoch, time, ...)
   // The curve of `field`, or nullptr.
   const Curve* curve(std::string_view field) const;

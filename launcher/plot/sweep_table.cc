@@ -7,9 +7,6 @@
 
 namespace hpclaunch {
 
-namespace {
-
-// The lowest finite validation loss of a run and its step; nullopt without one.
 std::optional<Point> best_validation(const RunCurves& m) {
   const Curve* c = m.curve("val_loss");
   std::optional<Point> best;
@@ -18,8 +15,6 @@ std::optional<Point> best_validation(const RunCurves& m) {
       if (std::isfinite(p.value) && (!best || p.value < best->value)) best = p;
   return best;
 }
-
-}  // namespace
 
 std::string best_validation_table(const std::vector<std::string>& keys, const std::vector<TaskResult>& tasks) {
   std::vector<std::string> header = {"TASK"};

@@ -16,6 +16,9 @@ struct TaskResult {
   std::optional<RunCurves> curves;                            // nullopt: the task wrote no metrics file (yet)
 };
 
+// The lowest finite validation loss of a run and its step; nullopt without one.
+std::optional<Point> best_validation(const RunCurves& m);
+
 // "TASK  lr  bs  BEST VAL LOSS  AT STEP  LAST LOSS  STEPS" and a row per task; "-" where a task has no such
 // record; "<- best" after the lowest validation loss.
 std::string best_validation_table(const std::vector<std::string>& keys, const std::vector<TaskResult>& tasks);

@@ -110,22 +110,27 @@ std::optional<T> read_json_file(const fs::path& path) {
 
 }  // namespace
 
-std::vector<ExcludedNode> bad_nodes_of_preflight(const std::string& text, const std::string& where, int run) {
+PreflightReport parse_preflight(const std::string& text, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   const char* fix = "run `hpclaunch check` again, or name the nodes to leave out on the command line";
   if (j.is_discarded() || !j.is_object() || !j.contains("bad_nodes") || !j["bad_nodes"].is_array())
     throw failure(where, "is not a preflight report (a JSON object with bad_nodes)", fix);
-  std::vector<ExcludedNode> out;
-  for (const auto& name : j["bad_nodes"]) {
+  for (const auto& name : j["bad_nodes"])
     if (!name.is_string()) throw failure(where, "bad_nodes holds something other than node names", fix);
-    ExcludedNode n{name.get<std::string>(), "preflight", run};
-    for (const auto& node : j.value("nodes", nlohmann::json::array())) {
-      if (!node.is_object() || node.value("node", std::string()) != n.node) continue;
-      std::string problems;
-      for (const auto& p : node.value("problems", nlohmann::json::array()))
-        if (p.is_string()) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
-      if (!problems.empty()) n.reason += ": " + problems;
-    }
+  try {
+    return j.get<PreflightReport>();
+  } catch (const nlohmann::json::exception& e) {
+    throw failure(where, std::string("has an unexpected field: ") + e.what(), fix);
+  }
+}
+
+std::vector<ExcludedNode> bad_nodes_of_preflight(const std::string& text, const std::string& where, int run) {
+  const PreflightReport report = parse_preflight(text, where);
+  std::vector<ExcludedNode> out;
+  for (const auto& name : report.bad_nodes) {
+    ExcludedNode n{name, "preflight", run};
+    for (const auto& node : report.nodes)
+      if (node.node == n.node && !node.problems.empty()) n.reason += ": " + join(node.problems, "; ");
     out.push_back(n);
   }
   return out;
@@ -193,6 +198,10 @@ void read_agent_words(JobRecord* r) {
 
 }  // namespace
 
+std::optional<PlanFile> read_plan_file(const std::string& dir) {
+  return read_json_file<PlanFile>(fs::path(dir) / "plan.json");
+}
+
 JobRecord read_job_record(const std::string& dir) {
   JobRecord r;
   std::error_code ec;
@@ -202,7 +211,7 @@ JobRecord read_job_record(const std::string& dir) {
     r.dir_exists = false;
     return r;
   }
-  if (auto plan = read_json_file<PlanFile>(fs::path(r.dir) / "plan.json")) {
+  if (auto plan = read_plan_file(r.dir)) {
     r.site = plan->site;
     r.scheduler = plan->scheduler;
     r.job_name = plan->job_name;

@@ -124,8 +124,38 @@ struct ExcludedNodesFile {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExcludedNodesFile, nodes)
 
-// The bad nodes of a preflight report (JOBDIR/preflight.json, written by `hpclaunch check`), each with its
-// problems as the reason. Throws Error naming `where` when the text is not such a report.
+// JOBDIR/preflight.json, the preflight's report (`hpclaunch check`; written by trainer/probe_report.h's probe_json):
+// its verdict, each node's probe and problems, the allreduce sweep's bandwidth (job-wide: every node takes part).
+struct PreflightNode {
+  std::string node;
+  std::vector<int> ranks;
+  int gpus = 0;
+  double probe_seconds = 0;  // the slowest of its ranks on the same local workload
+  std::vector<std::string> problems;  // empty: healthy
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightNode, node, ranks, gpus, probe_seconds, problems)
+struct PreflightSize {
+  long long bytes = 0;
+  double seconds = 0, algbw_gbs = 0, busbw_gbs = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightSize, bytes, seconds, algbw_gbs, busbw_gbs)
+struct PreflightReport {
+  std::string backend;
+  int world_size = 0;
+  int expected_gpus = 0;
+  bool ok = false;
+  std::vector<PreflightSize> allreduce;
+  std::vector<PreflightNode> nodes;
+  std::vector<std::string> bad_nodes;
+  double expected_busbw_gbs = 0;
+  std::string busbw_shortfall;  // "" when fine or nothing was expected
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightReport, backend, world_size, expected_gpus, ok, allreduce,
+                                                nodes, bad_nodes, expected_busbw_gbs, busbw_shortfall)
+// The report in `text`. Throws Error naming `where` when the text is not such a report (a JSON object whose
+// bad_nodes is a list of names).
+PreflightReport parse_preflight(const std::string& text, const std::string& where);
+// The bad nodes of a preflight report, each with its problems as the reason (parse_preflight's errors).
 std::vector<ExcludedNode> bad_nodes_of_preflight(const std::string& text, const std::string& where, int run);
 // `known` followed by the nodes of `found` it does not name yet (a node keeps its first reason).
 std::vector<ExcludedNode> merge_excluded(std::vector<ExcludedNode> known, const std::vector<ExcludedNode>& found);
@@ -177,6 +207,9 @@ struct JobRecord {
     return is_array() && per_task() ? task_job_ids : std::vector<std::string>{listed_id()};
   }
 };
+
+// DIR/plan.json, or nullopt when there is none; throws Error naming the file when it is not a plan.
+std::optional<PlanFile> read_plan_file(const std::string& dir);
 
 // Reads DIR/job.json and DIR/plan.json. A vanished directory gives dir_exists = false, not an error; a file
 // that is there but not what it should be throws Error naming it.

@@ -97,6 +97,34 @@ TEST_CASE("a resumed run's records replace the steps it repeats; wall time goes 
   CHECK(loss[2].wall_s == doctest::Approx(2.5));
 }
 
+TEST_CASE("each run_start begins a run, ended by its run_end; a run without one was killed or goes on") {
+  const std::string requeued =
+      "{\"type\":\"run_start\",\"step\":0,\"world_size\":4,\"time\":1000}\n"
+      "{\"type\":\"step\",\"step\":1,\"loss\":2,\"time\":1001}\n"
+      "{\"type\":\"step\",\"step\":2,\"loss\":1.8,\"time\":1002}\n"
+      "{\"type\":\"run_end\",\"step\":2,\"status\":\"stopped\",\"exit_code\":99,\"time\":1003}\n"
+      "{\"type\":\"run_start\",\"step\":2,\"world_size\":4,\"time\":1030}\n"
+      "{\"type\":\"step\",\"step\":3,\"loss\":1.5,\"time\":1031}\n"
+      "{\"type\":\"run_start\",\"step\":2,\"world_size\":2,\"time\":1040}\n"
+      "{\"type\":\"step\",\"step\":3,\"loss\":1.4,\"time\":1041}\n"
+      "{\"type\":\"step\",\"step\":4,\"loss\":1.2,\"time\":1042}\n";
+  RunCurves m = parse_run_curves(requeued, "r.jsonl");
+  REQUIRE(m.runs.size() == 3);
+  CHECK(m.runs[0].status == "stopped");
+  CHECK(m.runs[0].exit_code == 99);
+  CHECK(m.runs[0].end_step == 2);
+  CHECK(m.runs[0].end_wall_s == doctest::Approx(3));
+  CHECK(m.runs[1].start_step == 2);
+  CHECK(m.runs[1].start_wall_s == doctest::Approx(30));
+  CHECK(m.runs[1].status.empty());  // killed: the next run_start came without a run_end
+  CHECK(m.runs[1].end_step == 3);
+  CHECK(m.runs[1].end_wall_s == doctest::Approx(31));
+  CHECK(m.runs[2].world_size == 2);
+  CHECK(m.runs[2].end_step == 4);
+  CHECK(m.runs[2].end_wall_s == doctest::Approx(42));
+  CHECK(parse_run_curves(k_file, "m").runs.empty());  // no run_start: no runs to tell
+}
+
 TEST_CASE("a non-finite loss (null) is a gap with a mark; a nonfinite run_end marks its step") {
   const std::string diverged =
       "{\"type\":\"run_start\",\"step\":0,\"model\":\"autoencoder\",\"world_size\":2}\n"

@@ -1,0 +1,27 @@
+// The report's effects: a job's facts read from its directory, its metrics file and its output through the readers
+// each file has (record/job_record.h, jobs/run_curves.h, agent/failure.h, jobs/log_filter.h), and its state asked
+// of its scheduler through `run`. Pure rendering: report.h.
+#pragma once
+#include <string>
+
+#include "report/report.h"
+#include "scheduler/backend.h"
+
+namespace hpclaunch {
+
+// How many of each rank's last lines the report keeps.
+inline constexpr size_t k_report_rank_lines = 8;
+
+// The facts of one job, or of one task of an array (task_record). A metrics file that cannot be read leaves the
+// curves out with the reason in metrics_note; a job still running is read as it stands (a last metrics line being
+// written is left for the next look). `state`: the job's state when the caller asked already (an array's tasks, all
+// in one question); else it is asked through `run`.
+ReportFacts gather_report(const JobRecord& job, const std::string& cwd, const CommandRunner& run,
+                          std::optional<JobState> state = std::nullopt);
+
+// The facts of an array job: the array's plan and script, and a row per task (its state from one question for all
+// of them, its best validation loss from its metrics file); each row's `page` is tasks/I/report.html, relative to
+// the array's job directory.
+ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, const CommandRunner& run);
+
+}  // namespace hpclaunch
