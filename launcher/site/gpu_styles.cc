@@ -10,6 +10,7 @@ OpenEnum<GpuStyle, GpuType>& known_gpu_styles() {
   static OpenEnum<GpuStyle, GpuType> known("register_gpu_style", {
 #define HPCLAUNCH_GPU_STYLE(id, name, type) {name, GpuType::type},
 #include "site/gpu_styles.def"
+#include "hpclaunch_folder_gpu_styles.def"  // a scheduler folder's own (launcher/schedulers/NAME/gpu_styles.def)
 #undef HPCLAUNCH_GPU_STYLE
   });
   return known;

@@ -16,6 +16,7 @@ namespace hpclaunch {
 enum class GpuStyle : int {
 #define HPCLAUNCH_GPU_STYLE(id, name, type) id,
 #include "site/gpu_styles.def"
+#include "hpclaunch_folder_gpu_styles.def"  // a scheduler folder's own (launcher/schedulers/NAME/gpu_styles.def)
 #undef HPCLAUNCH_GPU_STYLE
 };
 

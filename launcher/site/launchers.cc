@@ -10,6 +10,7 @@ OpenEnum<LaunchMode, LaunchTasks>& known_launchers() {
   static OpenEnum<LaunchMode, LaunchTasks> known("register_launcher", {
 #define HPCLAUNCH_LAUNCHER(id, name, tasks) {name, LaunchTasks::tasks},
 #include "site/launchers.def"
+#include "hpclaunch_folder_launchers.def"  // a scheduler folder's own (launcher/schedulers/NAME/launchers.def)
 #undef HPCLAUNCH_LAUNCHER
   });
   return known;

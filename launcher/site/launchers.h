@@ -1,5 +1,6 @@
 // The registry of launchers (launch modes), by name and id: the built-in ones of site/launchers.def (agent, srun,
-// mpirun, pals), then any a program registers at run time (register_launcher; a test's toy launcher). Profiles,
+// mpirun, pals), then those of the scheduler folders (launcher/schedulers/NAME/launchers.def, in folder order),
+// then any a program registers at run time (register_launcher; a test's toy launcher). Profiles,
 // plan.json and job.json spell them by name. This layer knows a launcher's name and how many tasks a node runs for
 // it; which schedulers start it is their dialects' (dialect/dialect.h), and what the script runs for it their
 // templates' (render sets a section named after the launcher).
@@ -16,6 +17,7 @@ namespace hpclaunch {
 enum class LaunchMode : int {
 #define HPCLAUNCH_LAUNCHER(id, name, tasks) id,
 #include "site/launchers.def"
+#include "hpclaunch_folder_launchers.def"  // a scheduler folder's own (launcher/schedulers/NAME/launchers.def)
 #undef HPCLAUNCH_LAUNCHER
 };
 

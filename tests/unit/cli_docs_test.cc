@@ -125,8 +125,11 @@ TEST_CASE("the completion scripts offer commands, options and the values hpclaun
   CHECK(bash.find("complete -o bashdefault -o default -F _hpclaunch hpclaunch") != std::string::npos);
   std::string zsh = zsh_completion(docs, launchers, "9.9");
   CHECK(zsh.rfind("#compdef hpclaunch\n", 0) == 0);
-  CHECK(zsh.find("'--launcher[agent (one task per node), srun, mpirun or pals (one task per GPU)]:TEXT:(agent srun)'") !=
-        std::string::npos);
+  // The option's text is submit's --help (the launchers' registry: "agent (one task per node), srun, ... (one task per
+  // GPU)"); its values, the launchers given.
+  const std::string launcher_text = find_entry(docs.front().help, "--launcher")->text;
+  CHECK(launcher_text.rfind("agent (one task per node), srun, ", 0) == 0);
+  CHECK(zsh.find("'--launcher[" + launcher_text + "]:TEXT:(agent srun)'") != std::string::npos);
   CHECK(zsh.find("'*--module[module to load (repeatable)]:TEXT: '") != std::string::npos);
   CHECK(zsh.find("':JOB:_hpclaunch_jobs'") != std::string::npos);
   CHECK(zsh.find("'--rank[only this rank'\\''s lines]:INT\\:INT in \\[0 - 10\\]: '") != std::string::npos);

@@ -12,6 +12,7 @@
 #include "site/profile_yaml.h"
 #include "site/registry.h"
 #include "util/error.h"
+#include "util/strings.h"
 #include "submit/submit_job.h"
 
 namespace plan_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
@@ -160,9 +161,11 @@ TEST_CASE("bad input names the flag and the fix") {
   CHECK(plan(r).warnings.back() == "'m3239' does not look like a perlmutter account ([a-z][a-z0-9]*_g, e.g. m3239_g); submitting it anyway");
   r = request("perlmutter");
   r.launcher = "torchrun";
-  CHECK(error_of(r) == "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals");
+  const std::string launchers = join_or(names_of(launch_mode_names()));  // the registry's: agent, srun, ...
+  CHECK(launchers.rfind("agent, srun, mpirun", 0) == 0);
+  CHECK(error_of(r) == "--launcher: unknown launcher 'torchrun'; use " + launchers);
   r.launcher = "srn";
-  CHECK(error_of(r) == "--launcher: unknown launcher 'srn' (did you mean 'srun'?); use agent, srun, mpirun or pals");
+  CHECK(error_of(r) == "--launcher: unknown launcher 'srn' (did you mean 'srun'?); use " + launchers);
   r.launcher = "mpirun";
   CHECK(error_of(r) == "--launcher: site perlmutter does not offer 'mpirun'; use one of: srun, agent");
   r = request("sockeye-pbs");
