@@ -4,6 +4,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/json_output.h"
+#include "dialect/dialect.h"
 #include "plan/job_spec.h"
 #include "plan/sweep.h"
 #include "site/launchers.h"
@@ -129,7 +130,7 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
 std::string array_summary(const LaunchPlan& plan) {
   const ArrayPlan& a = plan.array;
   std::string out = fmt::format("{} task{}", a.count(), a.count() == 1 ? "" : "s");
-  if (plan.site.scheduler == Scheduler::local)
+  if (dialect_for(plan.site.scheduler).runs_here())
     return out + (a.max_concurrent > 1 ? fmt::format(", {} at a time", a.max_concurrent) : ", one after another");
   return out + (a.max_concurrent > 0 ? fmt::format(", at most {} at once", a.max_concurrent) : "");
 }
@@ -198,7 +199,7 @@ int run_submit(const Args& args, bool dry_run_only) {
     fmt::print(stderr, "hpclaunch: submitted task {} as job {}; job directory {}\n", index, id, dir);
   };
   events.submitted = [](const Submission& s) {
-    if (s.scheduler != Scheduler::local || s.detached) return;
+    if (!dialect_for(s.scheduler).runs_here() || s.detached) return;
     if (s.plan.array.active())
       fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
                  s.job_id, array_summary(s.plan), s.plan.nodes, s.job_dir);

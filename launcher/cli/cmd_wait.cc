@@ -11,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/json_output.h"
+#include "dialect/dialect.h"
 #include "jobs/metrics_location.h"
 #include "record/job_record.h"
 #include "scheduler/backend.h"
@@ -19,6 +20,7 @@
 #include "submit/job_index.h"
 #include "util/error.h"
 #include "util/command.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -45,10 +47,11 @@ int cmd_wait(const Args& args) {
   app.add_option("--timeout", timeout, "give up after this many seconds (exit 124); 0: no limit")->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));
   // 0: the pace of the job's scheduler (SchedulerBackend::poll_interval), named in the help from the backends.
+  std::vector<std::string> paces;
+  for (const SchedulerDialect* d : all_dialects())
+    paces.push_back(fmt::format("{} {}", to_string(d->kind()), backend_for(d->kind()).poll_interval()));
   app.add_option("--interval", interval,
-                 fmt::format("seconds between looks at the job [default: the scheduler's, {}; the local site's, {}]",
-                             backend_for(Scheduler::slurm).poll_interval(),
-                             backend_for(Scheduler::local).poll_interval()))
+                 fmt::format("seconds between looks at the job [default: its scheduler's pace: {}]", join(paces, ", ")))
       ->check(CLI::Range(0.01, 3600.0));
   bool json_flag = false;
   app.add_flag("--json", json_flag, "print the final state and exit code as JSON; the progress goes to stderr (docs/json.md)");

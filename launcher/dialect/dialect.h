@@ -114,6 +114,9 @@ class SchedulerDialect {
   virtual std::vector<LaunchMode> learned_launchers() const { return launchers(); }
   // What it says inside one of its jobs (dialect/in_job.h): the job's nodes, ranks, GPUs, what it cannot do.
   virtual const InJobFace& in_job() const = 0;
+  // Its jobs run on this machine, not on a cluster's nodes (the local runner): a job takes this machine's cores,
+  // GPUs and architecture, runs in the foreground unless detached, and an array's tasks run here in turn.
+  virtual bool runs_here() const { return false; }
   // The schedulers whose jobs this one's may run inside (Flux in a Slurm allocation), by name; "*": any (the local
   // runner). Inside a job, the innermost scheduler's face is asked first (all_dialects' order); by default none.
   virtual std::vector<std::string> nests_in() const { return {}; }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "dialect/dialect.h"
+
 namespace hpclaunch {
 
 SiteProfile with_machine_shape(SiteProfile site, const JobRequest& request, int machine_cores) {
-  if (site.scheduler != Scheduler::local) return site;
+  if (!dialect_for(site.scheduler).runs_here()) return site;
   int slots = request.gpus_per_node.value_or(1);
   if (slots >= 1 && slots <= site.node.gpus) site.node.gpus = slots;
   int cores = std::max(1, machine_cores) / std::max(1, request.nodes);

@@ -53,6 +53,7 @@ endfunction()
 function(hpclaunch_write_if_changed path text)
   file(WRITE ${path}.tmp "${text}")
   file(COPY_FILE ${path}.tmp ${path} ONLY_IF_DIFFERENT)
+  file(REMOVE ${path}.tmp)
 endfunction()
 
 # hpclaunch_scheduler_sources(SRC LAYER PARTS OUT_VAR): appends to OUT_VAR the scheduler folders' sources that

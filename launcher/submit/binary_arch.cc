@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "dialect/dialect.h"
 #include "util/error.h"
 
 namespace hpclaunch {
@@ -57,7 +58,7 @@ std::string arch_mismatch(const SiteProfile& site, const std::string& binary_arc
 }
 
 void check_binary_arch(const SiteProfile& site, const std::string& binary_path) {
-  if (site.scheduler == Scheduler::local) return;
+  if (dialect_for(site.scheduler).runs_here()) return;
   std::ifstream in(binary_path, std::ios::binary);
   char head[64] = {};
   in.read(head, sizeof head);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "dialect/dialect.h"
 #include "plan/local_shape.h"
 #include "render/render.h"
 #include "site/registry.h"
@@ -106,7 +107,7 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   steps.job_dir_mode = mode;
   steps.after = s.after;
   steps.detach = o.detach;
-  s.detached = o.detach && backend.kind() == Scheduler::local;
+  s.detached = o.detach && dialect_for(backend.kind()).runs_here();
   steps.validate = o.check.value_or(plan.site.submit_check);
   if (steps.validate && !backend.has_test_only() && o.check && events.note)
     events.note(std::string(to_string(backend.kind())) + " has no test-only validation; --check is skipped");

@@ -46,7 +46,11 @@ assert_contains "$(cat "$test_tmp/err")" "warning: 'def-x' does not look like a 
 # The command users type first: no account on a site that charges a default project.
 "$HPCLAUNCH" render --site perlmutter --nodes 2 -- python train.py >/dev/null 2>"$test_tmp/err" \
   || fail "render --site perlmutter --nodes 2 -- python train.py failed: $(cat "$test_tmp/err")"
-expect "--launcher: unknown launcher 'torchrun'; use agent, srun, mpirun or pals" "${pm[@]}" --launcher torchrun -- python train.py
+# The launchers named are the registry's, as submit --help names them ("agent (one task per node), srun, mpirun or
+# pals (one task per GPU)"; a scheduler folder's own launcher joins them).
+launchers=$("$HPCLAUNCH" submit --help | sed -n 's/^ *--launcher TEXT *//p' | sed 's/ (one task per node)//; s/ (one task per GPU)//')
+assert_contains "$launchers" "agent, srun, mpirun"
+expect "--launcher: unknown launcher 'torchrun'; use $launchers" "${pm[@]}" --launcher torchrun -- python train.py
 # torchrun as the command: a copy in every worker slot, each starting its own workers (issue 53: it ran 4 jobs).
 expect "--: the command is torchrun, which starts its own workers, but the job's launch starts a copy of it in every worker slot: the world would be the wrong size; drop it and its flags and give the script, \`-- python SCRIPT ARG...\`: the agent launch does torchrun's job (--gpus-per-node is its --nproc-per-node)" \
   --site local --nodes 2 --gpus-per-node 2 -- torchrun --nproc_per_node=2 x.py

@@ -14,6 +14,7 @@ class LocalDialect final : public SchedulerDialect {
   }
   std::vector<GpuStyle> gpu_styles() const override { return {}; }  // no directives: the machine's GPUs are the job's
   const InJobFace& in_job() const override;  // in_job.cc
+  bool runs_here() const override { return true; }
   // The local runner runs inside anything: a Slurm allocation, a PBS job (the test cluster's nodes).
   std::vector<std::string> nests_in() const override { return {"*"}; }
   std::vector<std::string> directives(const BatchRequest&, const ScriptPlace&) const override { return {}; }
