@@ -81,10 +81,10 @@ hl wait "$test_tmp/fail" >/dev/null 2>"$test_tmp/wait.err" || rc=$?
 assert_eq 1 "$rc" "wait's exit code for a failed Flux job"
 
 # 5. cancel --signal, then cancel, through the backend (flux job kill, flux cancel); an ended job has nothing to cancel.
-id=$(submit long --launcher flux -- sh -c 'trap "echo rank $RANK warned" USR1; for i in $(seq 300); do sleep 0.2; done')
-wait_until 60 "the long job to run" 'hl status "$test_tmp/long" | grep -q " RUN"'
-wait_until 30 "its tasks to start" 'grep -q . "$test_tmp/long/output.log" 2>/dev/null || pgrep -f "seq 300" >/dev/null'
+id=$(submit long --launcher flux -- sh -c 'trap "echo rank $RANK warned" USR1; echo "started $RANK"; for i in $(seq 300); do sleep 0.2; done')
+wait_until 60 "both ranks of the long job to start" '[ "$(grep -c "started" "$test_tmp/long/output.log" 2>/dev/null)" = 2 ]'
 hl cancel --signal USR1 "$id" 2>"$test_tmp/signal.err" || fail "cancel --signal failed: $(cat "$test_tmp/signal.err")"
+wait_until 30 "the ranks to be warned" 'grep -q "rank [01] warned" "$test_tmp/long/output.log"'
 hl cancel "$id" 2>"$test_tmp/cancel.err" || fail "cancel failed: $(cat "$test_tmp/cancel.err")"
 assert_contains "$(cat "$test_tmp/cancel.err")" "asked flux to cancel job $id"
 assert_contains "$(finished long 60)" "CANCELED" "status of the cancelled job"

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "schedulers/slurm/dialect.h"
