@@ -116,7 +116,7 @@ TEST_CASE("f58 ids: kept with the ASCII prefix; flux batch's answer read, a refu
   CHECK(flux_plain_id("f2UzHM") == "f2UzHM");
   CHECK_FALSE(flux_plain_id("2UzHM"));
   CHECK_FALSE(flux_plain_id("f0OIl"));  // no 0, O, I or l in base58
-  CHECK_FALSE(flux_plain_id("fjpXCZedGfVQ1"));  // at most 12 digits
+  CHECK_FALSE(flux_plain_id("fjpXCZedGfVQ1"));  // at most 11 digits: 2^64 - 1 is fjpXCZedGfVQ
   CHECK(parse_flux_batch_answer({0, "\xc6\x92" "3FD5vXZ\n", ""}) == "f3FD5vXZ");
   CHECK(parse_flux_batch_answer({0, "fXErMNw\n", ""}) == "fXErMNw");
   CHECK(test::error_of_call([] {
@@ -145,7 +145,7 @@ TEST_CASE("flux jobs: one query for many ids, each job's state, exit code and re
       "fXErMNw|FAILED|1|Exception: type=dependency note=dependency: afterok: job f67WXMy did not satisfy the dependency\n"
       "fTo1|TIMEOUT|-9|Timeout\n"
       "fSc1|SCHED||\n"
-      "fCl1|CLEANUP||\n";
+      "fCm1|CLEANUP||\n";
   auto jobs = parse_flux_jobs(out);
   REQUIRE(jobs.size() == 9);
   CHECK(describe(jobs["f2UzHM"]) == "COMPLETED");
@@ -154,7 +154,7 @@ TEST_CASE("flux jobs: one query for many ids, each job's state, exit code and re
   CHECK(jobs["f67WXMy"].exit_code == 3);
   CHECK(jobs["f67WXMy"].reason.empty());  // "Exit 3" says no more than the code
   CHECK(jobs["fCW9RpB"].phase == Phase::running);
-  CHECK(jobs["fCl1"].phase == Phase::running);
+  CHECK(jobs["fCm1"].phase == Phase::running);
   CHECK(jobs["fJJgcnT"].phase == Phase::cancelled);
   CHECK(jobs["fQTydhZ"].phase == Phase::pending);
   CHECK(jobs["fQTydhZ"].reason == "Dependency");

@@ -73,7 +73,7 @@ std::optional<std::pair<std::vector<std::string>, int>> FluxDialect::split_task_
 }
 
 std::optional<std::string> flux_plain_id(std::string_view word) {
-  static const std::regex k_f58("[1-9A-HJ-NP-Za-km-z]{1,12}");
+  static const std::regex k_f58("[1-9A-HJ-NP-Za-km-z]{1,11}");
   std::string_view digits;
   if (word.starts_with(k_f58_utf8)) digits = word.substr(k_f58_utf8.size());
   else if (word.starts_with("f")) digits = word.substr(1);

@@ -15,7 +15,7 @@ namespace hpclaunch {
 
 namespace {
 
-std::optional<std::string> non_empty(const Env& env, const char* name) {
+std::optional<std::string> flux_var(const Env& env, const char* name) {
   auto v = env_get(env, name);
   return v && !v->empty() ? v : std::nullopt;
 }
@@ -58,7 +58,7 @@ class FluxJobFace final : public InJobFace {
   // The batch job's id: FLUX_ENCLOSING_ID in its script and in its steps' tasks (they inherit it); FLUX_JOB_ID in a
   // task of a job run straight from the system instance, which is the job itself.
   std::string job_id(const Env& env) const override {
-    return non_empty(env, "FLUX_ENCLOSING_ID").value_or(non_empty(env, "FLUX_JOB_ID").value_or(""));
+    return flux_var(env, "FLUX_ENCLOSING_ID").value_or(flux_var(env, "FLUX_JOB_ID").value_or(""));
   }
   std::optional<JobArrayTask> array_task(const Env&) const override { return std::nullopt; }  // no arrays
   std::vector<std::string> job_nodes(const Env&, const FileReader&) const override { return {}; }
