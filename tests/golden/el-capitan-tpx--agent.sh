@@ -46,6 +46,9 @@ export PYTORCH_MIOPEN_SUGGEST_NHWC=1
 export PYTORCH_MIOPEN_SUGGEST_NHWC_BATCHNORM=1
 export OMP_NUM_THREADS=7
 HPCLAUNCH=/opt/hpclaunch/bin/hpclaunch
+# `hpclaunch cancel --signal USR1` (flux job kill) is for the workers, which take it themselves: the script only
+# outlives it (a handler, unlike ignoring it, is not inherited by the tasks).
+trap : USR1 USR2
 
 # A Flux batch script's environment names neither the job nor its nodes (flux-environment(7)): the instance says
 # which is its first node, once, and every task of `flux run` inherits MASTER_ADDR with this environment.

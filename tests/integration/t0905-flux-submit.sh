@@ -14,7 +14,7 @@ need_hpclaunch
 need_cmd python3
 [ -x "${HPCLAUNCH_TRAIN:-}" ] || skip "hpclaunch-train was not built (no LibTorch): set HPCLAUNCH_TRAIN"
 for v in $(env | grep -oE '^(SLURM|PBS|PMI|OMPI_COMM|FLUX|HPCLAUNCH_)[A-Z_0-9]*' || true); do
-  [ "$v" = HPCLAUNCH_TRAIN ] || unset "$v"
+  case $v in HPCLAUNCH_TRAIN | HPCLAUNCH_SOURCE_DIR | HPCLAUNCH_BUILD_DIR | HPCLAUNCH_KEEP_TMP) ;; *) unset "$v" ;; esac
 done
 unset MASTER_ADDR MASTER_PORT
 standin=$HPCLAUNCH_SOURCE_DIR/tests/schedulers/flux
@@ -27,14 +27,15 @@ hl() { "$HPCLAUNCH" "$@"; }
 submit() {  # JOBDIR ARG...: prints the job id
   local dir=$1
   shift
-  hl submit --site test-flux --site-file "$site_file" --nodes 2 --job-dir "$test_tmp/$dir" "$@" 2>"$test_tmp/$dir.err" \
-    || fail "submit of $dir failed: $(cat "$test_tmp/$dir.err")"
+  hl submit --site test-flux --site-file "$site_file" --nodes 2 --job-dir "$test_tmp/$dir" "$@" >/dev/null \
+    2>"$test_tmp/$dir.err" || fail "submit of $dir failed: $(cat "$test_tmp/$dir.err")"
   sed -n 's/.*"job_id": "\([^"]*\)".*/\1/p' "$test_tmp/$dir/job.json"
 }
 finished() {  # JOBDIR [SECONDS]: waits until the job has ended; prints its status line
-  wait_until "${2:-240}" "the Flux job in $1 to end" \
-    'out=$(hl status "$test_tmp/$1"); echo "$out"; ! grep -qE " (RUN|SCHED|DEPEND|PRIORITY|CLEANUP)" <<<"$out"'
-  hl status "$test_tmp/$1"
+  local dir=$1  # named first: wait_until's condition cannot read this function's $1
+  wait_until "${2:-240}" "the Flux job in $dir to end" \
+    'out=$(hl status "$test_tmp/$dir"); echo "$out"; [ -n "$out" ] && ! grep -qE " (RUN|SCHED|DEPEND|PRIORITY|CLEANUP)" <<<"$out"'
+  hl status "$test_tmp/$dir"
 }
 report='echo "worker $RANK $WORLD_SIZE $MASTER_ADDR"'
 
@@ -90,9 +91,10 @@ assert_contains "$(cat "$test_tmp/cancel.err")" "asked flux to cancel job $id"
 assert_contains "$(finished long 60)" "CANCELED" "status of the cancelled job"
 assert_fails "is unknown to the scheduler (it has finished); nothing to cancel" hl cancel "$id"
 
-# 6. A sweep: Flux has no arrays, so each task is a job of its own, task 1 after task 0 (--max-concurrent 1).
+# 6. A sweep: Flux has no arrays, so each task is a job of its own, task 1 after task 0 (--max-concurrent 1), with
+# its index put into its command (docs/sweeps.md, "A site that takes no arrays").
 hl submit --site test-flux --site-file "$site_file" --nodes 1 --job-dir "$test_tmp/sweep" --array 2 --max-concurrent 1 \
-  -- sh -c 'echo "task $HPCLAUNCH_ARRAY_TASK of $HPCLAUNCH_ARRAY_TASKS"' >/dev/null 2>"$test_tmp/sweep.err" \
+  -- sh -c 'echo "task {task} of 2"' >/dev/null 2>"$test_tmp/sweep.err" \
   || fail "sweep submit failed: $(cat "$test_tmp/sweep.err")"
 assert_contains "$(cat "$test_tmp/sweep.err")" "refuses job arrays: submit sends each of the 2 tasks as a job of its own"
 wait_until 120 "both tasks to end" '! hl status "$test_tmp/sweep" | grep -qE "running|pending"'
