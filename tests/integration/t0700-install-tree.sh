@@ -88,8 +88,12 @@ reply=$(PATH=$moved/bin:$PATH bash -c 'source "$1"; COMP_WORDS=(hpclaunch submit
   echo "${COMPREPLY[*]}"; COMP_WORDS=(hpclaunch render --launcher ""); COMP_CWORD=3; _hpclaunch; echo "${COMPREPLY[*]}"
   COMP_WORDS=(hpclaunch si); COMP_CWORD=1; _hpclaunch; echo "${COMPREPLY[*]}"' _ \
   "$moved/share/bash-completion/completions/hpclaunch")
+# The launchers offered are the registry's, as submit --help names them (a scheduler folder's own join them).
+launchers=$("$hl" submit --help | sed -n 's/^ *--launcher TEXT *//p' |
+  sed 's/ (one task per node)//; s/ (one task per GPU)//; s/ or /, /g; s/, / /g')
+assert_contains "$launchers" "agent srun mpirun pals"
 assert_eq "perlmutter
-agent srun mpirun pals
+$launchers
 sites" "$reply" "bash completion of --site per, --launcher and si"
 if command -v fish >/dev/null; then
   reply=$(PATH=$moved/bin:$PATH fish -c "source $moved/share/fish/vendor_completions.d/hpclaunch.fish

@@ -15,7 +15,7 @@ const char* k_flux_fix = "Flux cannot be asked: run hpclaunch where a Flux insta
 
 // Every job's states in one `flux jobs`: a job's own, or each task's of a job per task, in task order. A job flux
 // jobs does not list (purged, or of another instance) is what its directory shows.
-std::vector<JobAnswer> look_up(const SchedulerBackend& backend, const std::vector<JobRecord>& jobs,
+std::vector<JobAnswer> flux_look_up(const SchedulerBackend& backend, const std::vector<JobRecord>& jobs,
                                const CommandRunner& run, std::vector<std::vector<JobState>>* task_states) {
   std::vector<JobAnswer> out(jobs.size());
   std::vector<std::string> ids;
@@ -64,7 +64,7 @@ std::string FluxBackend::submit(const std::string& script, const std::vector<std
 JobState FluxBackend::query(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   std::vector<std::vector<JobState>> tasks;
-  JobAnswer a = look_up(*this, {job}, run, &tasks).front();
+  JobAnswer a = flux_look_up(*this, {job}, run, &tasks).front();
   if (!a.state) throw Error(job.dir, a.error);
   return *a.state;
 }
@@ -72,13 +72,13 @@ JobState FluxBackend::query(const JobRecord& job, const CommandRunner& run) cons
 std::vector<JobState> FluxBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
   require_submitted(array);
   std::vector<std::vector<JobState>> tasks;
-  look_up(*this, {array}, run, &tasks);
+  flux_look_up(*this, {array}, run, &tasks);
   return tasks.front();
 }
 
 std::vector<JobAnswer> FluxBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
   std::vector<std::vector<JobState>> tasks;
-  return look_up(*this, jobs, run, &tasks);
+  return flux_look_up(*this, jobs, run, &tasks);
 }
 
 void FluxBackend::cancel(const JobRecord& job, const CommandRunner& run) const {
