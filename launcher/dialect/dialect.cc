@@ -45,6 +45,11 @@ const SchedulerDialect& dialect_for(Scheduler scheduler) {
   return *dialects()[i];
 }
 
+bool SchedulerDialect::nests_in_any() const {
+  const std::vector<std::string> outer = nests_in();
+  return std::find(outer.begin(), outer.end(), "*") != outer.end();
+}
+
 namespace {
 
 // How many schedulers `d` nests in, through those it nests in (0: none, outermost); `seen` breaks a cycle.
@@ -52,13 +57,12 @@ int nesting_depth(const SchedulerDialect* d, std::vector<const SchedulerDialect*
   if (std::find(seen.begin(), seen.end(), d) != seen.end()) return 0;
   seen.push_back(d);
   const std::vector<std::string> outer = d->nests_in();
-  bool any = std::find(outer.begin(), outer.end(), "*") != outer.end();
+  const bool any = d->nests_in_any();
   int depth = 0;
   for (const SchedulerDialect* o : dialects()) {
     if (o == d) continue;
-    const std::vector<std::string> theirs = o->nests_in();
     bool named = std::find(outer.begin(), outer.end(), to_string(o->kind())) != outer.end();
-    if (named || (any && std::find(theirs.begin(), theirs.end(), "*") == theirs.end()))
+    if (named || (any && !o->nests_in_any()))
       depth = std::max(depth, 1 + nesting_depth(o, seen));
   }
   seen.pop_back();

@@ -120,6 +120,7 @@ class SchedulerDialect {
   // The schedulers whose jobs this one's may run inside (Flux in a Slurm allocation), by name; "*": any (the local
   // runner). Inside a job, the innermost scheduler's face is asked first (all_dialects' order); by default none.
   virtual std::vector<std::string> nests_in() const { return {}; }
+  bool nests_in_any() const;  // nests_in names "*"
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // Why this scheduler's agent launch cannot keep spares ("" when it can): its launcher must let the other agents

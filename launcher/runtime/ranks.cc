@@ -1,21 +1,10 @@
 // Rank sources in order, and the job's nodes and id: each asked of the faces in dialect/, which read the variables.
 #include "runtime/ranks.h"
 
-#include <algorithm>
-
 #include "dialect/dialect.h"
 #include "dialect/mpi_in_job.h"
 
 namespace hpclaunch {
-
-namespace {
-
-bool nests_in_any(const SchedulerDialect& d) {
-  const std::vector<std::string> outer = d.nests_in();
-  return std::find(outer.begin(), outer.end(), "*") != outer.end();
-}
-
-}  // namespace
 
 std::optional<TaskRanks> launcher_ranks(const Env& env) {
   // Innermost first (all_dialects): a launcher that runs inside anything (local-srun) first; then Open MPI, whose
@@ -23,11 +12,11 @@ std::optional<TaskRanks> launcher_ranks(const Env& env) {
   // and srun --mpi=pmi2 set PMI_RANK too, so they go before Hydra's PMI.
   const std::vector<const SchedulerDialect*> dialects = all_dialects();
   for (const SchedulerDialect* d : dialects)
-    if (nests_in_any(*d))
+    if (d->nests_in_any())
       if (auto r = d->in_job().launcher_ranks(env)) return r;
   if (auto r = ranks_from_open_mpi(env)) return r;
   for (const SchedulerDialect* d : dialects)
-    if (!nests_in_any(*d))
+    if (!d->nests_in_any())
       if (auto r = d->in_job().launcher_ranks(env)) return r;
   return ranks_from_pmi(env);
 }

@@ -4,6 +4,7 @@
 // and answer is the scheduler's dialect (dialect/NAME.h), beside it. Every scheduler command runs through an
 // injected CommandRunner, so tests replay recorded answers.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "record/job_record.h"
 #include "site/profile.h"
 #include "util/command.h"
+#include "util/error.h"
 
 namespace hpclaunch {
 
@@ -108,6 +110,24 @@ Scheduler register_scheduler(const std::string& name, const SchedulerDialect& di
 
 // The checks every backend makes before asking about a job: its directory is there and it was submitted.
 void require_submitted(const JobRecord& job);
+
+// The first step of a batched query (one squeue, qstat or flux jobs for many jobs): the ids every job lists
+// (JobRecord::listed_ids), each once, in order. A job that cannot be asked (require_submitted) is left out, with
+// its error in (*out)[i].error; `out` holds an answer (with an `error` field) per job.
+template <class Answer>
+std::vector<std::string> listed_ids_of(const std::vector<JobRecord>& jobs, std::vector<Answer>* out) {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      require_submitted(jobs[i]);
+      for (const auto& id : jobs[i].listed_ids())
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    } catch (const Error& e) {
+      (*out)[i].error = e.what();
+    }
+  }
+  return ids;
+}
 
 // A job its scheduler has forgotten: finished, with what its job directory shows (k_no_output: nothing).
 JobState forgotten_job(const std::vector<std::string>& outputs);

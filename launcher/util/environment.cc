@@ -18,6 +18,11 @@ std::optional<std::string> env_get(const Env& env, std::string_view name) {
 
 bool env_has(const Env& env, std::string_view name) { return env.find(name) != env.end(); }
 
+std::optional<std::string> env_non_empty(const Env& env, std::string_view name) {
+  auto v = env_get(env, name);
+  return v && !v->empty() ? v : std::nullopt;
+}
+
 std::optional<long long> env_int(const Env& env, std::string_view name, long long min, long long max) {
   auto value = env_get(env, name);
   if (!value) return std::nullopt;

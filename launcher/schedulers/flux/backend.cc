@@ -1,6 +1,5 @@
 #include "schedulers/flux/backend.h"
 
-#include <algorithm>
 #include <filesystem>
 
 #include "util/error.h"
@@ -18,16 +17,7 @@ const char* k_flux_fix = "Flux cannot be asked: run hpclaunch where a Flux insta
 std::vector<JobAnswer> flux_look_up(const SchedulerBackend& backend, const std::vector<JobRecord>& jobs,
                                const CommandRunner& run, std::vector<std::vector<JobState>>* task_states) {
   std::vector<JobAnswer> out(jobs.size());
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    try {
-      require_submitted(jobs[i]);
-      for (const auto& id : jobs[i].listed_ids())
-        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    } catch (const Error& e) {
-      out[i].error = e.what();
-    }
-  }
+  const std::vector<std::string> ids = listed_ids_of(jobs, &out);
   task_states->assign(jobs.size(), {});
   if (ids.empty()) return out;
   std::vector<std::string> argv = flux_jobs_command(ids);

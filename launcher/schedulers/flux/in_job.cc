@@ -15,11 +15,6 @@ namespace hpclaunch {
 
 namespace {
 
-std::optional<std::string> flux_var(const Env& env, const char* name) {
-  auto v = env_get(env, name);
-  return v && !v->empty() ? v : std::nullopt;
-}
-
 // A task started by `flux run`: FLUX_TASK_RANK, FLUX_TASK_LOCAL_ID, FLUX_JOB_SIZE, FLUX_JOB_NNODES. Flux names no
 // per-node task count; LLNL's launcher takes FLUX_JOB_SIZE / FLUX_JOB_NNODES (LBANN/HPC-launcher
 // hpc_launcher/schedulers/flux.py), which holds when every node runs as many, as hpclaunch's `flux run` lines ask;
@@ -58,7 +53,7 @@ class FluxJobFace final : public InJobFace {
   // The batch job's id: FLUX_ENCLOSING_ID in its script and in its steps' tasks (they inherit it); FLUX_JOB_ID in a
   // task of a job run straight from the system instance, which is the job itself.
   std::string job_id(const Env& env) const override {
-    return flux_var(env, "FLUX_ENCLOSING_ID").value_or(flux_var(env, "FLUX_JOB_ID").value_or(""));
+    return env_non_empty(env, "FLUX_ENCLOSING_ID").value_or(env_non_empty(env, "FLUX_JOB_ID").value_or(""));
   }
   std::optional<JobArrayTask> array_task(const Env&) const override { return std::nullopt; }  // no arrays
   std::vector<std::string> job_nodes(const Env&, const FileReader&) const override { return {}; }

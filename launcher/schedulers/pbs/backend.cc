@@ -1,6 +1,5 @@
 #include "schedulers/pbs/backend.h"
 
-#include <algorithm>
 #include <filesystem>
 
 #include "util/error.h"
@@ -58,16 +57,7 @@ std::vector<JobState> PbsBackend::query_tasks(const JobRecord& array, const Comm
 
 std::vector<JobAnswer> PbsBackend::query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
   std::vector<JobAnswer> out(jobs.size());
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    try {
-      require_submitted(jobs[i]);
-      for (const auto& id : jobs[i].listed_ids())
-        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    } catch (const Error& e) {
-      out[i].error = e.what();
-    }
-  }
+  const std::vector<std::string> ids = listed_ids_of(jobs, &out);
   if (ids.empty()) return out;
   auto known = qstat_jobs(ids, run);
   if (!known) return SchedulerBackend::query_many(jobs, run);

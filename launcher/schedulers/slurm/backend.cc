@@ -36,10 +36,7 @@ struct SlurmLookup {
 std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vector<JobRecord>& jobs,
                                  const CommandRunner& run) {
   std::vector<SlurmLookup> out(jobs.size());
-  std::vector<std::string> ids;
-  auto add_id = [&ids](const std::string& id) {
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  };
+  const std::vector<std::string> ids = listed_ids_of(jobs, &out);
   auto names = [](const JobRecord& job) {  // the ids squeue -r lists the job under
     std::vector<std::string> n;
     if (job.is_array() && job.per_task())  // its tasks are jobs of their own
@@ -50,14 +47,6 @@ std::vector<SlurmLookup> look_up(const SchedulerBackend& backend, const std::vec
       n.push_back(job.job_id);
     return n;
   };
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    try {
-      require_submitted(jobs[i]);
-      for (const auto& id : jobs[i].listed_ids()) add_id(id);
-    } catch (const Error& e) {
-      out[i].error = e.what();
-    }
-  }
   if (ids.empty()) return out;
   std::vector<std::string> squeue = squeue_jobs_command(ids);
   ProcessResult r = run(squeue);

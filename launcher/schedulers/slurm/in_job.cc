@@ -14,11 +14,6 @@ namespace hpclaunch {
 
 namespace {
 
-std::optional<std::string> non_empty(const Env& env, const char* name) {
-  auto v = env_get(env, name);
-  return v && !v->empty() ? v : std::nullopt;
-}
-
 std::vector<int> tasks_per_node(const Env& env, int num_nodes, std::string_view source) {
   for (const char* name : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
     if (auto spec = env_get(env, name)) return expand_tasks_per_node(*spec, name);
@@ -71,10 +66,10 @@ class SlurmJobFace final : public InJobFace {
   const char* name() const override { return "slurm"; }
   bool inside(const Env& env) const override { return !job_id(env).empty(); }
   std::string job_id(const Env& env) const override {
-    return non_empty(env, "SLURM_JOB_ID").value_or(non_empty(env, "SLURM_JOBID").value_or(""));
+    return env_non_empty(env, "SLURM_JOB_ID").value_or(env_non_empty(env, "SLURM_JOBID").value_or(""));
   }
   std::optional<JobArrayTask> array_task(const Env& env) const override {
-    auto array = non_empty(env, "SLURM_ARRAY_JOB_ID");
+    auto array = env_non_empty(env, "SLURM_ARRAY_JOB_ID");
     auto index = lenient_count(env, "SLURM_ARRAY_TASK_ID");
     if (!array || !index) return std::nullopt;
     return JobArrayTask{*array, *index};
@@ -99,18 +94,18 @@ class SlurmJobFace final : public InJobFace {
     return lenient_count(env, "SLURM_JOB_NUM_NODES");
   }
   std::optional<int> node_rank(const Env& env) const override { return lenient_count(env, "SLURM_NODEID"); }
-  std::string node_name(const Env& env) const override { return non_empty(env, "SLURMD_NODENAME").value_or(""); }
+  std::string node_name(const Env& env) const override { return env_non_empty(env, "SLURMD_NODENAME").value_or(""); }
   int restart_count(const Env& env) const override {
     return static_cast<int>(env_int(env, "SLURM_RESTART_COUNT", 0, 1000000).value_or(0));
   }
   std::optional<std::string> gpu_list(const Env& env) const override {
-    if (auto v = non_empty(env, "SLURM_STEP_GPUS")) return v;
-    return non_empty(env, "SLURM_JOB_GPUS");
+    if (auto v = env_non_empty(env, "SLURM_STEP_GPUS")) return v;
+    return env_non_empty(env, "SLURM_JOB_GPUS");
   }
   // SLURM_GPUS_ON_NODE is a count; SLURM_GPUS_PER_NODE may be "4" or "a100:4".
   std::optional<int> gpu_count(const Env& env) const override {
     if (auto n = lenient_count(env, "SLURM_GPUS_ON_NODE")) return n;
-    if (auto s = non_empty(env, "SLURM_GPUS_PER_NODE")) {
+    if (auto s = env_non_empty(env, "SLURM_GPUS_PER_NODE")) {
       long long v = 0;
       auto parts = split(*s, ':');
       if (parse_int(parts.back(), &v)) return static_cast<int>(v);
