@@ -38,9 +38,10 @@ int cmd_exclude(const Args& args) {
   Env env = capture_environment();
   if (job_dir.empty()) job_dir = env_get(env, "HPCLAUNCH_JOB_DIR").value_or("");
   if (job_dir.empty()) throw Error("--job-dir", "no job directory", "run it inside a job hpclaunch submitted, or give --job-dir");
-  const InJobFace* face = job_face(env);
+  const SchedulerDialect* dialect = job_dialect(env);
+  const InJobFace* face = dialect ? &dialect->in_job() : nullptr;
   int run = face ? face->restart_count(env) : 0;
-  if (requeue && face && !face->requeues_excluding_nodes())
+  if (requeue && dialect && !dialect->capabilities().exclude_nodes)
     throw Error("--requeue", std::string("a ") + face->name() + " job cannot be requeued without named nodes",
                 "drop --requeue: the nodes are recorded; resubmit the job to leave them out");
 

@@ -122,7 +122,38 @@ std::string gpu_style_refusal(Scheduler scheduler, GpuStyle style) {
   return fmt::format("{} writes no {} request (it writes {})", to_string(scheduler), to_string(style), join_or(takes));
 }
 
-SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal}; }
+std::vector<std::string> capability_names(const SchedulerCapabilities& c) {
+  static const std::pair<const char*, bool SchedulerCapabilities::*> k_names[] = {
+      {"arrays", &SchedulerCapabilities::arrays},          {"requeue", &SchedulerCapabilities::requeue},
+      {"exclude-nodes", &SchedulerCapabilities::exclude_nodes}, {"warning-signal", &SchedulerCapabilities::warning_signal},
+      {"test-only", &SchedulerCapabilities::test_only},    {"survey", &SchedulerCapabilities::survey}};
+  std::vector<std::string> out;
+  for (const auto& [name, member] : k_names)
+    if (c.*member) out.push_back(name);
+  return out;
+}
+
+SchedulerCapabilities capabilities_of(const SiteProfile& site) {
+  SchedulerCapabilities c = dialect_for(site.scheduler).capabilities();
+  c.arrays = c.arrays && site.arrays;
+  return c;
+}
+
+std::string schedulers_with(bool SchedulerCapabilities::*capability) {
+  std::vector<std::string> names;
+  for (const SchedulerDialect* d : all_dialects())
+    if (d->capabilities().*capability) names.push_back(to_string(d->kind()));
+  return names.empty() ? "no scheduler" : join_or(names);
+}
+
+// A profile may narrow its scheduler's capabilities, not widen them: `arrays: true` where the scheduler has none.
+std::string arrays_refusal(Scheduler scheduler) {
+  if (dialect_for(scheduler).capabilities().arrays) return "";
+  return fmt::format("{} has no job arrays (those that have: {})", to_string(scheduler),
+                     schedulers_with(&SchedulerCapabilities::arrays));
+}
+
+SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal, arrays_refusal}; }
 
 Dependency parse_dependency(const std::string& text) {
   Dependency d;

@@ -90,10 +90,25 @@ std::string to_string(const Dependency& d);  // "afterok:123"
 // "afterok:1:2,afterany:3": the list Slurm's --dependency= and PBS's -W depend= both take (',' is AND).
 std::string dependency_list(const std::vector<Dependency>& after);
 
+// What a scheduler can do, in one record (its dialect's capabilities()). A site profile may only narrow it: a site
+// that refuses its scheduler's arrays says `arrays: false`; one cannot give a scheduler what it lacks.
+struct SchedulerCapabilities {
+  bool arrays = false;          // job arrays (array_options, array_index_variable); without: a job per task
+  bool requeue = false;         // runs a job again from its start when its script asks (`--requeue`)
+  bool exclude_nodes = false;   // requeues a job so that its next run leaves out named nodes (`exclude --requeue`)
+  bool warning_signal = false;  // signals the job's script before its end or preemption (`--signal`)
+  bool test_only = false;       // checks a script without queueing it (`submit --check`, sbatch --test-only)
+  bool survey = false;          // answers `sites check` and `sites learn` (its backend's survey)
+};
+// The capabilities' names where `has` holds, as the record declares them ("arrays", "requeue", ...).
+std::vector<std::string> capability_names(const SchedulerCapabilities& c);
+
 class SchedulerDialect {
  public:
   virtual ~SchedulerDialect() = default;
   virtual Scheduler kind() const = 0;
+  // What it can do (above); every scheduler declares it.
+  virtual SchedulerCapabilities capabilities() const = 0;
 
   // The script's template: launcher/schedulers/NAME/NAME.sh.mustache, compiled into the binary; a dialect with a template of
   // its own (a test's) returns its text.
@@ -165,6 +180,10 @@ class SchedulerDialect {
 
 // The dialect of `scheduler`, from the registry (site/schedulers.h).
 const SchedulerDialect& dialect_for(Scheduler scheduler);
+// What a site's jobs can do: its scheduler's capabilities, narrowed by its profile (`arrays: false`).
+SchedulerCapabilities capabilities_of(const SiteProfile& site);
+// The schedulers that have a capability, by name in all_dialects' order: "slurm or pbs", for a refusal's fix.
+std::string schedulers_with(bool SchedulerCapabilities::*capability);
 // Every known dialect, innermost first: one that nests in another (nests_in, "*" in all that do not say "*") before
 // it, and otherwise in name order. The order faces are asked in inside a job, task references are tried in, and
 // schedulers are named in messages. A cycle of nests_in is broken in name order.

@@ -48,10 +48,15 @@ std::optional<int> InJobFace::gpu_count(const Env& env) const {
   return std::nullopt;
 }
 
-const InJobFace* job_face(const Env& env) {
+const SchedulerDialect* job_dialect(const Env& env) {
   for (const SchedulerDialect* d : all_dialects())  // innermost first
-    if (d->in_job().inside(env)) return &d->in_job();
+    if (d->in_job().inside(env)) return d;
   return nullptr;
+}
+
+const InJobFace* job_face(const Env& env) {
+  const SchedulerDialect* d = job_dialect(env);
+  return d ? &d->in_job() : nullptr;
 }
 
 std::vector<std::pair<std::string, std::string>> neutral_job_vars(const Env& env, std::optional<int> node_rank) {

@@ -18,6 +18,8 @@
 
 namespace hpclaunch {
 
+class SchedulerDialect;  // dialect/dialect.h
+
 // Reads a whole file (PBS_NODEFILE); an effect, injected so tests need no files.
 using FileReader = std::function<std::string(const std::string& path)>;
 // Runs a command and returns what it printed (Flux's `flux hostlist local`); throws Error naming the command when it
@@ -101,12 +103,6 @@ class InJobFace {
   // The batch script itself, no launcher: a world of one if the job has one task slot, an Error (start it under
   // the launcher) if it has more.
   virtual TaskRanks batch_ranks(const Env& env, const FileReader& read_file) const = 0;
-  // What Slurm does that a scheduler may not: run a job again from its start when its script asks (`--requeue`),
-  // requeue it so that its next run leaves out named nodes (`hpclaunch exclude --requeue`), and send the job's
-  // script a warning signal before the end (`--signal`, `--requeue`).
-  virtual bool requeues() const { return false; }
-  virtual bool requeues_excluding_nodes() const { return false; }
-  virtual bool sends_warning_signal() const { return false; }
 };
 
 // The job's nodes as `face` gives them: by its node_list_command, run through `run`, where it names one (an Error
@@ -118,6 +114,8 @@ std::vector<std::string> job_nodes_of(const InJobFace& face, const Env& env, con
 // The face of the job this process runs in: the local runner's (innermost: local-srun may run inside a batch
 // job), then each built-in scheduler's; nullptr outside any job.
 const InJobFace* job_face(const Env& env);
+// The dialect whose face that is (for what its scheduler can do: SchedulerDialect::capabilities); nullptr outside.
+const SchedulerDialect* job_dialect(const Env& env);
 
 // The job's place in names of hpclaunch's own, the same on every scheduler, for what runs in it (the Python package
 // reads only these): HPCLAUNCH_JOB_ID, HPCLAUNCH_ARRAY_JOB_ID and HPCLAUNCH_ARRAY_TASK_ID (a task of an array job),

@@ -311,20 +311,20 @@ void plan_time(const JobRequest& r, const SiteProfile& site, const Queue* queue,
   p->time_s = *t;
 }
 
-// What the scheduler's face says it cannot do of what requeueing needs (a warning signal before the end, and running
-// the job again), in words: "sends no warning signal and ..."; "" when it can do both. Leaving out bad nodes is the
+// What the scheduler cannot do of what requeueing needs (a warning signal before the end, and running the job
+// again), in words: "sends no warning signal and ..."; "" when it can do both. Leaving out bad nodes is the
 // preflight's and the agents' (below, and the Slurm script), not every requeue's.
-std::string requeue_missing(const InJobFace& face) {
+std::string requeue_missing(const SchedulerCapabilities& can) {
   std::vector<std::string> cannot;
-  if (!face.sends_warning_signal()) cannot.push_back("sends no warning signal");
-  if (!face.requeues()) cannot.push_back("cannot requeue a job");
+  if (!can.warning_signal) cannot.push_back("sends no warning signal");
+  if (!can.requeue) cannot.push_back("cannot requeue a job");
   return join(cannot, " and ");
 }
 
 void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
   const RequeuePolicy& policy = site.requeue;
-  const SchedulerDialect& dialect = dialect_for(site.scheduler);
-  const std::string missing = requeue_missing(dialect.in_job());
+  const SchedulerCapabilities can = capabilities_of(site);
+  const std::string missing = requeue_missing(can);
   bool asked = r.requeue.value_or(false) || !r.signal.empty() || r.max_requeues.has_value();
   if (asked && !missing.empty() && r.requeue.value_or(true))
     throw Error(r.signal.empty() ? "--requeue" : "--signal",
@@ -334,7 +334,7 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
     p->warnings.push_back(fmt::format("{}'s profile asks for requeueing, but {} {}: the script has no requeue",
                                       site.name, to_string(site.scheduler), missing));
   // A failed preflight on Slurm requeues the job without the bad nodes; where the face cannot, the job just ends.
-  if (p->preflight && !dialect.in_job().requeues_excluding_nodes())
+  if (p->preflight && !can.exclude_nodes)
     p->warnings.push_back(fmt::format(
         "--preflight: {} cannot requeue a job without its bad nodes, so a failed preflight ends the job; "
         "`hpclaunch status` names the nodes, and the job must be submitted again",
@@ -354,7 +354,7 @@ void plan_requeue(const JobRequest& r, const SiteProfile& site, LaunchPlan* p) {
                 fmt::format("use --signal {}@{} or less, or a longer --time", name, std::max<long>(1, p->time_s / 2)));
   p->warning_signal = name;
   p->warning_seconds = seconds;
-  const long early_s = dialect.warning_early_s();
+  const long early_s = dialect_for(site.scheduler).warning_early_s();
   const long earliest_s = p->time_s - seconds - early_s;  // into a run
   if (earliest_s < k_min_training_s)
     p->warnings.push_back(fmt::format(
@@ -537,7 +537,7 @@ LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
 
   for (const auto& n : site.notices)
     if (p.nodes >= n.min_nodes) p.warnings.push_back(site.name + ": " + n.text);
-  if (p.array.active() && !site.arrays)
+  if (p.array.active() && !capabilities_of(site).arrays)
     p.warnings.push_back(fmt::format("{} refuses job arrays: submit sends each of the {} tasks as a job of its own{}",
                                      site.name, p.array.count(),
                                      p.array.max_concurrent > 0

@@ -34,7 +34,7 @@ void SchedulerBackend::send_signal(const JobRecord& job, int) const {
 
 ClusterInfo SchedulerBackend::survey(const std::string&, const CommandRunner&) const {
   throw Error("sites check", "the " + std::string(to_string(kind())) + " site has no scheduler to ask",
-              "check a Slurm or PBS site on its login node");
+              "check a site of " + schedulers_with(&SchedulerCapabilities::survey) + " on its login node");
 }
 
 std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {

@@ -72,8 +72,6 @@ class SchedulerBackend {
   // Asks the scheduler whether it would take the script (nothing is queued); nullopt when it cannot tell.
   virtual std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
                                               const CommandRunner& run) const;
-  // Whether test_only can tell at all.
-  virtual bool has_test_only() const { return false; }
 
   // The dialect's array and dependency options (SchedulerDialect::array_options, dependency_options).
   virtual std::vector<std::string> array_options(int count, int max_concurrent) const {

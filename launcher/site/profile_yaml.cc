@@ -476,6 +476,10 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
     const bool here = gpu && gpu.IsMap() && gpu["style"];  // else it came from the profile this one extends
     r.fail(here ? gpu["style"] : at, "gpu_request.style", why, "change gpu_request.style, or the scheduler");
   }
+  // A profile narrows what its scheduler can do; `arrays: true` cannot give arrays to one that has none.
+  if (const YAML::Node arrays = at.IsMap() ? at["arrays"] : YAML::Node(); arrays && p.arrays && checks.arrays)
+    if (std::string why = checks.arrays(p.scheduler); !why.empty())
+      r.fail(arrays, "arrays", why, "write `arrays: false`, or leave it out");
   if (p.retired() && p.successors.empty())
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)

@@ -25,6 +25,7 @@ using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>
 struct SchedulerChecks {
   std::function<std::string(Scheduler, LaunchMode)> launcher;
   std::function<std::string(Scheduler, GpuStyle)> gpu_style;
+  std::function<std::string(Scheduler)> arrays;  // why `arrays: true` cannot be ("" when the scheduler has arrays)
 };
 
 // The profiles one document defines: its own and one per entry of `variants:`. Throws Error.

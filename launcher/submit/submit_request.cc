@@ -83,7 +83,7 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   s.job_dir = choose_job_dir(o.job_dir, plan.job_name, stamp);  // a dry run's, and the check of --job-dir
   s.after = dependencies(o.after);
   s.dependency_options = backend.dependency_options(s.after);
-  s.per_task = plan.array.active() && !plan.site.arrays;
+  s.per_task = plan.array.active() && !capabilities_of(plan.site).arrays;
   if (o.dry_run) {
     s.script = render_for(plan, s.job_dir, backend, s.per_task);
     return s;
@@ -109,7 +109,7 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   steps.detach = o.detach;
   s.detached = o.detach && dialect_for(backend.kind()).runs_here();
   steps.validate = o.check.value_or(plan.site.submit_check);
-  if (steps.validate && !backend.has_test_only() && o.check && events.note)
+  if (steps.validate && !backend.dialect().capabilities().test_only && o.check && events.note)
     events.note(std::string(to_string(backend.kind())) + " has no test-only validation; --check is skipped");
   steps.on_verdict = events.verdict;
   steps.on_submitted = [&](const JobRecord& r) {

@@ -108,7 +108,7 @@ SiteProfile learn_profile(const std::string& name, const ClusterInfo& cluster, c
   p.launchers = dialect.learned_launchers();  // those any cluster of this scheduler has
   p.default_launcher = LaunchMode::agent;
   p.rendezvous.master_addr = MasterAddrRule::first_node;
-  p.submit_check = backend.has_test_only();  // nothing here was read from the site's docs
+  p.submit_check = backend.dialect().capabilities().test_only;  // nothing here was read from the site's docs
   p.learned = Learned{date, cluster.commands};
   return p;
 }

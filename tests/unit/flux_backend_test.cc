@@ -55,7 +55,7 @@ TEST_CASE("submit: flux batch with the dependencies, the f58 id kept plain; a re
   flux.answers["flux batch"] = {1, "", "flux-batch: ERROR: unsatisfiable request: 3 nodes, the instance has 2\n"};
   CHECK(test::error_of_call([&] { backend.submit("/j/job.sh", {}, flux.runner()); })
             .find("flux batch: refused the job (exit 1): flux-batch: ERROR: unsatisfiable request") == 0);
-  CHECK_FALSE(backend.has_test_only());
+  CHECK_FALSE(backend.dialect().capabilities().test_only);
   CHECK(test::error_of_call([&] { backend.survey("user", flux.runner()); }).find("has no scheduler to ask") != std::string::npos);
 }
 

@@ -62,10 +62,9 @@ TEST_CASE("a Flux batch script: the batch job's id from FLUX_ENCLOSING_ID, no no
   CHECK((batch.source == RankSource{RankKind::batch, "flux-batch"}));
   CHECK(batch.world_size == 1);
   CHECK(batch.note.find("not a task of `flux run`") != std::string::npos);
-  // What Flux cannot do here.
-  CHECK_FALSE(face().requeues());
-  CHECK_FALSE(face().requeues_excluding_nodes());
-  CHECK_FALSE(face().sends_warning_signal());
+  // What Flux cannot do here: none of the capabilities' record.
+  CHECK(job_dialect(k_batch) == &dialect_for(Scheduler::flux));
+  CHECK(capability_names(job_dialect(k_batch)->capabilities()).empty());
 }
 
 TEST_CASE("a task of flux run: its ranks from FLUX_TASK_*, the job is still the batch job") {

@@ -104,9 +104,6 @@ TEST_CASE("Slurm's face: ids, array task, nodes, this node, restarts, GPUs, the 
   CHECK_FALSE(slurm().gpus_bound_per_task(env));
   CHECK(slurm().step_signals_workers(env));
   CHECK_FALSE(slurm().default_master_addr(env).has_value());
-  CHECK(slurm().requeues_excluding_nodes());
-  CHECK(slurm().requeues());
-  CHECK(slurm().sends_warning_signal());
   REQUIRE(slurm().launcher_ranks(env).has_value());
   CHECK(slurm().launcher_ranks(env)->rank == 1);
   CHECK(slurm().launcher_ranks(env)->node_rank == 1);
@@ -166,9 +163,6 @@ TEST_CASE("PBS's face under Open MPI: the job id, the node file, no node index o
   CHECK_FALSE(pbs().gpus_bound_per_task(env));
   CHECK_FALSE(pbs().step_signals_workers(env));
   CHECK_FALSE(pbs().launcher_ranks(env).has_value());  // Open MPI's, not PBS's own (mpi_in_job.h)
-  CHECK_FALSE(pbs().requeues_excluding_nodes());
-  CHECK_FALSE(pbs().requeues());
-  CHECK_FALSE(pbs().sends_warning_signal());
   // The node file is on the first host alone: elsewhere its reading says so.
   CHECK(test::error_of_call([&] { pbs().job_nodes(env, k_no_files); }).find("exists only on the job's first host") !=
         std::string::npos);
@@ -221,9 +215,6 @@ TEST_CASE("the local runner's face: its variables, one address for every node, l
   CHECK(local().gpu_count(env) == 2);
   CHECK(local().default_master_addr(env) == "127.0.0.1");
   CHECK_FALSE(local().step_signals_workers(env));
-  CHECK_FALSE(local().requeues_excluding_nodes());
-  CHECK(local().requeues());  // its runner runs the script again when it exits 99
-  CHECK(local().sends_warning_signal());
   CHECK(local().restart_count(env) == 0);
   env["HPCLAUNCH_RESTART_COUNT"] = "2";
   CHECK(local().restart_count(env) == 2);

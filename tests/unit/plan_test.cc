@@ -316,7 +316,7 @@ TEST_CASE("bad requeue input names the flag") {
   CHECK(error_of(r) == "--signal: 'KILL' is not a signal a job can catch; write e.g. --signal USR1@120");
   r = request("sockeye-pbs");
   r.requeue = true;
-  // What PBS cannot do, as its face answers (requeues_excluding_nodes, sends_warning_signal).
+  // What PBS cannot do, as its capabilities say (exclude_nodes, warning_signal).
   CHECK(error_of(r) == "--requeue: sockeye-pbs runs pbs, which sends no warning signal and cannot requeue a job; "
                        "drop the flag; resume by hand with the trainer's --resume");
   r = request("gadi");

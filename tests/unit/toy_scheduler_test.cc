@@ -85,6 +85,11 @@ class ToyDialect final : public SchedulerDialect {
  public:
   const InJobFace& in_job() const override { return m_face; }
   Scheduler kind() const override { return toy(); }
+  SchedulerCapabilities capabilities() const override {
+    SchedulerCapabilities c;
+    c.arrays = true;  // TOY_TASK
+    return c;
+  }
   // Its jobs may run inside a Slurm allocation, as Flux's do: inside one, its face is asked before Slurm's.
   std::vector<std::string> nests_in() const override { return {"slurm"}; }
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
@@ -345,8 +350,8 @@ TEST_CASE("a toy job's environment is read by the toy's face, which the registry
   CHECK(face->node_name(env) == "b");
   CHECK(face->gpu_count(env) == 2);
   CHECK(face->launcher_ranks(env)->rank == 5);
-  CHECK_FALSE(face->requeues_excluding_nodes());
-  CHECK_FALSE(face->sends_warning_signal());
+  CHECK(job_dialect(env)->kind() == toy());
+  CHECK(capability_names(job_dialect(env)->capabilities()) == std::vector<std::string>{"arrays"});
   TaskRanks ranks = detect_task_ranks(env, {});
   CHECK(ranks.rank == 5);
   CHECK(ranks.world_size == 8);

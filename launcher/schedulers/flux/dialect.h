@@ -16,6 +16,9 @@ namespace hpclaunch {
 class FluxDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::flux; }
+  // None of the record's: no arrays (a job per task), no requeue or warning signal from hpclaunch, no check without
+  // queueing, no survey (README.md).
+  SchedulerCapabilities capabilities() const override { return {}; }
   std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::flux}; }
   std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::gpus_per_slot}; }
   QueueKind queue_kind() const override { return QueueKind::queue; }  // flux batch -q/--queue

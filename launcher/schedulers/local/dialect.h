@@ -9,6 +9,13 @@ namespace hpclaunch {
 class LocalDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::local; }
+  // The runner runs an array's tasks in turn, runs the script again when it exits 99 (backend_job.h), and passes
+  // `cancel --signal` on (it keeps no time limit to warn before); there is no cluster to survey or check against.
+  SchedulerCapabilities capabilities() const override {
+    SchedulerCapabilities c;
+    c.arrays = c.requeue = c.warning_signal = true;
+    return c;
+  }
   std::vector<LaunchMode> launchers() const override {  // local-srun plays srun
     return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun};
   }

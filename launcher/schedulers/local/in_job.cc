@@ -42,9 +42,6 @@ class LocalJobFace final : public InJobFace {
   }
   // The local runner runs the script again when it exits 99 (backend_job.h), and counts the runs here.
   int restart_count(const Env& env) const override { return lenient_count(env, "HPCLAUNCH_RESTART_COUNT").value_or(0); }
-  bool requeues() const override { return true; }
-  // Sent by `hpclaunch cancel --signal` only: the local runner keeps no time limit to warn before.
-  bool sends_warning_signal() const override { return true; }
   // `local-srun` by hand, without the local profile's exports: its node names do not resolve and all its nodes
   // are this machine.
   std::optional<std::string> default_master_addr(const Env&) const override { return "127.0.0.1"; }

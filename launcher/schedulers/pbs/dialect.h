@@ -16,6 +16,13 @@ namespace hpclaunch {
 class PbsDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::pbs; }
+  // Arrays (-J) and a survey (qstat -Qf, pbsnodes -av); no requeue from the script, no warning signal, no qsub that
+  // checks without queueing.
+  SchedulerCapabilities capabilities() const override {
+    SchedulerCapabilities c;
+    c.arrays = c.survey = true;
+    return c;
+  }
   std::vector<LaunchMode> launchers() const override {
     return {LaunchMode::agent, LaunchMode::mpirun, LaunchMode::pals};
   }

@@ -23,7 +23,6 @@ class SlurmBackend final : public SchedulerBackend {
   std::vector<std::string> output_files(const JobRecord& job) const override;
   std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
                                       const CommandRunner& run) const override;
-  bool has_test_only() const override { return true; }
   ClusterInfo survey(const std::string& user, const CommandRunner& run) const override;
   void requeue_excluding(const std::string& job_id, const std::vector<std::string>& exclude,
                          const CommandRunner& run) const override;

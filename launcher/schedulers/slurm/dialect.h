@@ -20,6 +20,9 @@ std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(con
 class SlurmDialect final : public SchedulerDialect {
  public:
   Scheduler kind() const override { return Scheduler::slurm; }
+  // Arrays (--array), scontrol requeue (after ExcNodeList= to leave nodes out), sbatch --signal, sbatch --test-only,
+  // and scontrol/sacctmgr to survey.
+  SchedulerCapabilities capabilities() const override { return {true, true, true, true, true, true}; }
   std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::srun, LaunchMode::mpirun}; }
   std::vector<GpuStyle> gpu_styles() const override { return {GpuStyle::gpus_per_node, GpuStyle::gres}; }
   GpuStyle gpu_style() const override { return GpuStyle::gres; }  // a learned profile names the GRES's type

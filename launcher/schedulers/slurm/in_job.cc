@@ -147,9 +147,6 @@ class SlurmJobFace final : public InJobFace {
     r.note = fmt::format("the batch script of Slurm job {} with one task: a world of one", r.job_id);
     return r;
   }
-  bool requeues() const override { return true; }                  // scontrol requeue
-  bool requeues_excluding_nodes() const override { return true; }  // scontrol requeue after ExcNodeList=
-  bool sends_warning_signal() const override { return true; }      // sbatch --signal
 };
 
 }  // namespace
