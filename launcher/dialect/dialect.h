@@ -71,6 +71,14 @@ struct ScriptPlace {
   std::vector<std::string> array_directives;  // array_options of the array
 };
 
+// A value a scheduler's own template reads, beside those render gives every template (render/render.h): a text,
+// or a flag that opens a `{{#key}}` section. A value with neither (an empty text) opens no section.
+struct TemplateValue {
+  std::string key;
+  std::string text;
+  bool flag = false;  // a section's switch, not a text
+};
+
 // What a scheduler says of a script it was asked to check without queueing it (sbatch --test-only).
 struct TestVerdict {
   bool accepted = false;
@@ -149,6 +157,11 @@ class SchedulerDialect {
   // of each node, for a job of `gpus_per_node` GPUs in `queue` (nullptr: none named). By default none: the
   // scheduler's own default.
   virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;
+
+  // The values its template reads that render does not give every template (its launchers' options: Slurm's
+  // `rank_options`, PBS's `pals_cpu_list`, Flux's slot sizes), made from the plan; none by default. A key of
+  // render's own is refused (render_script throws), so a template's keys are read in one of two places.
+  virtual std::vector<TemplateValue> template_values(const BatchRequest&, const ScriptPlace&) const { return {}; }
 
   // The script's directives (without the #SBATCH / #PBS prefix, which the template writes).
   virtual std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const = 0;

@@ -134,7 +134,8 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   if (p.requeue) d.set("max_requeues", std::to_string(p.max_requeues));
   if (p.site.retired()) d.set("retired", "retired " + p.site.retired_on + "; successors: " + join(p.site.successors, ", "));
 
-  d.set("directives", list_of(dialect.directives(p, {ctx.workdir, ctx.job_dir, p.array.active(), ctx.array_directives})));
+  const ScriptPlace place{ctx.workdir, ctx.job_dir, p.array.active(), ctx.array_directives};
+  d.set("directives", list_of(dialect.directives(p, place)));
   std::vector<std::string> modules;
   for (const auto& m : p.modules) modules.push_back(shell_quote(m));
   if (!modules.empty()) d.set("modules", join(modules, " "));
@@ -160,7 +161,6 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   if (!p.container_image.empty() && p.site.container.sets_network_env)
     network.push_back(fmt::format("# {}'s container sets the network's NCCL and libfabric variables itself: the site's "
                                   "host values are not exported over them.", p.site.name));
-  if (!p.site.srun_rank_options.empty()) d.set("rank_options", " " + join(p.site.srun_rank_options, " "));
   // A container the site runs as options of srun's steps: every step (the agents', the ranks') is in it, so it must
   // see hpclaunch, the working directory and the job directory; an EDF file is written before the first step.
   if (!p.container_image.empty() && !p.site.container.srun_options.empty()) {
@@ -188,7 +188,6 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   setup.insert(setup.end(), network.begin(), network.end());
   setup.insert(setup.end(), container_setup.begin(), container_setup.end());
   d.set("setup", list_of(setup));
-  if (!p.site.pals_cpu_bind.empty()) d.set("pals_cpu_list", p.site.pals_cpu_bind);
   if (p.array.active()) {
     d.set("array_lines", list_of(array_lines(p, ctx, dialect)));
     forwarded.insert(forwarded.end(), {"HPCLAUNCH_ARRAY_TASK", "HPCLAUNCH_ARRAY_TASKS", "HPCLAUNCH_ARRAY_DIR", "HPCLAUNCH_JOB_DIR"});
@@ -201,6 +200,15 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   if (z.master_addr == MasterAddrRule::fixed) d.set("addr_fixed", shell_quote(z.fixed_addr));
   // Only the Slurm template asks the node list for its first node; PBS and local scripts run on it already.
   d.set("addr_first_node", z.master_addr == MasterAddrRule::first_node);
+
+  // The scheduler's own values, last: none may take the name of one above.
+  for (const TemplateValue& v : dialect.template_values(p, place)) {
+    if (d.get(v.key))
+      throw failure(dialect.template_path(), "the scheduler's template value '" + v.key + "' is also one render gives",
+                    "rename it in the dialect's template_values and its template");
+    if (v.flag || !v.text.empty()) d.set(v.key, v.flag ? mus::data(true) : mus::data(v.text));
+    else d.set(v.key, false);  // an empty text opens no section
+  }
 
   mus::mustache tmpl(load_template(dialect));
   if (!tmpl.is_valid()) throw failure(dialect.template_path(), tmpl.error_message(), "fix the template");

@@ -55,15 +55,12 @@ trap : USR1 USR2
 MASTER_ADDR="$(flux hostlist --nth=0 local)" || exit 1
 export MASTER_ADDR
 
-# A task that asks no GPU sees none (Flux sets CUDA_VISIBLE_DEVICES=-1): on a GPU job an agent asks for its node's
-# 24, a worker for its one. flux run's -c counts cores.
-hpclaunch_node_gpus=() hpclaunch_task_gpus=()
-if [ 24 -gt 0 ]; then hpclaunch_node_gpus=(-g 24) hpclaunch_task_gpus=(-g 1); fi
 # The agents trust only peers that know this job's secret; it lives in the job's environment, never in a file.
 export HPCLAUNCH_RDZV_SECRET="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 
 # One hpclaunch agent per node, the tasks of one `flux run`, each with the node's 24 x 3 core(s); each
-# starts 24 worker(s) and sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT for them.
-flux run -N 2 -n 2 -c $((24 * 3)) "${hpclaunch_node_gpus[@]}" \
+# starts 24 worker(s) and sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT for them. flux run's -c
+# counts cores; a task that asks no GPU (-g) sees none (Flux sets CUDA_VISIBLE_DEVICES=-1), so an agent asks its node's.
+flux run -N 2 -n 2 -c 72 -g 24 \
   "$HPCLAUNCH" agent --nnodes 2 --nproc-per-node 24 -- python train.py --epochs 2
 

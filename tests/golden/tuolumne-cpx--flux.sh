@@ -55,15 +55,11 @@ trap : USR1 USR2
 MASTER_ADDR="$(flux hostlist --nth=0 local)" || exit 1
 export MASTER_ADDR
 
-# A task that asks no GPU sees none (Flux sets CUDA_VISIBLE_DEVICES=-1): on a GPU job an agent asks for its node's
-# 24, a worker for its one. flux run's -c counts cores.
-hpclaunch_node_gpus=() hpclaunch_task_gpus=()
-if [ 24 -gt 0 ]; then hpclaunch_node_gpus=(-g 24) hpclaunch_task_gpus=(-g 1); fi
-
 # One task per worker, 24 per node, each with 3 core(s); `hpclaunch exec` reads its FLUX_TASK_RANK and
 # sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and execs. -l prefixes every line with the task's
 # rank (`hpclaunch logs --rank R` reads it); -o exit-on-error ends the step when one rank fails, instead of 30 s
-# later (flux-shell-options(7), exit-timeout), as Slurm's --kill-on-bad-exit does.
-flux run -N 2 -n 48 -c 3 "${hpclaunch_task_gpus[@]}" -l -o exit-on-error \
+# later (flux-shell-options(7), exit-timeout), as Slurm's --kill-on-bad-exit does. A task that asks no GPU (-g) sees
+# none (Flux sets CUDA_VISIBLE_DEVICES=-1), so each asks its one.
+flux run -N 2 -n 48 -c 3 -g 1 -l -o exit-on-error \
   "$HPCLAUNCH" exec -- python train.py --epochs 2
 

@@ -176,13 +176,20 @@ TEST_CASE("the batch script: # flux: lines, one flux run of agents or of workers
   std::string agent = render_script(plan_for("el-capitan", "agent"), k_ctx);
   CHECK(agent.rfind("#!/bin/bash\n# flux: -N 2\n# flux: -n 2\n# flux: -c 84\n# flux: -g 4\n", 0) == 0);
   CHECK(agent.find("MASTER_ADDR=\"$(flux hostlist --nth=0 local)\" || exit 1\nexport MASTER_ADDR\n") != std::string::npos);
-  CHECK(agent.find("flux run -N 2 -n 2 -c $((4 * 21)) \"${hpclaunch_node_gpus[@]}\" \\\n  \"$HPCLAUNCH\" agent --nnodes 2 "
+  // The sizes come from the dialect (template_values), not from the shell.
+  CHECK(agent.find("flux run -N 2 -n 2 -c 84 -g 4 \\\n  \"$HPCLAUNCH\" agent --nnodes 2 "
                    "--nproc-per-node 4 -- python train.py\n") != std::string::npos);
   CHECK(agent.find("export HPCLAUNCH_RDZV_SECRET=") != std::string::npos);
-  CHECK(agent.find("if [ 4 -gt 0 ]; then hpclaunch_node_gpus=(-g 4) hpclaunch_task_gpus=(-g 1); fi") != std::string::npos);
+  CHECK(agent.find("$((") == std::string::npos);
   std::string direct = render_script(plan_for("el-capitan", "flux"), k_ctx);
-  CHECK(direct.find("flux run -N 2 -n 8 -c 21 \"${hpclaunch_task_gpus[@]}\" -l -o exit-on-error \\\n  \"$HPCLAUNCH\" exec -- "
+  CHECK(direct.find("flux run -N 2 -n 8 -c 21 -g 1 -l -o exit-on-error \\\n  \"$HPCLAUNCH\" exec -- "
                     "python train.py\n") != std::string::npos);
+  // A job without GPUs asks flux run for none (its tasks then see none).
+  LaunchPlan cpu = plan_for("el-capitan", "flux");
+  cpu.gpus_per_node = 0;
+  std::string cpu_script = render_script(cpu, k_ctx);
+  CHECK(cpu_script.find("flux run -N 2 -n 8 -c 21 -l -o exit-on-error") != std::string::npos);
+  CHECK(cpu_script.find(" -g ") == std::string::npos);
   CHECK(direct.find("HPCLAUNCH_RDZV_SECRET") == std::string::npos);
   CHECK(direct.find("srun") == std::string::npos);
   CHECK(direct.find("#SBATCH") == std::string::npos);

@@ -81,6 +81,9 @@ class ToyJobFace final : public InJobFace {
 
 // "Toy": `toysub [-w JOB]... SCRIPT` answers "Job <ID> is submitted"; `toystat ID` answers "ID STATE [EXIT]"
 // lines (PEND, RUN, DONE, EXIT; an array's tasks as ID[I]); `toykill ID`.
+// The name under which the toy's template reads its own value; a test gives it one of render's to see it refused.
+std::string toy_value_key = "toy_cores";
+
 class ToyDialect final : public SchedulerDialect {
  public:
   const InJobFace& in_job() const override { return m_face; }
@@ -95,7 +98,12 @@ class ToyDialect final : public SchedulerDialect {
   std::string template_path() const override { return "tests/unit/toy_scheduler_test.cc (ToyDialect)"; }
   std::optional<std::string> template_text() const override {
     return "#!/bin/bash\n{{#directives}}\n#TOY {{.}}\n{{/directives}}\n{{#array_lines}}\n{{.}}\n{{/array_lines}}\n"
-           "{{#launches}}\n{{#toyrun}}toyrun -n {{ntasks}} {{/toyrun}}{{{command}}}\n{{/launches}}\n";
+           "{{#launches}}\n{{#toyrun}}toyrun -n {{ntasks}} {{/toyrun}}{{{command}}}\n{{/launches}}\n"
+           "# toy cores {{toy_cores}}{{#toy_whole}}, whole nodes{{/toy_whole}}\n";
+  }
+  // Its own template values: render gives them to its template alone.
+  std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override {
+    return {{toy_value_key, std::to_string(r.cpus_per_node)}, {"toy_whole", "", r.memory == "--mem=0"}};
   }
   std::vector<LaunchMode> launchers() const override { return {LaunchMode::agent, LaunchMode::mpirun, toyrun()}; }
   std::vector<GpuStyle> gpu_styles() const override { return {toy_gpus()}; }
@@ -283,6 +291,19 @@ TEST_CASE("a toy site's job: submit plans, renders, submits through the toy's ba
   CHECK(s.plan.launcher == LaunchMode::agent);
   CHECK(s.script.rfind("#!/bin/bash\n#TOY -n 2\n#TOY -name toyjob\n#TOY -out " + dir + "/toy.out\n#TOY -gpus 4\n", 0) == 0);
   CHECK(s.script.find("python train.py") != std::string::npos);
+  // The toy's own template values, from its dialect (template_values): a text, and a flag, off here (the plan asks
+  // no --mem=0), whose section stays closed.
+  REQUIRE(s.plan.memory.empty());
+  CHECK(s.script.find("\n# toy cores " + std::to_string(s.plan.cpus_per_node) + "\n") != std::string::npos);
+  // A value named as one of render's own is refused, naming the template.
+  toy_value_key = "nodes";
+  CHECK(test::error_of_call([&] { render_script(s.plan, {"/bin/hpclaunch", dir, dir, {}}); }) ==
+        "tests/unit/toy_scheduler_test.cc (ToyDialect): the scheduler's template value 'nodes' is also one render gives; "
+        "rename it in the dialect's template_values and its template");
+  toy_value_key = "toy_cores";
+  LaunchPlan whole = s.plan;
+  whole.memory = "--mem=0";  // the flag on: its section opens
+  CHECK(render_script(whole, {"/bin/hpclaunch", dir, dir, {}}).find("\n# toy cores 16, whole nodes\n") != std::string::npos);
   REQUIRE(toy_cluster.ran.size() == 1);
   CHECK(toy_cluster.ran[0] == std::vector<std::string>{"toysub", "-w", "7", dir + "/job.sh"});
   CHECK(read_file(dir + "/job.sh") == s.script);

@@ -28,6 +28,15 @@ std::string flux_duration(long seconds) {
 
 }  // namespace
 
+std::vector<TemplateValue> FluxDialect::template_values(const BatchRequest& r, const ScriptPlace&) const {
+  std::vector<TemplateValue> out = {{"agent_cores", std::to_string(r.workers_per_node * r.threads_per_worker)}};
+  if (r.gpus_per_node > 0) {
+    out.push_back({"node_gpu_options", " -g " + std::to_string(r.gpus_per_node)});
+    out.push_back({"task_gpu_options", " -g 1"});
+  }
+  return out;
+}
+
 std::vector<std::string> FluxDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   if (place.array)
     throw Error("--array", fmt::format("flux batch has no job arrays, and {}'s profile does not say `arrays: false`",

@@ -34,6 +34,9 @@ class FluxDialect final : public SchedulerDialect {
   // Answers only where a Flux instance does (flux-getattr(1): `rank` is every broker's attribute).
   std::vector<std::string> presence_command() const override { return {"flux", "getattr", "rank"}; }
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
+  // flux run's sizes: `agent_cores` (an agent's task: its node's workers' cores), and `node_gpu_options` and
+  // `task_gpu_options` (` -g N`, ` -g 1`; none on a job without GPUs, whose tasks then see none).
+  std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override;
   // flux batch has no arrays (flux submit --cc is not for batch jobs): none, and directives() refuses an array.
   std::vector<std::string> array_options(int, int) const override { return {}; }
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;

@@ -76,6 +76,11 @@ MemoryAsk PbsDialect::memory_request(const SiteProfile& site, const Queue* queue
   return {};
 }
 
+std::vector<TemplateValue> PbsDialect::template_values(const BatchRequest& r, const ScriptPlace&) const {
+  if (r.site.pals_cpu_bind.empty()) return {};
+  return {{"pals_cpu_list", r.site.pals_cpu_bind}};
+}
+
 std::vector<std::string> PbsDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   // One -l line as in the Sockeye seed: walltime and the select chunk (one chunk per node).
   std::string select = fmt::format("select={}:ncpus={}", p.nodes, p.cpus_per_node);

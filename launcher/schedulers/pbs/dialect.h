@@ -39,6 +39,8 @@ class PbsDialect final : public SchedulerDialect {
   std::vector<std::string> presence_command() const override { return {"qstat", "--version"}; }
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
+  // `pals_cpu_list`: PALS's per-rank CPU sets (launch.pals_cpu_bind, as the plan left them), in place of --depth.
+  std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
   const char* array_index_variable() const override { return "PBS_ARRAY_INDEX"; }

@@ -128,6 +128,11 @@ std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(con
   return std::nullopt;
 }
 
+std::vector<TemplateValue> SlurmDialect::template_values(const BatchRequest& r, const ScriptPlace&) const {
+  if (r.site.srun_rank_options.empty()) return {};
+  return {{"rank_options", " " + join(r.site.srun_rank_options, " ")}};
+}
+
 std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   std::vector<std::string> d = {
       "--job-name=" + p.job_name,

@@ -31,6 +31,8 @@ class SlurmDialect final : public SchedulerDialect {
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::string topology_option_refusal(std::string_view option, std::string_view version) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
+  // `rank_options`: the profile's srun options for the ranks (launch.srun_rank_options, as the plan left them).
+  std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
   const char* array_index_variable() const override { return "SLURM_ARRAY_TASK_ID"; }
