@@ -59,6 +59,18 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+// A snapshot job of `site` (its example account) from `src`, which gets a train.py, into `job_dir`.
+SubmitRequest snapshot_job(const fs::path& src, const std::string& site, const fs::path& job_dir) {
+  put(src / "train.py", "print(1)\n");
+  SubmitRequest r;
+  r.request.site = site;
+  r.request.account = test::sites().get(site).account.example;
+  r.request.command = {"python", "train.py"};
+  r.request.snapshot = true;
+  r.job_dir = job_dir.string();
+  return r;
+}
+
 // Runs `f` with the working directory `dir`, as submit runs in the user's.
 template <class F>
 auto in_dir(const fs::path& dir, F f) {
@@ -291,13 +303,7 @@ TEST_CASE("in a git tree: git's list of files, its commit, and whether the tree 
 TEST_CASE("submit_request with a snapshot: the job starts in it, job.json records it, a refusal leaves nothing") {
   test::TempState t("snapshot-submit");
   const fs::path src = t.base / "src";
-  put(src / "train.py", "print(1)\n");
-  SubmitRequest r;
-  r.request.site = "perlmutter";
-  r.request.account = "m1234_g";
-  r.request.command = {"python", "train.py"};
-  r.request.snapshot = true;
-  r.job_dir = (t.base / "job").string();
+  SubmitRequest r = snapshot_job(src, "perlmutter", t.base / "job");
   auto run = [&](const std::vector<std::string>& argv) -> ProcessResult {
     if (argv[0] == "git") return no_git(argv);
     return {0, "4242\n", ""};
@@ -330,14 +336,8 @@ TEST_CASE("submit_request with a snapshot: the job starts in it, job.json record
 TEST_CASE("an array on a site without arrays (Gadi): one snapshot in the array's directory, every task's job in it") {
   test::TempState t("snapshot-per-task");
   const fs::path src = t.base / "src";
-  put(src / "train.py", "print(1)\n");
-  SubmitRequest r;
-  r.request.site = "gadi";
-  r.request.account = test::sites().get("gadi").account.example;
-  r.request.command = {"python", "train.py"};
-  r.request.snapshot = true;
+  SubmitRequest r = snapshot_job(src, "gadi", t.base / "job");
   r.request.array.count = 2;
-  r.job_dir = (t.base / "job").string();
   int submitted = 0;
   auto run = [&](const std::vector<std::string>& argv) -> ProcessResult {
     if (argv[0] == "git") return no_git(argv);
