@@ -58,6 +58,7 @@ void print_status(const JobRecord& job, const Queried& q) {
     JobRecord task = task_record(job, static_cast<int>(i));
     fmt::print("  {:<16} {:<40} {}\n", task.job_id, describe(q.tasks[i]), task_label(task));
   }
+  if (job.snapshot) fmt::print("  snapshot: {}\n", describe_snapshot(*job.snapshot));
   if (!job.after.empty()) fmt::print("  after: {}\n", join(job.after, ", "));
   for (const auto& n : job.excluded) fmt::print("  excluded: {} ({}; run {})\n", n.node, n.reason, n.run);
   for (const auto& h : job.hangs) fmt::print("  hang: {}\n", h);

@@ -79,6 +79,14 @@ void add_job_options(CLI::App& app, SubmitOptions* o) {
   add_switch(app, "preflight", &r.preflight,
              "run `hpclaunch check` on every rank first: a bad node stops the job, and with --requeue the next run "
              "leaves it out (docs/preflight.md)");
+  add_switch(app, "snapshot", &r.snapshot,
+             "run a copy of the code as it is now: a git tree's tracked and untracked, not ignored files (else the "
+             "directory, less what .gitignore files name), copied into JOBDIR/snapshot; the job starts there, and so "
+             "does every requeued run (default: the profile's; docs/snapshot.md)");
+  app.add_option("--snapshot-exclude", r.snapshot_exclude,
+                 "leave PATTERN out of the snapshot (.gitignore's syntax, from the tree's top; repeatable)")->take_all();
+  app.add_option("--snapshot-max-size", r.snapshot_max_size,
+                 "refuse a snapshot larger than SIZE (e.g. 512M, 2G; default: the profile's, else 256M)");
   app.add_option("--job-dir", o->job_dir, "where the script, plan and output go; default ./hpclaunch-jobs/NAME-TIME");
   app.add_option("--job-dir-mode", o->job_dir_mode, "the job directory's mode, octal (default 700: yours only; "
                  "e.g. 750 for your group to read it)");
@@ -111,6 +119,7 @@ bool parse_request(CLI::App& app, const Args& args, SubmitOptions* o) {
   if (!o->spec.empty()) read_job_spec(o->spec, read_spec_file(o->spec), &o->request);
   if (!parse_or_throw(app, split.options)) return false;
   if (!split.command.empty()) o->request.command = split.command;
+  if (app.count("--snapshot-max-size")) o->request.snapshot_max_size_origin = "--snapshot-max-size";
   ArrayRequest& a = o->request.array;  // the flags replace what the spec says
   if (o->array) a.count = o->array, a.count_origin = "--array";
   if (!o->sweep.empty()) {

@@ -35,6 +35,7 @@ SubmissionFile submission_of(const JobRecord& r) {
   f.submitted_at = r.submitted_at;
   f.nodes = r.nodes;
   f.after = r.after;
+  f.snapshot = r.snapshot;
   return f;
 }
 
@@ -156,7 +157,8 @@ nlohmann::json status_json(const JobRecord& job, const JobState& state, const st
                                 {"failure", job.failure},
                                 {"hangs", job.hangs},
                                 {"spares", job.spares},
-                                {"replaced", job.replaced}});
+                                {"replaced", job.replaced},
+                                {"snapshot", job.snapshot ? nlohmann::json(*job.snapshot) : nlohmann::json(nullptr)}});
 }
 
 void print_status_json(const JobRecord& job, const JobState& state, const std::vector<JobState>& tasks) {
@@ -246,6 +248,7 @@ nlohmann::json report_json(const ReportFacts& f) {
        {"site", f.site},
        {"scheduler", f.scheduler},
        {"submitted_at", f.submitted_at},
+       {"snapshot", f.snapshot ? nlohmann::json(*f.snapshot) : nlohmann::json(nullptr)},
        {"state", state_json(f.state)},
        {"plan", f.plan ? nlohmann::json(*f.plan) : nlohmann::json(nullptr)},
        {"script", f.script},

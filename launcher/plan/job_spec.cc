@@ -1,5 +1,6 @@
 #include "plan/job_spec.h"
 
+#include "util/byte_size.h"
 #include "util/yaml_reader.h"
 
 namespace hpclaunch {
@@ -52,7 +53,7 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
   YAML::Node root = rd.load_map(text, "a job spec", "write `key: value` lines, e.g. `site: local`");
   rd.check_keys(root, "", {"description", "site", "nodes", "gpus_per_node", "time", "account", "partition", "qos",
                            "constraint", "launcher", "name", "container", "modules", "env", "requeue", "signal",
-                           "max_requeues", "hang_timeout", "spares", "segment", "exclusive_topo", "preflight", "array", "sweep", "sweep_zip", "max_concurrent", "command"});
+                           "max_requeues", "hang_timeout", "spares", "segment", "exclusive_topo", "preflight", "snapshot", "snapshot_exclude", "snapshot_max_size", "array", "sweep", "sweep_zip", "max_concurrent", "command"});
   auto str = [&](const char* key, std::string* out) {
     if (root[key]) *out = rd.scalar(root[key], key);
   };
@@ -75,6 +76,15 @@ void read_job_spec(const std::string& file, const std::string& text, JobRequest*
   if (root["exclusive_topo"]) r->exclusive_topo = rd.boolean(root["exclusive_topo"], "exclusive_topo");
   if (root["requeue"]) r->requeue = rd.boolean(root["requeue"], "requeue");
   if (root["preflight"]) r->preflight = rd.boolean(root["preflight"], "preflight");
+  if (root["snapshot"]) r->snapshot = rd.boolean(root["snapshot"], "snapshot");
+  if (root["snapshot_exclude"]) r->snapshot_exclude = rd.strings(root["snapshot_exclude"], "snapshot_exclude");
+  if (root["snapshot_max_size"]) {
+    r->snapshot_max_size = rd.scalar(root["snapshot_max_size"], "snapshot_max_size");
+    if (!parse_byte_size(r->snapshot_max_size))
+      rd.fail(root["snapshot_max_size"], "snapshot_max_size", "'" + r->snapshot_max_size + "' is not a size",
+              "write e.g. `snapshot_max_size: 512M` (K, M, G, T: powers of 1024)");
+    r->snapshot_max_size_origin = rd.where(root["snapshot_max_size"].Mark());
+  }
   if (root["modules"]) r->modules = rd.strings(root["modules"], "modules");
   if (root["env"]) {
     r->env.clear();

@@ -38,6 +38,11 @@ struct JobRequest {
   std::optional<bool> preflight;  // --preflight: `hpclaunch check` on every rank before the command
   std::optional<int> segment;     // --segment N: block topology's nodes per segment (0: none); unset: the queue's
   std::optional<bool> exclusive_topo;  // --exclusive-topo: no other job in the job's blocks (sbatch --exclusive=topo)
+  // --snapshot: the job runs a copy of the code as it is at submit (submit/snapshot.h); unset: the profile's.
+  std::optional<bool> snapshot;
+  std::vector<std::string> snapshot_exclude;  // --snapshot-exclude PATTERN (gitignore syntax), beside the profile's
+  std::string snapshot_max_size;              // --snapshot-max-size SIZE ("": the profile's, else 256M)
+  std::string snapshot_max_size_origin;       // "--snapshot-max-size", or the spec's FILE:LINE
   // The user's default account as the scheduler's accounting says (`sacctmgr show user`), looked up by the CLI
   // when --account is absent; "" when unknown.
   std::string default_account;

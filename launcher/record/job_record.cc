@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dialect/dialect.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/json_numbers.h"
@@ -72,6 +73,34 @@ void to_json(nlohmann::json& j, const PlanFile& p) {
 void from_json(const nlohmann::json& j, PlanFile& p) {
   j.get_to(static_cast<PlanFields&>(p));
   p.array = j.value("array", ArraySummary{});
+}
+
+std::string describe_snapshot(const SnapshotRecord& s) {
+  std::string what;
+  if (!s.git) what = "not a git work tree";
+  else if (s.commit.empty()) what = "no commit yet";
+  else what = "commit " + s.commit.substr(0, 12) + (s.dirty ? " with uncommitted changes" : ", clean");
+  return fmt::format("{}; {} files ({}) from {}, run in {}", what, s.files,
+                     format_bytes(static_cast<std::uint64_t>(std::max(0LL, s.bytes))), s.source, s.workdir);
+}
+
+void to_json(nlohmann::json& j, const SubmissionFile& f) {
+  j = {{"job_id", f.job_id}, {"scheduler", f.scheduler}, {"site", f.site}, {"job_dir", f.job_dir},
+       {"submitted_at", f.submitted_at}, {"nodes", f.nodes}, {"after", f.after}, {"task_job_ids", f.task_job_ids}};
+  if (f.snapshot) j["snapshot"] = *f.snapshot;
+}
+
+void from_json(const nlohmann::json& j, SubmissionFile& f) {
+  const SubmissionFile d;
+  f.job_id = j.value("job_id", d.job_id);
+  f.scheduler = j.value("scheduler", d.scheduler);
+  f.site = j.value("site", d.site);
+  f.job_dir = j.value("job_dir", d.job_dir);
+  f.submitted_at = j.value("submitted_at", d.submitted_at);
+  f.nodes = j.value("nodes", d.nodes);
+  f.after = j.value("after", d.after);
+  f.task_job_ids = j.value("task_job_ids", d.task_job_ids);
+  if (auto it = j.find("snapshot"); it != j.end() && !it->is_null()) f.snapshot = it->get<SnapshotRecord>();
 }
 
 void to_json(nlohmann::json& j, const LocalStateFile& s) {
@@ -230,6 +259,7 @@ JobRecord read_job_record(const std::string& dir) {
     if (job->nodes > 0) r.nodes = job->nodes;
     r.after = job->after;
     r.task_job_ids = job->task_job_ids;
+    r.snapshot = job->snapshot;
   }
   r.excluded = read_excluded_nodes(r.dir).nodes;
   read_agent_words(&r);

@@ -21,6 +21,23 @@ void from_json(const nlohmann::json& j, Scheduler& s);
 void to_json(nlohmann::json& j, LaunchMode m);
 void from_json(const nlohmann::json& j, LaunchMode& m);
 
+// job.json's "snapshot" (submit --snapshot): what was copied into the job directory, from where, and at which
+// commit; the job starts in `workdir`, and every run of it (a requeue, an agent's restart) there.
+struct SnapshotRecord {
+  std::string dir;      // JOBDIR/snapshot
+  std::string source;   // the folder copied: a git work tree's top, else the submit directory
+  std::string workdir;  // where the job starts: the submit directory's place in the copy
+  bool git = false;     // `source` is a git work tree: its tracked files and untracked, not ignored ones
+  std::string commit;   // its HEAD ("" outside git, or before the first commit)
+  bool dirty = false;   // the copy differs from `commit` (uncommitted changes, untracked files)
+  long long files = 0;  // files and symbolic links copied
+  long long bytes = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SnapshotRecord, dir, source, workdir, git, commit, dirty, files, bytes)
+// One line for `status` and the report: "commit 1a2b3c4d5e6f with uncommitted changes, 12 files (3.4 KiB) from
+// /src, run in /job/snapshot/src" ("of /src (not a git work tree)" outside git).
+std::string describe_snapshot(const SnapshotRecord& s);
+
 // JOBDIR/job.json.
 struct SubmissionFile {
   std::string job_id;        // "1234", "56.pbshost", "local-1732189200-4242"
@@ -33,9 +50,11 @@ struct SubmissionFile {
   // An array on a site that takes no job arrays (the profile's `arrays: false`): each task was submitted as a job
   // of its own (JOBDIR/tasks/I, its own job.json); their ids in task order, job_id the first.
   std::vector<std::string> task_job_ids;
+  // submit --snapshot: the copy of the code the job runs (absent from job.json without one).
+  std::optional<SnapshotRecord> snapshot;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmissionFile, job_id, scheduler, site, job_dir, submitted_at, nodes,
-                                                after, task_job_ids)
+void to_json(nlohmann::json& j, const SubmissionFile& f);
+void from_json(const nlohmann::json& j, SubmissionFile& f);
 
 // JOBDIR/state.json of a job run by the local site: {"pid", "state": "running"} while it runs, then
 // {"pid", "state": "exited", "exit_code"}; "runner" for a job that requeues (between two runs its script's pid is
@@ -194,6 +213,7 @@ struct JobRecord {
   std::vector<SweepValue> values;    // a task's values
   // An array whose tasks are jobs of their own (job.json's task_job_ids; a task of it keeps them): each task's id.
   std::vector<std::string> task_job_ids;
+  std::optional<SnapshotRecord> snapshot;  // job.json's: the code the job runs (submit --snapshot)
   bool is_array() const { return array_tasks > 0 && !task; }
   bool per_task() const { return !task_job_ids.empty(); }
   // The id the scheduler lists this job under: a task of a real array job its array's, any other job its own.

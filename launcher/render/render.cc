@@ -103,6 +103,7 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   d.set("threads_per_worker", std::to_string(p.threads_per_worker));
   d.set("hpclaunch", shell_quote(ctx.hpclaunch));
   d.set("workdir", shell_quote(ctx.workdir));
+  d.set("snapshot", ctx.snapshot);
   d.set("job_dir", shell_quote(ctx.job_dir));
   d.set(to_string(p.launcher), true);
   if (!p.warning_signal.empty()) {

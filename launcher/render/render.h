@@ -11,11 +11,14 @@ namespace hpclaunch {
 
 struct RenderContext {
   std::string hpclaunch;  // absolute path of the hpclaunch binary the job runs
-  std::string workdir;    // where the job starts (the submission directory)
+  std::string workdir;    // where the job starts (the submission directory, or its copy in the snapshot)
   std::string job_dir;    // where the script, plan and logs live
   // An array job's directives from its scheduler's dialect (SchedulerDialect::array_options: `--array=0-3%2`,
   // `-J 0-3%2`); the local site has none.
   std::vector<std::string> array_directives;
+  // `workdir` is in the job's snapshot (submit --snapshot): a scheduler that would start the job where it was
+  // submitted (PBS's $PBS_O_WORKDIR) starts it there instead.
+  bool snapshot = false;
 };
 
 // The template file for a scheduler, e.g. "launcher/schedulers/slurm/slurm.sh.mustache".

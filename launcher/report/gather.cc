@@ -25,6 +25,7 @@ void read_common(const JobRecord& job, JobState state, ReportFacts* f) {
   f->site = job.site;
   f->scheduler = to_string(job.scheduler);
   f->submitted_at = job.submitted_at;
+  f->snapshot = job.snapshot;
   f->state = std::move(state);
   f->plan = read_plan_file(plan_dir(job));
   f->script = read_file((fs::path(plan_dir(job)) / "job.sh").string()).value_or("");

@@ -45,6 +45,7 @@ struct TaskFacts {
 struct ReportFacts {
   std::string job_id, job_dir, site, scheduler, submitted_at;
   JobState state;
+  std::optional<SnapshotRecord> snapshot;  // job.json's: the code the job runs (submit --snapshot)
   std::optional<PlanFile> plan;       // the request as planned (plan.json)
   std::string script;                 // job.sh, as submitted
   std::vector<TimelineEvent> timeline;

@@ -50,6 +50,7 @@ std::string request_section(const ReportFacts& f) {
   out += row("job directory", f.job_dir);
   out += row("site", f.site + " (" + f.scheduler + ")");
   if (!f.submitted_at.empty()) out += row("submitted", f.submitted_at);
+  if (f.snapshot) out += row("snapshot", describe_snapshot(*f.snapshot));
   if (const auto& p = f.plan) {
     out += row("command", join(p->command, " "));
     out += row("nodes", std::to_string(p->nodes));

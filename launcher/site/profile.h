@@ -221,6 +221,11 @@ struct SiteProfile {
   MemoryRequest memory;
   std::optional<Learned> learned;       // set on profiles written by `sites learn`
   bool submit_check = false;            // `submit` asks the scheduler to validate the script first (--check)
+  // `submit` copies the code into the job directory and runs it there (--snapshot); what it leaves out beside
+  // .gitignore (gitignore patterns), and the largest copy it makes ("": 256M).
+  bool snapshot = false;
+  std::vector<std::string> snapshot_exclude;
+  std::string snapshot_max_size;
   Interconnect interconnect;
   // Options each rank's srun gets beside the geometry (LUMI: --cpu-bind=mask_cpu:..., Frontier: --gpus-per-task=1
   // --gpu-bind=closest); only with the srun launcher, whose tasks are the ranks.

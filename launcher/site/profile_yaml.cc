@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "util/byte_size.h"
 #include "util/warning_signal.h"
 #include "util/time_limit.h"
 #include "util/error.h"
@@ -369,6 +370,10 @@ void check_release(const Reader& r, const YAML::Node& n, const std::string& name
   if (!std::regex_match(v, k_release)) r.fail(n, name, "'" + v + "' is not a release", "write e.g. `scheduler_version: \"24.11\"`");
 }
 
+void check_byte_size(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {
+  if (!parse_byte_size(v)) r.fail(n, name, "'" + v + "' is not a size", "write e.g. `" + name + ": 512M` (K, M, G, T: powers of 1024)");
+}
+
 const EnumNames<std::string> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const ValueKind<std::vector<std::pair<std::string, std::string>>> k_env_map = {
@@ -414,6 +419,9 @@ const FieldTable<SiteProfile> k_top_fields = {
     field("account_directives", &SiteProfile::account_directives, k_list),
     list_section("notices", &SiteProfile::notices, k_notice_fields, read_notices),
     field("arrays", &SiteProfile::arrays, k_flag),
+    field("snapshot", &SiteProfile::snapshot, k_flag),
+    field("snapshot_exclude", &SiteProfile::snapshot_exclude, k_list),
+    field("snapshot_max_size", &SiteProfile::snapshot_max_size, checked(k_text, check_byte_size)),
 };
 
 // The order `sites show` writes the top level in, what belongs together side by side (k_top_fields's is the order
@@ -422,7 +430,7 @@ const std::vector<std::string> k_top_write_order = {
     "name", "title", "status", "retired_on", "successors", "scheduler", "scheduler_version", "node", "queues", "gpu_request", "account",
     "modules", "setup", "container", "env", "launch", "rendezvous", "requeue", "scratch", "directives",
     "account_directives", "arrays", "notices", "sources", "memory", "unverified", "scratch_only", "interconnect",
-    "submit_check", "learned"};
+    "submit_check", "snapshot", "snapshot_exclude", "snapshot_max_size", "learned"};
 
 // Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
 void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_variant) {

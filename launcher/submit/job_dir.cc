@@ -94,7 +94,8 @@ mode_t parse_job_dir_mode(const std::string& text) {
 }
 
 void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan,
-                   const std::vector<std::pair<std::string, std::string>>& files, mode_t mode) {
+                   const std::vector<std::pair<std::string, std::string>>& files, mode_t mode,
+                   const std::function<void(const std::string&)>& fill) {
   fs::path final_dir(dir);
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
@@ -111,6 +112,7 @@ void write_job_dir(const std::string& dir, const std::string& script, const nloh
       fs::create_directories((tmp / name).parent_path());
       write_file(tmp / name, text, 0644);
     }
+    if (fill) fill(tmp.string());
     // Over the empty directory reserve_job_dir made (rename replaces an empty one, never a filled one).
     fs::rename(tmp, final_dir);
   } catch (const fs::filesystem_error& e) {

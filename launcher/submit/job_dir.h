@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <ctime>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,12 +29,13 @@ std::string reserve_job_dir(const std::string& requested, const std::string& job
 mode_t parse_job_dir_mode(const std::string& text);
 
 // Fills `dir` (empty, reserved by reserve_job_dir, or absent) with job.sh (mode 0755), plan.json and `files`
-// (path relative to `dir` -> content: an array's tasks/I/task.json), by writing
-// a temporary sibling of `mode` and renaming it into place, so a failure leaves nothing half-written. Throws Error
-// naming the directory.
+// (path relative to `dir` -> content: an array's tasks/I/task.json), and whatever `fill` puts into the folder it
+// is given (the snapshot), by writing a temporary sibling of `mode` and renaming it into place, so a failure
+// leaves nothing half-written. Throws Error naming the directory (or what `fill` throws).
 void write_job_dir(const std::string& dir, const std::string& script, const nlohmann::json& plan,
                    const std::vector<std::pair<std::string, std::string>>& files = {},
-                   mode_t mode = k_default_job_dir_mode);
+                   mode_t mode = k_default_job_dir_mode,
+                   const std::function<void(const std::string&)>& fill = {});
 
 // Adds job.json ({"job_id": ..., "scheduler": ..., "submitted_at": ...}) atomically.
 void record_submission(const std::string& dir, const nlohmann::json& record);

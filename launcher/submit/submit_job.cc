@@ -43,7 +43,7 @@ PlanFile plan_file(const LaunchPlan& p) {
 
 SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const std::string& dir,
                         const SchedulerBackend& backend, const CommandRunner& run, const SubmitSteps& steps) {
-  write_job_dir(dir, script, nlohmann::json(plan_file(plan)), task_files(plan, dir), steps.job_dir_mode);
+  write_job_dir(dir, script, nlohmann::json(plan_file(plan)), task_files(plan, dir), steps.job_dir_mode, steps.fill);
   const std::string script_path = dir + "/job.sh";
   SubmissionFile sub;
   const std::vector<std::string> options = backend.dependency_options(steps.after);
@@ -66,6 +66,7 @@ SubmittedJob submit_job(const LaunchPlan& plan, const std::string& script, const
   sub.job_dir = dir;
   sub.submitted_at = submitted_now();
   sub.nodes = plan.nodes;
+  sub.snapshot = steps.snapshot;
   record_submission(dir, nlohmann::json(sub));
   std::string err;
   if (steps.list_in_index && !add_to_job_index(dir, &err))

@@ -32,6 +32,10 @@ struct SubmitSteps {
   bool detach = false;
   // List the job in the job index (`hpclaunch jobs`); a task submitted as a job of its own is listed by its array.
   bool list_in_index = true;
+  // Puts more into the job directory (given the temporary folder that becomes it): the snapshot.
+  std::function<void(const std::string&)> fill;
+  // job.json's snapshot (submit --snapshot).
+  std::optional<SnapshotRecord> snapshot;
 };
 
 // The plan as JOBDIR/plan.json holds it.

@@ -11,6 +11,7 @@
 #include "submit/binary_arch.h"
 #include "submit/job_dir.h"
 #include "submit/job_index.h"
+#include "submit/snapshot.h"
 #include "submit/submit_job.h"
 #include "util/error.h"
 
@@ -54,16 +55,26 @@ std::vector<Dependency> dependencies(const std::vector<std::string>& after) {
   return out;
 }
 
-RenderContext context_for(const LaunchPlan& plan, const std::string& job_dir, const SchedulerBackend& backend) {
-  RenderContext ctx{self_executable(), std::filesystem::current_path().string(), job_dir, {}};
+// Where the job starts: the submit directory, or its place in the job's snapshot (every run of the job starts
+// there, a requeued one too, since the script says so).
+std::string job_workdir(const std::optional<SnapshotSource>& snapshot, const std::string& job_dir) {
+  if (!snapshot) return std::filesystem::current_path().string();
+  return snapshot_workdir(snapshot_dir(job_dir), snapshot->root, snapshot->cwd);
+}
+
+RenderContext context_for(const LaunchPlan& plan, const std::string& job_dir, const SchedulerBackend& backend,
+                          const std::optional<SnapshotSource>& snapshot) {
+  RenderContext ctx{self_executable(), job_workdir(snapshot, job_dir), job_dir, {}};
+  ctx.snapshot = snapshot.has_value();
   if (plan.array.active()) ctx.array_directives = backend.array_options(plan.array.count(), plan.array.max_concurrent);
   return ctx;
 }
 
 // The job's script, or, for a job per task (per_task), every task's.
-std::string render_for(const LaunchPlan& plan, const std::string& job_dir, const SchedulerBackend& backend, bool per_task) {
-  if (per_task) return render_task_jobs(plan, job_dir, context_for(plan, job_dir, backend));
-  return render_script(plan, context_for(plan, job_dir, backend), backend.dialect());
+std::string render_for(const LaunchPlan& plan, const std::string& job_dir, const SchedulerBackend& backend, bool per_task,
+                       const std::optional<SnapshotSource>& snapshot) {
+  if (per_task) return render_task_jobs(plan, job_dir, context_for(plan, job_dir, backend, snapshot));
+  return render_script(plan, context_for(plan, job_dir, backend, snapshot), backend.dialect());
 }
 
 }  // namespace
@@ -84,8 +95,14 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   s.after = dependencies(o.after);
   s.dependency_options = backend.dependency_options(s.after);
   s.per_task = plan.array.active() && !capabilities_of(plan.site).arrays;
+  // Listed (and checked: readable, not too large) before anything is written; copied with the job directory.
+  std::optional<SnapshotSource> snapshot;
+  if (SnapshotSettings settings = snapshot_settings(o.request, plan.site); settings.on)
+    snapshot = list_snapshot(settings, std::filesystem::current_path().string(), s.job_dir, run);
+  if (snapshot && events.warning)
+    for (const auto& w : snapshot->warnings) events.warning(w);
   if (o.dry_run) {
-    s.script = render_for(plan, s.job_dir, backend, s.per_task);
+    s.script = render_for(plan, s.job_dir, backend, s.per_task, snapshot);
     return s;
   }
   check_submittable(plan);  // a retired site: refused before anything is written
@@ -93,7 +110,7 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   // Reserved (mkdir) before rendering: another submit from this directory may take the name meanwhile.
   s.job_dir = reserve_job_dir(o.job_dir, plan.job_name, stamp);
   try {
-    s.script = render_for(plan, s.job_dir, backend, s.per_task);
+    s.script = render_for(plan, s.job_dir, backend, s.per_task, snapshot);
   } catch (...) {
     remove_job_dir(s.job_dir);
     throw;
@@ -116,10 +133,21 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
     s.job_id = r.job_id;
     if (events.submitted) events.submitted(s);
   };
+  if (snapshot) {
+    steps.snapshot = snapshot_record(*snapshot, snapshot_dir(s.job_dir));
+    s.snapshot = steps.snapshot;
+    steps.fill = [&](const std::string& dir) { copy_snapshot(*snapshot, snapshot_dir(dir)); };
+  }
   if (s.per_task) {
     s.script_path.clear();  // each task has its own: JOBDIR/tasks/I/job.sh
-    s.task_job_ids = submit_task_jobs(plan, s.job_dir, context_for(plan, s.job_dir, backend), backend, run, steps,
-                                      events.task_submitted);
+    try {
+      if (steps.fill) steps.fill(s.job_dir);  // the array's directory is written in place (submit_task_jobs)
+    } catch (...) {
+      remove_job_dir(s.job_dir);
+      throw;
+    }
+    s.task_job_ids = submit_task_jobs(plan, s.job_dir, context_for(plan, s.job_dir, backend, snapshot),
+                                      backend, run, steps, events.task_submitted);
     return s;
   }
   SubmittedJob job = submit_job(plan, s.script, s.job_dir, backend, run, steps);

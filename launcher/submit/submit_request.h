@@ -44,6 +44,7 @@ struct Submission {
   // JOBDIR/tasks/I (submit/task_jobs.h); their ids in task order. `script` is every task's script for a dry run.
   bool per_task = false;
   std::vector<std::string> task_job_ids;
+  std::optional<SnapshotRecord> snapshot;  // submit --snapshot: the copy the job runs (not for a dry run)
 };
 
 // What happens on the way, in order, for the CLI to tell at once.

@@ -28,11 +28,23 @@ std::optional<size_t> task_waits_for(size_t i, int max_concurrent) {
   return i - static_cast<size_t>(max_concurrent);
 }
 
+namespace {
+
+// A task's job: the array's context in the task's directory, without array directives.
+RenderContext task_context(const RenderContext& base, const std::string& task_dir) {
+  RenderContext ctx = base;
+  ctx.job_dir = task_dir;
+  ctx.array_directives.clear();
+  return ctx;
+}
+
+}  // namespace
+
 std::string render_task_jobs(const LaunchPlan& array_plan, const std::string& dir, const RenderContext& base) {
   std::string out;
   for (size_t i = 0; i < array_plan.array.tasks.size(); ++i) {
     const std::string task = task_dir(dir, array_plan.array.tasks[i].index);
-    RenderContext ctx{base.hpclaunch, base.workdir, task, {}};
+    RenderContext ctx = task_context(base, task);
     std::string after;
     if (auto w = task_waits_for(i, array_plan.array.max_concurrent))
       after = fmt::format(" (submitted after task {}'s job, to start once it ends)", array_plan.array.tasks[*w].index);
@@ -63,6 +75,7 @@ std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const st
     sub.job_dir = dir;
     sub.submitted_at = submitted_now();
     sub.nodes = array_plan.nodes;
+    sub.snapshot = steps.snapshot;
     for (const auto& d : steps.after) sub.after.push_back(to_string(d));
     record_submission(dir, nlohmann::json(sub));
     std::string err;
@@ -74,11 +87,12 @@ std::vector<std::string> submit_task_jobs(const LaunchPlan& array_plan, const st
     const std::string task = task_dir(dir, index);
     SubmitSteps task_steps = steps;
     task_steps.list_in_index = false;  // the array's directory is listed, once
+    task_steps.fill = {};  // the array's directory holds the snapshot, once
     if (auto w = task_waits_for(i, array_plan.array.max_concurrent))
       task_steps.after.push_back({ids.at(*w), DependencyKind::any});
     LaunchPlan plan = task_plan(array_plan, i, task);
     try {
-      SubmittedJob job = submit_job(plan, render_script(plan, {base.hpclaunch, base.workdir, task, {}}), task, backend,
+      SubmittedJob job = submit_job(plan, render_script(plan, task_context(base, task)), task, backend,
                                     run, task_steps);
       ids.push_back(job.record.job_id);
       const auto& [name, text] = task_texts.at(i);

@@ -12,7 +12,7 @@ __all__ = ["HpclaunchError", "binary", "run", "run_json", "flags"]
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "hpclaunch")
 
 # Flags that have a --no-NAME form: False passes it (every other False keyword is left out).
-_SWITCHES = {"requeue", "preflight", "check"}
+_SWITCHES = {"requeue", "preflight", "check", "snapshot"}
 
 
 class HpclaunchError(Exception):

@@ -64,7 +64,7 @@ expect "--launcher: srun needs local or slurm, but sockeye-pbs runs pbs; use --l
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
-expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays" \
+expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" \
   --site-file "$test_tmp/broken.yaml" "${pm[@]}" -- python train.py
 expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path and its permissions" \
   --site-file "$test_tmp/nope.yaml" "${pm[@]}" -- python train.py
@@ -80,9 +80,29 @@ expect "submit: unexpected argument 'train.py'; put the command after \`--\`; se
 
 # A broken profile in the user's directory is reported the same way, with its path.
 cp "$test_tmp/broken.yaml" "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
-expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays" \
+expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" \
   "${pm[@]}" -- python train.py
 rm "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
+
+# --snapshot: too large, a file it cannot read, a size that is not one (docs/snapshot.md).
+mkdir -p "$test_tmp/work/code" && cd "$test_tmp/work/code"
+head -c 2000 /dev/zero >big.bin && echo 'x=1' >small.py
+expect "--snapshot: the snapshot of $test_tmp/work/code would be 2.0 KiB in 2 files, over the limit of 100 B, --snapshot-max-size; largest: big.bin (2.0 KiB), small.py (4 B); leave some out with --snapshot-exclude PATTERN, or raise --snapshot-max-size" \
+  "${pm[@]}" --snapshot --snapshot-max-size 100 -- python small.py
+expect "--snapshot-max-size: 'lots' is not a size; give one such as 512M or 2G (K, M, G, T: powers of 1024)" \
+  "${pm[@]}" --snapshot --snapshot-max-size lots -- python small.py
+echo 'secret' >secret.py && chmod 000 secret.py
+no_dac=()  # root reads any file: without CAP_DAC_OVERRIDE it reads as its owner would
+[ "$(id -u)" != 0 ] || no_dac=(setpriv --bounding-set -dac_override,-dac_read_search)
+rc=0
+"${no_dac[@]}" "$HPCLAUNCH" submit "${pm[@]}" --snapshot -- python small.py >"$test_tmp/out" 2>"$test_tmp/err" || rc=$?
+assert_eq 2 "$rc" "exit code for a snapshot with an unreadable file"
+assert_eq "hpclaunch: error: $test_tmp/work/code/secret.py: cannot be read for the snapshot: Permission denied; make it readable, or leave it out with --snapshot-exclude PATTERN" \
+  "$(cat "$test_tmp/err")" "stderr for a snapshot with an unreadable file"
+"${no_dac[@]}" "$HPCLAUNCH" render "${pm[@]}" --snapshot --snapshot-exclude secret.py -- python small.py >/dev/null 2>"$test_tmp/err" ||
+  fail "--snapshot-exclude of the unreadable file: $(cat "$test_tmp/err")"
+[ ! -e "$test_tmp/work/code/hpclaunch-jobs" ] || fail "a refused snapshot left a job directory"
+cd "$test_tmp/work"
 
 [ ! -e "$test_tmp/work/hpclaunch-jobs" ] || fail "bad input left a job directory: $(ls -R "$test_tmp/work/hpclaunch-jobs")"
 [ ! -e "$test_tmp/called" ] || fail "bad input reached the scheduler: $(cat "$test_tmp/called")"

@@ -33,7 +33,7 @@ TEST_CASE("spec errors name file:line:column and the key") {
   CHECK_THROWS_WITH(read_job_spec("s.yaml", "site: cc\ncomand: [x]\n", &r),
                     "s.yaml:2:1: unknown key 'comand' (did you mean 'command'?); remove it or use one of: description, "
                     "site, nodes, gpus_per_node, time, account, partition, qos, constraint, launcher, name, container, "
-                    "modules, env, requeue, signal, max_requeues, hang_timeout, spares, segment, exclusive_topo, preflight, array, sweep, sweep_zip, max_concurrent, command");
+                    "modules, env, requeue, signal, max_requeues, hang_timeout, spares, segment, exclusive_topo, preflight, snapshot, snapshot_exclude, snapshot_max_size, array, sweep, sweep_zip, max_concurrent, command");
   CHECK_THROWS_WITH(read_job_spec("s.yaml", "nodes: many\n", &r),
                     "s.yaml:1:8: nodes: expected a whole number, got 'many'; write e.g. `nodes: 4`");
   CHECK_THROWS_WITH(read_job_spec("s.yaml", "command: []\n", &r), "s.yaml:1:10: command: is empty; list the program and its arguments");
