@@ -153,7 +153,9 @@ std::string arrays_refusal(Scheduler scheduler) {
                      schedulers_with(&SchedulerCapabilities::arrays));
 }
 
-SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal, arrays_refusal}; }
+std::vector<SchedulerOptionSpec> profile_options_of(Scheduler scheduler) { return dialect_for(scheduler).profile_options(); }
+
+SchedulerChecks scheduler_checks() { return {launcher_refusal, gpu_style_refusal, arrays_refusal, profile_options_of}; }
 
 Dependency parse_dependency(const std::string& text) {
   Dependency d;

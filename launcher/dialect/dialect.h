@@ -158,6 +158,10 @@ class SchedulerDialect {
   // scheduler's own default.
   virtual MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const;
 
+  // The keys of its own block of a site profile (`slurm: {rank_options: [...]}`), each with what it may say; a profile
+  // giving another is refused with file:line (scheduler_checks). None by default.
+  virtual std::vector<SchedulerOptionSpec> profile_options() const { return {}; }
+
   // The values its template reads that render does not give every template (its launchers' options: Slurm's
   // `rank_options`, PBS's `pals_cpu_list`, Flux's slot sizes), made from the plan; none by default. A key of
   // render's own is refused (render_script throws), so a template's keys are read in one of two places.

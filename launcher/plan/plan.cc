@@ -233,25 +233,26 @@ int cpu_sets(const std::string& option) {
 
 // Bindings that name a whole node's CPUs hold only where the job has its nodes to itself: on a queue that shares
 // nodes they are left out (LUMI: "Binding only applies if you have a full-node allocation", lumig-job.md).
+// Which options those are, the scheduler's dialect declares (SchedulerOptionSpec::whole_node).
 void plan_whole_node_bindings(const Queue* queue, LaunchPlan* p) {
   SiteProfile& site = p->site;
-  if (!queue || !queue->shared) {
-    site.srun_rank_options.insert(site.srun_rank_options.end(), site.whole_node_rank_options.begin(),
-                                  site.whole_node_rank_options.end());
-    return;
-  }
-  const bool dropped = !site.whole_node_rank_options.empty() || (p->launcher == LaunchMode::pals && !site.pals_cpu_bind.empty());
-  site.pals_cpu_bind.clear();
+  if (!queue || !queue->shared) return;
+  bool dropped = false;  // one that bound this launch's ranks
+  for (const SchedulerOptionSpec& spec : dialect_for(site.scheduler).profile_options())
+    if (spec.whole_node && site.scheduler_options.erase(spec.key))
+      dropped = dropped || !spec.launcher || spec.launcher == p->launcher;
   if (dropped)
     p->script_notes.push_back(fmt::format("{} shares its nodes between jobs: the profile's whole-node CPU binding is "
                                           "left out (sites show {})", queue->name, site.name));
 }
 
-// The profile's per-rank options against the plan's geometry: each rank of a node needs a CPU set of its own.
+// The profile's per-rank options against the plan's geometry: each rank of a node needs a CPU set of its own. They
+// are the scheduler's options that bind this launch's ranks (SchedulerOptionSpec::launcher).
 void check_rank_binding(const SiteProfile& site, const LaunchPlan& p) {
-  std::vector<std::string> bindings = site.srun_rank_options;
-  if (p.launcher == LaunchMode::pals && !site.pals_cpu_bind.empty()) bindings = {site.pals_cpu_bind};
-  if (p.launcher != LaunchMode::srun && p.launcher != LaunchMode::pals) return;
+  std::vector<std::string> bindings;
+  for (const SchedulerOptionSpec& spec : dialect_for(site.scheduler).profile_options())
+    if (spec.launcher == p.launcher)
+      for (const auto& v : site.scheduler_option(spec.key)) bindings.push_back(v);
   for (const auto& b : bindings)
     if (int sets = cpu_sets(b); sets > 0 && sets < p.ntasks_per_node)
       throw Error("--gpus-per-node",

@@ -9,6 +9,16 @@ bool SiteProfile::allows(LaunchMode m) const {
   return std::find(launchers.begin(), launchers.end(), m) != launchers.end();
 }
 
+std::vector<std::string> SiteProfile::scheduler_option(const std::string& key) const {
+  auto it = scheduler_options.find(key);
+  return it == scheduler_options.end() ? std::vector<std::string>{} : it->second.values;
+}
+
+std::string SiteProfile::scheduler_text(const std::string& key) const {
+  std::vector<std::string> values = scheduler_option(key);
+  return values.empty() ? "" : values.front();
+}
+
 const Queue* SiteProfile::find_queue(const std::string& queue_name) const {
   for (const auto& q : queues)
     if (q.name == queue_name) return &q;

@@ -2,6 +2,7 @@
 // accounts are requested, modules, containers, environment, rendezvous rule). Plain data; the schema is in
 // docs/site-profiles.md and the YAML reader in site/profile_yaml.cc.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,7 +50,7 @@ struct Queue {
   // 100+ 24 h): {least nodes, max seconds}, ascending; a job takes the last entry its node count reaches.
   std::vector<std::pair<int, long>> max_time_by_nodes;
   // Nodes are shared between jobs (LUMI's small-g and dev-g, Aurora's debug): a binding that names a whole node's
-  // CPUs (launch.whole_node_rank_options, launch.pals_cpu_bind) is not applied.
+  // CPUs (slurm.whole_node_rank_options, pbs.pals_cpu_bind: the scheduler options its dialect marks whole_node) is not applied.
   bool shared = false;
   // Block topology (Slurm 24.05+, GB200 NVL72 racks): the nodes of a segment, which a job's node count must be a
   // multiple of (`--segment`), and the options its jobs get with it ("--exclusive=topo", 25.11's
@@ -73,8 +74,16 @@ struct GpuRequest {
   std::string constraint;  // Slurm -C, e.g. "gpu"
   int max_cpus_per_gpu = 0;  // 0: no site limit
   std::vector<int> gpus_per_node_choices;  // the only GPU counts a node may be asked for (Trillium: 1 or 4); empty: any
-  std::string pbs_chunk_extra;  // extra select resources, e.g. "mem=64gb:gpu_mem=32gb"
 };
+
+// One option of a scheduler's own block of a profile (`slurm: {rank_options: [...]}`, `pbs: {chunk_extra: ...}`):
+// its values, one for a text. Which keys a scheduler has, and what each may say, its dialect declares
+// (SchedulerDialect::profile_options); the profile reader checks them against that with file:line.
+struct SchedulerOption {
+  std::vector<std::string> values;
+  bool list = false;  // written as a list (`[a, b]`), else one text
+};
+using SchedulerOptions = std::map<std::string, SchedulerOption>;
 
 struct AccountRule {
   bool required = false;
@@ -149,7 +158,7 @@ enum class MemoryStyle {
   whole_node,  // --mem=0 on jobs that take all of a node's GPUs; a GPU share of node.memory_gb otherwise
   per_gpu,     // --mem-per-gpu=AMOUNT
   by_gpu,      // the site sets memory from the GPUs asked for (Roihu: 217 GiB per GPU): nothing to request
-  pbs_chunk,   // PBS: in the select chunk (gpu_request.pbs_chunk_extra)
+  pbs_chunk,   // PBS: in the select chunk (pbs.chunk_extra)
 };
 // The names a profile's memory.request takes; "unset" is no value a profile writes.
 inline const EnumNames<MemoryStyle> k_memory_style_names = {
@@ -227,18 +236,16 @@ struct SiteProfile {
   std::vector<std::string> snapshot_exclude;
   std::string snapshot_max_size;
   Interconnect interconnect;
-  // Options each rank's srun gets beside the geometry (LUMI: --cpu-bind=mask_cpu:..., Frontier: --gpus-per-task=1
-  // --gpu-bind=closest); only with the srun launcher, whose tasks are the ranks.
-  std::vector<std::string> srun_rank_options;
-  // Rank options that hold only on whole nodes (LUMI's mask_cpu lists name every core of a node): added to
-  // srun_rank_options unless the job's queue shares nodes (Queue::shared).
-  std::vector<std::string> whole_node_rank_options;
-  // PALS's CPU list for the ranks of a node, "list:4-7:8-11:..." (Aurora), in place of --depth/--cpu-bind depth.
-  std::string pals_cpu_bind;
+  // The scheduler's own options: the block named after it (Slurm's rank_options, PBS's chunk_extra and
+  // pals_cpu_bind; launcher/schedulers/NAME/README.md). A plan may leave out those that name a whole node's CPUs.
+  SchedulerOptions scheduler_options;
   std::string file;                     // the file it was read from (for messages)
 
   bool retired() const { return status == "retired"; }
   bool allows(LaunchMode m) const;
+  // The values of the scheduler's option `key` (empty when not given), and its one text ("" when not given).
+  std::vector<std::string> scheduler_option(const std::string& key) const;
+  std::string scheduler_text(const std::string& key) const;
   const Queue* find_queue(const std::string& name) const;
   const Queue* default_queue() const;
 };

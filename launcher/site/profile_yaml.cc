@@ -110,7 +110,6 @@ const FieldTable<GpuRequest> k_gpu_fields = {
     field("type", &GpuRequest::type, k_text),
     field("constraint", &GpuRequest::constraint, k_text),
     field("max_cpus_per_gpu", &GpuRequest::max_cpus_per_gpu, whole_number(1, 4096)),
-    field("pbs_chunk_extra", &GpuRequest::pbs_chunk_extra, k_text),
     field("gpus_per_node", &GpuRequest::gpus_per_node_choices, k_gpu_counts),
 };
 
@@ -174,27 +173,6 @@ bool has_runtime(const Container& c) { return !c.runtime.empty(); }  // written 
 
 // launch:
 
-// The geometry's own options (nodes, tasks, CPUs per task) come from the plan; a profile that set them too would
-// say two different things to srun.
-void check_rank_options(const Reader& r, const YAML::Node& n, const std::string& name,
-                        const std::vector<std::string>& options) {
-  static const std::regex k_geometry("(-[Nnc]|--(nodes|ntasks|ntasks-per-node|cpus-per-task))(=.*|[0-9].*)?");
-  for (const auto& o : options) {
-    if (std::regex_match(o, k_geometry))
-      r.fail(n, name, "'" + o + "' sets the geometry, which hpclaunch plans itself",
-             "remove it: the nodes, tasks and CPUs per task come from node: and the job's flags");
-    if (o.empty() || o[0] != '-' || o.find_first_of(" \t\n'\"$`;&|<>") != std::string::npos)
-      r.fail(n, name, "'" + o + "' is not one srun option", "give one option a list entry, e.g. `--gpu-bind=closest`");
-  }
-}
-
-void check_pals_cpu_list(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& list) {
-  static const std::regex k_cpu_list("list(:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)+");
-  if (!std::regex_match(list, k_cpu_list))
-    r.fail(n, name, "'" + list + "' is not a PALS CPU list",
-           "write `pals_cpu_bind: \"list:4-7:8-11\"` (one CPU set per rank of a node, ':' between them)");
-}
-
 const ValueKind<std::vector<LaunchMode>> k_launch_modes = {
     [](const Reader& r, const YAML::Node& n, const std::string& name) {
       if (!n.IsSequence()) r.fail(n, name, "expected a list", "write `allowed: [agent, srun]`");
@@ -214,9 +192,6 @@ const FieldTable<SiteProfile> k_launch_fields = {
     field("allowed", &SiteProfile::launchers, k_launch_modes, Shown::always),
     field("gpu_bind", &SiteProfile::gpu_bind, one_of(k_gpu_bind_names), Shown::always),
     field("mpirun_modules", &SiteProfile::mpirun_modules, k_list),
-    field("srun_rank_options", &SiteProfile::srun_rank_options, checked(k_list, check_rank_options)),
-    field("whole_node_rank_options", &SiteProfile::whole_node_rank_options, checked(k_list, check_rank_options)),
-    field("pals_cpu_bind", &SiteProfile::pals_cpu_bind, checked(k_text, check_pals_cpu_list)),
 };
 
 void read_launch(const Reader& r, const YAML::Node& n, const std::string& name, SiteProfile* p) {
@@ -432,12 +407,86 @@ const std::vector<std::string> k_top_write_order = {
     "account_directives", "arrays", "notices", "sources", "memory", "unverified", "scratch_only", "interconnect",
     "submit_check", "snapshot", "snapshot_exclude", "snapshot_max_size", "learned"};
 
+// A scheduler's own block (`slurm: {rank_options: [...]}`): read as texts and lists here, its keys checked against
+// what its dialect declares in check_consistent; each key given replaces the inherited one.
+void read_scheduler_block(const Reader& r, const YAML::Node& n, const std::string& name, SiteProfile* p) {
+  const std::string mine = to_string(p->scheduler);
+  if (name != mine)
+    r.fail(n, name, "options of " + name + ", but the scheduler is " + mine, "rename the block `" + mine + ":`, or remove it");
+  r.expect_map(n, name);
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = name + "." + it->first.Scalar();
+    SchedulerOption option;
+    option.list = it->second.IsSequence();
+    if (option.list) option.values = k_list.read(r, it->second, key);
+    else option.values = {r.scalar(it->second, key)};
+    p->scheduler_options[it->first.Scalar()] = option;
+  }
+}
+
+void write_scheduler_block(YAML::Emitter& e, const SiteProfile& p) {
+  e << YAML::BeginMap;
+  for (const auto& [key, option] : p.scheduler_options) {
+    e << YAML::Key << key << YAML::Value;
+    if (option.list) k_list.write(e, option.values);
+    else e << option.values.front();
+  }
+  e << YAML::EndMap;
+}
+
+// The top level's keys: the table's, and a block for each scheduler, shown for the profile's own.
+const FieldTable<SiteProfile>& top_fields() {
+  static const FieldTable<SiteProfile> fields = [] {
+    FieldTable<SiteProfile> out = k_top_fields;
+    for (const auto& entry : scheduler_names()) {
+      const std::string name = entry.first;  // a copy the lambda may capture (not a structured binding)
+      out.push_back({name, read_scheduler_block, write_scheduler_block, [name](const SiteProfile& p) {
+                       return to_string(p.scheduler) == name && !p.scheduler_options.empty();
+                     }});
+    }
+    return out;
+  }();
+  return fields;
+}
+
 // Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
 void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_variant) {
-  std::vector<std::string> keys = keys_of(k_top_fields);
+  std::vector<std::string> keys = keys_of(top_fields());
   if (is_variant) keys.erase(std::remove(keys.begin(), keys.end(), "variants"), keys.end());
   r.check_keys(root, "", keys);
-  read_present(r, root, "", k_top_fields, p);
+  read_present(r, root, "", top_fields(), p);
+}
+
+// The scheduler's block against the keys its dialect declares: each known, a list or a text as declared, each
+// value as its check says, and a launcher's binding only where the site allows that launcher.
+void check_scheduler_options(const Reader& r, const YAML::Node& at, const SiteProfile& p, const SchedulerChecks& checks) {
+  if (!checks.options || p.scheduler_options.empty()) return;
+  const std::string mine = to_string(p.scheduler);
+  const std::vector<SchedulerOptionSpec> specs = checks.options(p.scheduler);
+  const YAML::Node block = at.IsMap() ? at[mine] : YAML::Node();
+  for (const auto& entry : p.scheduler_options) {
+    const std::string& key = entry.first;  // not a structured binding: the lambda below captures it
+    const SchedulerOption& option = entry.second;
+    // Where this document gives it; else it came from the profile this one extends.
+    const YAML::Node here = block && block.IsMap() && block[key] ? block[key] : at;
+    const std::string name = mine + "." + key;
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const SchedulerOptionSpec& s) { return s.key == key; });
+    if (spec == specs.end()) {
+      std::vector<std::string> known;
+      for (const auto& s : specs) known.push_back(s.key);
+      r.fail(here, name, "not an option of " + mine,
+             known.empty() ? "remove it: " + mine + " has no options of its own" : "remove it or use one of: " + join(known, ", "));
+    }
+    if (option.list != spec->list)
+      r.fail(here, name, spec->list ? "expected a list" : "expected a single value",
+             spec->list ? "write `" + key + ": [VALUE, ...]`" : "write `" + key + ": VALUE`");
+    if (spec->check)
+      for (const auto& v : option.values)
+        if (auto [what, fix] = spec->check(v); !what.empty()) r.fail(here, name, what, fix);
+    if (spec->launcher && !p.allows(*spec->launcher))
+      r.fail(here, name, fmt::format("given, but the site allows no {} launch (its scheduler is {})", to_string(*spec->launcher), mine),
+             fmt::format("remove it, or allow {}", to_string(*spec->launcher)));
+  }
 }
 
 // A profile that extends nothing must say everything a plan needs.
@@ -492,14 +541,7 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
     r.fail(at, "successors", "a retired site must name its successors", "add `successors: [NAME]`");
   if (p.node.gpus > 0 && p.node.cores < p.node.gpus)
     r.fail(at, "node.cores", "fewer cores than GPUs", "check node.cores and node.gpus");
-  if (!p.whole_node_rank_options.empty() && !p.allows(LaunchMode::srun))
-    r.fail(at, "launch.whole_node_rank_options", "given, but the site allows no srun launch (its scheduler is " +
-                                                     std::string(to_string(p.scheduler)) + ")",
-           "remove them, or allow srun");
-  if (!p.srun_rank_options.empty() && !p.allows(LaunchMode::srun))
-    r.fail(at, "launch.srun_rank_options", "given, but the site allows no srun launch (its scheduler is " +
-                                               std::string(to_string(p.scheduler)) + ")",
-           "remove them, or allow srun");
+  check_scheduler_options(r, at, p, checks);
   // A container given as srun options runs only where the scheduler's steps are srun's.
   if (!p.container.srun_options.empty() && checks.launcher && !checks.launcher(p.scheduler, LaunchMode::srun).empty())
     r.fail(at, "container.srun_options", "the scheduler is " + std::string(to_string(p.scheduler)) +
@@ -507,8 +549,6 @@ void check_consistent(const Reader& r, const YAML::Node& at, const SiteProfile& 
            "use container.wrap (e.g. [apptainer, exec, \"{gpu_flag}\", \"{image}\"]) or directives");
   if (!p.container.edf.empty() && p.container.srun_options.empty())
     r.fail(at, "container.edf", "an EDF file that no srun option names", "add `srun_options: [\"--environment={edf}\"]`");
-  if (!p.pals_cpu_bind.empty() && !p.allows(LaunchMode::pals))
-    r.fail(at, "launch.pals_cpu_bind", "given, but the site allows no pals launch", "remove it, or allow pals");
   check_vendor_variables(r, at, p);
   for (const auto& bad : p.interconnect.never_set) {
     bool in_env = std::any_of(p.env.begin(), p.env.end(), [&](const auto& kv) { return kv.first == bad.name; });
@@ -592,7 +632,7 @@ std::vector<SiteProfile> read_profiles(const ProfileSource& source, const Profil
 
 std::string profile_to_yaml(const SiteProfile& p) {
   YAML::Emitter e;
-  write_map(e, k_top_fields, p, {.order = k_top_write_order});
+  write_map(e, top_fields(), p, {.order = k_top_write_order});
   return std::string(e.c_str()) + "\n";
 }
 

@@ -22,10 +22,21 @@ using ProfileLookup = std::function<const SiteProfile*(const std::string& name)>
 // can: the scheduler dialects' answers (dialect/dialect.h's scheduler_checks), handed down by the layers above this
 // one, which know the dialects. An empty one: launch.allowed, or gpu_request.style, is not checked against the
 // scheduler.
+// One key of a scheduler's own block of a profile, as its dialect declares it (SchedulerDialect::profile_options).
+struct SchedulerOptionSpec {
+  std::string key;
+  bool list = false;        // a list of texts, else one text
+  bool whole_node = false;  // names a whole node's CPUs: a plan leaves it out on a queue that shares nodes
+  std::optional<LaunchMode> launcher;  // the launcher whose ranks it binds: given only where the site allows it
+  // What is wrong with one value and the fix, or {"", ""} when it is right.
+  std::function<std::pair<std::string, std::string>(const std::string& value)> check = nullptr;
+};
+
 struct SchedulerChecks {
   std::function<std::string(Scheduler, LaunchMode)> launcher;
   std::function<std::string(Scheduler, GpuStyle)> gpu_style;
   std::function<std::string(Scheduler)> arrays;  // why `arrays: true` cannot be ("" when the scheduler has arrays)
+  std::function<std::vector<SchedulerOptionSpec>(Scheduler)> options;  // the keys of its own block
 };
 
 // The profiles one document defines: its own and one per entry of `variants:`. Throws Error.

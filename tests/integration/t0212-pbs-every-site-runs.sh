@@ -87,7 +87,7 @@ for case in "${cases[@]}"; do
     expected=$(for ((n = 0; n < 2; n++)); do for ((l = 0; l < ppn; l++)); do echo "$l 0 $l"; done; done | sort)
     got=$(grep -oE '^device .*' "$job.out" | sed 's/^device //' | sort)
     assert_eq "$expected" "$got" "$site: each rank's node-local rank, LOCAL_RANK and ZE_AFFINITY_MASK"
-    cpus=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"]["launch"]["pals_cpu_bind"])' <<<"$profile")
+    cpus=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"]["pbs"]["pals_cpu_bind"])' <<<"$profile")
     assert_eq "$cpus" "$(cat "$job.cpu-bind")" "$site: the CPU lists PALS was given"
     [ "$(tr ':' '\n' <<<"${cpus#list:}" | wc -l)" -eq "$ppn" ] || fail "$site: $cpus has not one CPU set for each of the $ppn ranks of a node"
   fi

@@ -46,7 +46,7 @@ for site in json.load(sys.stdin)["sites"]:
         elif queues and queues[0] not in partitions:  # the default and the planned may differ: give one that exists
             partition = next(q for q in queues if q in partitions)
         gpu = dict(p.get("gpu_request") or {})
-        rank_options = (p.get("launch") or {}).get("srun_rank_options") or []
+        rank_options = (p.get("slurm") or {}).get("rank_options") or []
         # The GPUs of a whole node come with it on the site (Frontier, Alps); here a job has only the GPUs it asks for,
         # and srun --gpus-per-task needs some.
         if gpu.get("style", "none") == "none" and any(o.startswith("--gpus-per-task") for o in rank_options):

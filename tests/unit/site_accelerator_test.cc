@@ -158,7 +158,7 @@ TEST_CASE("every built-in profile's default launch lets a seed script pick its G
     env["HPCLAUNCH_GPU_BIND"] = to_string(p->gpu_bind);
     env["HPCLAUNCH_ACCELERATOR"] = to_string(p->node.accelerator);
     bool slurm_binds = false;
-    for (const auto& o : p->srun_rank_options) slurm_binds |= o.rfind("--gpus-per-task", 0) == 0;
+    for (const auto& o : p->scheduler_option("rank_options")) slurm_binds |= o.rfind("--gpus-per-task", 0) == 0;
     env[vis.list_variables.front()] = slurm_binds ? "2" : "0,1,2,3";
     if (slurm_binds) env["SLURMD_TRES_BIND"] = "gpu:per_task:1";
     auto v = vars_of(env);
@@ -176,19 +176,29 @@ TEST_CASE("a profile that cannot work is refused when it loads, with file:line")
   CHECK(load_error("name: p\nscheduler: slurm\nnode: {gpus: 4, cores: 8, accelerator: amd}\nlaunch: {default: srun, "
                    "allowed: [srun]}\nenv: {CUDA_VISIBLE_DEVICES: '0'}\n")
             .find("CUDA_VISIBLE_DEVICES is nvidia's, but node.accelerator is amd") != std::string::npos);
-  CHECK(load_error("name: p\nscheduler: pbs\nnode: {gpus: 4, cores: 8}\nlaunch: {default: pals, allowed: [pals], "
-                   "srun_rank_options: [--gpu-bind=closest]}\n") ==
-        "t.yaml:1:1: launch.srun_rank_options: given, but the site allows no srun launch (its scheduler is pbs); "
-        "remove them, or allow srun");
-  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun], pals_cpu_bind: 'list:1-2'}\n")
-            .find("launch.pals_cpu_bind: given, but the site allows no pals launch") != std::string::npos);
-  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun], srun_rank_options: [-c7]}\n")
-            .find("t.yaml:4:61: launch.srun_rank_options: '-c7' sets the geometry") == 0);
-  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun], srun_rank_options: ['--gpu-bind=closest; rm']}\n")
+  // A scheduler's own block (slurm:, pbs:), checked against the keys its dialect declares.
+  const std::string pbs = "name: p\nscheduler: pbs\nnode: {gpus: 4, cores: 8}\n";
+  CHECK(load_error(slurm + "launch: {default: agent, allowed: [agent]}\nslurm: {rank_options: [--gpu-bind=closest]}\n") ==
+        "t.yaml:5:23: slurm.rank_options: given, but the site allows no srun launch (its scheduler is slurm); "
+        "remove it, or allow srun");
+  CHECK(load_error(pbs + "launch: {default: mpirun, allowed: [mpirun]}\npbs: {pals_cpu_bind: 'list:1-2'}\n")
+            .find("t.yaml:5:22: pbs.pals_cpu_bind: given, but the site allows no pals launch") == 0);
+  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\nslurm: {rank_options: [-c7]}\n")
+            .find("t.yaml:5:23: slurm.rank_options: '-c7' sets the geometry") == 0);
+  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\nslurm: {rank_options: ['--gpu-bind=closest; rm']}\n")
             .find("is not one srun option") != std::string::npos);
-  CHECK(load_error("name: p\nscheduler: pbs\nnode: {gpus: 4, cores: 8}\nlaunch: {default: pals, allowed: [pals], "
-                   "pals_cpu_bind: 'depth'}\n")
-            .find("'depth' is not a PALS CPU list") != std::string::npos);
+  CHECK(load_error(pbs + "launch: {default: pals, allowed: [pals]}\npbs: {pals_cpu_bind: 'depth'}\n")
+            .find("t.yaml:5:22: pbs.pals_cpu_bind: 'depth' is not a PALS CPU list") == 0);
+  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\nslurm: {rank_option: [-x]}\n") ==
+        "t.yaml:5:22: slurm.rank_option: not an option of slurm; remove it or use one of: rank_options, "
+        "whole_node_rank_options");
+  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\nslurm: {rank_options: --gpu-bind=closest}\n") ==
+        "t.yaml:5:23: slurm.rank_options: expected a list; write `rank_options: [VALUE, ...]`");
+  CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\npbs: {chunk_extra: x}\n") ==
+        "t.yaml:5:6: pbs: options of pbs, but the scheduler is slurm; rename the block `slurm:`, or remove it");
+  CHECK(load_error("name: f\nscheduler: flux\nnode: {gpus: 4, cores: 8}\nlaunch: {default: flux, allowed: [flux]}\n"
+                   "flux: {x: 1}\n") ==
+        "t.yaml:5:11: flux.x: not an option of flux; remove it: flux has no options of its own");
   CHECK(load_error(slurm + "launch: {default: srun, allowed: [srun]}\nenv: {NCCL_NET_PLUGIN: ofi}\n"
                            "interconnect: {never_set: [{name: NCCL_NET_PLUGIN, reason: breaks the uenv}]}\n") ==
         "t.yaml:1:1: env: NCCL_NET_PLUGIN is set, but the site says not to: breaks the uenv; remove it");
@@ -201,7 +211,7 @@ TEST_CASE("per-rank CPU sets are checked against the ranks of a node") {
   CHECK_NOTHROW(make_plan(r, test::sites().get("lumi-g")));
   // A job's own geometry cannot outgrow the site's list: 8 masks for LUMI's 8 GCDs. A site file with 4 masks
   // (extends lumi-g) cannot place 8 ranks.
-  auto ps = read_profiles({"mine.yaml", "name: mine\nextends: lumi-g\nlaunch: {srun_rank_options: "
+  auto ps = read_profiles({"mine.yaml", "name: mine\nextends: lumi-g\nslurm: {rank_options: "
                                         "['--cpu-bind=mask_cpu:0xfe,0xfe00,0xfe0000,0xfe000000']}\n"},
                           [](const std::string& n) { return &test::sites().get(n); }, scheduler_checks());
   r.site = "mine";

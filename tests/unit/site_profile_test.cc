@@ -62,7 +62,7 @@ TEST_CASE("built-in profiles carry the facts of SITES.md") {
   const SiteProfile& pbs = reg.get("sockeye-pbs");
   CHECK(pbs.scheduler == Scheduler::pbs);
   CHECK(pbs.default_launcher == LaunchMode::mpirun);
-  CHECK(pbs.gpu.pbs_chunk_extra == "mem=64gb:gpu_mem=32gb");
+  CHECK(pbs.scheduler_text("chunk_extra") == "mem=64gb:gpu_mem=32gb");
   CHECK(reg.get("sockeye").scheduler == Scheduler::slurm);
   CHECK(reg.get("sockeye").gpu.constraint == "gpu_mem_32");
 
@@ -91,12 +91,20 @@ TEST_CASE("a minimal profile gets the documented defaults") {
   CHECK(ps[0].file == "t.yaml");
 }
 
+// The top level's last keys: a block for each scheduler (its own options), from the registry, in name order.
+std::string all_scheduler_blocks() {
+  std::string out;
+  for (const auto& [name, id] : scheduler_names()) out += ", " + name;
+  return out;
+}
+
 TEST_CASE("schema errors name file:line:column and the field") {
   CHECK(error_of(std::string(k_minimal) + "nodez: 3\n") ==
         "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
         "successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, "
         "rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, "
-        "interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size");
+        "interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" +
+            all_scheduler_blocks());
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: four, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
         "t.yaml:3:14: node.gpus: expected a whole number, got 'four'; write e.g. `gpus: 4`");
   CHECK(error_of("name: x\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
@@ -260,7 +268,6 @@ gpu_request:
   type: mi250x
   constraint: gpu
   max_cpus_per_gpu: 16
-  pbs_chunk_extra: mem=1gb
   gpus_per_node: [1, 4]
 account:
   required: true
@@ -285,8 +292,6 @@ launch:
   allowed: [srun, agent, pals]
   gpu_bind: local-rank
   mpirun_modules: [openmpi]
-  srun_rank_options: [--gpu-bind=closest]
-  pals_cpu_bind: list:0-3:4-7
 rendezvous:
   master_addr: fixed
   suffix: i
@@ -319,10 +324,13 @@ learned:
   date: 2026-01-01
   commands:
     - sinfo
+slurm:
+  rank_options: [--gpu-bind=closest]
+  whole_node_rank_options: [--cpu-bind=mask_cpu:0xf]
 )";
 
 TEST_CASE("a profile that sets every key is written back as it was read, key for key") {
-  // Read without the scheduler's checks: pals and srun options are no pair one scheduler takes.
+  // Read without the scheduler's checks: pals and srun are no pair one scheduler takes.
   auto ps = read_profiles({"every.yaml", k_every_key}, [](const std::string&) { return nullptr; });
   REQUIRE(ps.size() == 1);
   CHECK(profile_to_yaml(ps[0]) == k_every_key);

@@ -76,9 +76,20 @@ MemoryAsk PbsDialect::memory_request(const SiteProfile& site, const Queue* queue
   return {};
 }
 
+std::vector<SchedulerOptionSpec> PbsDialect::profile_options() const {
+  auto cpu_list = [](const std::string& list) -> std::pair<std::string, std::string> {
+    static const std::regex k_cpu_list("list(:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)+");
+    if (std::regex_match(list, k_cpu_list)) return {};
+    return {"'" + list + "' is not a PALS CPU list",
+            "write `pals_cpu_bind: \"list:4-7:8-11\"` (one CPU set per rank of a node, ':' between them)"};
+  };
+  return {{"chunk_extra", false, false, std::nullopt, nullptr}, {"pals_cpu_bind", false, true, LaunchMode::pals, cpu_list}};
+}
+
 std::vector<TemplateValue> PbsDialect::template_values(const BatchRequest& r, const ScriptPlace&) const {
-  if (r.site.pals_cpu_bind.empty()) return {};
-  return {{"pals_cpu_list", r.site.pals_cpu_bind}};
+  const std::string cpus = r.site.scheduler_text("pals_cpu_bind");
+  if (cpus.empty()) return {};
+  return {{"pals_cpu_list", cpus}};
 }
 
 std::vector<std::string> PbsDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
@@ -90,14 +101,14 @@ std::vector<std::string> PbsDialect::directives(const BatchRequest& p, const Scr
   // PALS places --ppn ranks per node itself, but PBS sizes the job's MPI slots from mpiprocs (NCAR's GPU form).
   if (p.launcher == LaunchMode::pals) select += fmt::format(":mpiprocs={}", p.ntasks_per_node);
   if (!p.memory.empty()) select += ":" + p.memory;  // a shared queue's mem= (memory_request)
-  if (!p.site.gpu.pbs_chunk_extra.empty()) select += ":" + p.site.gpu.pbs_chunk_extra;
+  if (!p.site.scheduler_text("chunk_extra").empty()) select += ":" + p.site.scheduler_text("chunk_extra");
   if (p.site.gpu.style == GpuStyle::pbs_totals) {
     // NCI Gadi asks the job's totals, not chunks: ncpus, ngpus and mem summed over its nodes.
     select = fmt::format("ncpus={}", p.nodes * p.cpus_per_node);
     if (p.gpus_per_node > 0) select += fmt::format(",ngpus={}", p.nodes * p.gpus_per_node);
     // memory_request's GPU share of a node, summed over the nodes.
     if (p.memory_mb_per_node > 0) select += fmt::format(",mem={}GB", p.nodes * (p.memory_mb_per_node / 1024));
-    if (!p.site.gpu.pbs_chunk_extra.empty()) select += "," + p.site.gpu.pbs_chunk_extra;
+    if (!p.site.scheduler_text("chunk_extra").empty()) select += "," + p.site.scheduler_text("chunk_extra");
   }
   std::vector<std::string> d = {"-l walltime=" + format_pbs_time(p.time_s) + "," + select};
   if (!p.account.empty()) d.push_back(p.site.account.flag + " " + p.account);

@@ -39,7 +39,11 @@ class PbsDialect final : public SchedulerDialect {
   std::vector<std::string> presence_command() const override { return {"qstat", "--version"}; }
   MemoryAsk memory_request(const SiteProfile& site, const Queue* queue, int gpus_per_node) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
-  // `pals_cpu_list`: PALS's per-rank CPU sets (launch.pals_cpu_bind, as the plan left them), in place of --depth.
+  // Its profile block: `chunk_extra`, select resources added to each chunk (Sockeye: "mem=64gb:gpu_mem=32gb"), and
+  // `pals_cpu_bind`, PALS's CPU list for the ranks of a node ("list:4-7:8-11:...", Aurora) in place of
+  // --depth/--cpu-bind depth, which names a whole node's CPUs (left out on a queue that shares nodes).
+  std::vector<SchedulerOptionSpec> profile_options() const override;
+  // `pals_cpu_list`: the block's pals_cpu_bind where the plan kept it.
   std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;

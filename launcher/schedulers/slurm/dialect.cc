@@ -128,9 +128,32 @@ std::optional<std::pair<std::vector<std::string>, int>> split_slurm_task_ref(con
   return std::nullopt;
 }
 
+namespace {
+
+// The geometry's own options (nodes, tasks, CPUs per task) come from the plan; a profile that set them too would
+// say two different things to srun.
+std::pair<std::string, std::string> rank_option_refusal(const std::string& o) {
+  static const std::regex k_geometry("(-[Nnc]|--(nodes|ntasks|ntasks-per-node|cpus-per-task))(=.*|[0-9].*)?");
+  if (std::regex_match(o, k_geometry))
+    return {"'" + o + "' sets the geometry, which hpclaunch plans itself",
+            "remove it: the nodes, tasks and CPUs per task come from node: and the job's flags"};
+  if (o.empty() || o[0] != '-' || o.find_first_of(" \t\n'\"$`;&|<>") != std::string::npos)
+    return {"'" + o + "' is not one srun option", "give one option a list entry, e.g. `--gpu-bind=closest`"};
+  return {};
+}
+
+}  // namespace
+
+std::vector<SchedulerOptionSpec> SlurmDialect::profile_options() const {
+  return {{"rank_options", true, false, LaunchMode::srun, rank_option_refusal},
+          {"whole_node_rank_options", true, true, LaunchMode::srun, rank_option_refusal}};
+}
+
 std::vector<TemplateValue> SlurmDialect::template_values(const BatchRequest& r, const ScriptPlace&) const {
-  if (r.site.srun_rank_options.empty()) return {};
-  return {{"rank_options", " " + join(r.site.srun_rank_options, " ")}};
+  std::vector<std::string> options = r.site.scheduler_option("rank_options");
+  for (const auto& o : r.site.scheduler_option("whole_node_rank_options")) options.push_back(o);
+  if (options.empty()) return {};
+  return {{"rank_options", " " + join(options, " ")}};
 }
 
 std::vector<std::string> SlurmDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {

@@ -31,7 +31,11 @@ class SlurmDialect final : public SchedulerDialect {
   long warning_early_s() const override { return 60; }  // sbatch(1), --signal
   std::string topology_option_refusal(std::string_view option, std::string_view version) const override;
   std::vector<std::string> directives(const BatchRequest& r, const ScriptPlace& place) const override;
-  // `rank_options`: the profile's srun options for the ranks (launch.srun_rank_options, as the plan left them).
+  // Its profile block: `rank_options`, the srun options each rank gets beside the geometry (LUMI: --cpu-bind=
+  // mask_cpu:..., Frontier: --gpus-per-task=1 --gpu-bind=closest), and `whole_node_rank_options`, those that name a
+  // whole node's CPUs (left out on a queue that shares nodes); only for the srun launcher, whose tasks are the ranks.
+  std::vector<SchedulerOptionSpec> profile_options() const override;
+  // `rank_options`: the block's rank options, and its whole-node ones where the plan kept them.
   std::vector<TemplateValue> template_values(const BatchRequest& r, const ScriptPlace&) const override;
   std::vector<std::string> array_options(int count, int max_concurrent) const override;
   std::vector<std::string> dependency_options(const std::vector<Dependency>& after) const override;
