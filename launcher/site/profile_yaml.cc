@@ -414,6 +414,7 @@ const FieldTable<SiteProfile> k_top_fields = {
     field("account_directives", &SiteProfile::account_directives, k_list),
     list_section("notices", &SiteProfile::notices, k_notice_fields, read_notices),
     field("arrays", &SiteProfile::arrays, k_flag),
+    field("login_host", &SiteProfile::login_host, k_text),
 };
 
 // The order `sites show` writes the top level in, what belongs together side by side (k_top_fields's is the order
@@ -422,7 +423,7 @@ const std::vector<std::string> k_top_write_order = {
     "name", "title", "status", "retired_on", "successors", "scheduler", "scheduler_version", "node", "queues", "gpu_request", "account",
     "modules", "setup", "container", "env", "launch", "rendezvous", "requeue", "scratch", "directives",
     "account_directives", "arrays", "notices", "sources", "memory", "unverified", "scratch_only", "interconnect",
-    "submit_check", "learned"};
+    "submit_check", "login_host", "learned"};
 
 // Sets every field present in `root` on `p`, leaving the others as they are (a base or `extends:` profile).
 void apply(const Reader& r, const YAML::Node& root, SiteProfile* p, bool is_variant) {

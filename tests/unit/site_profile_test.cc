@@ -96,7 +96,7 @@ TEST_CASE("schema errors name file:line:column and the field") {
         "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
         "successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, "
         "rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, "
-        "interconnect, account_directives, notices, arrays");
+        "interconnect, account_directives, notices, arrays, login_host");
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: four, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
         "t.yaml:3:14: node.gpus: expected a whole number, got 'four'; write e.g. `gpus: 4`");
   CHECK(error_of("name: x\nnode: {gpus: 1, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
@@ -315,6 +315,7 @@ interconnect:
   never_set:
     - {name: NCCL_NET_PLUGIN, reason: r}
 submit_check: true
+login_host: alice@login.example.org
 learned:
   date: 2026-01-01
   commands:
