@@ -6,10 +6,11 @@
 # SLURM_CONF); the far home is this test's directory (sshd's SetEnv gives the session XDG dirs of their own there);
 # the launcher copied across is this build's (dynamically linked: the far side is this machine, so its libraries
 # are there; t0720 tests the static build that a real far side gets, from HPCLAUNCH_REMOTE_LAUNCHERS).
-# Checks: a bad --remote and an unreachable host give one line and a non-zero exit; the launcher is copied once and
-# not again; submit (its --site-file sent along), jobs, status --json, logs, wait, cancel and report -o (the page
-# comes back to the laptop) all run over one connection (sshd accepts one login); the far exit status comes back;
-# a connection killed while sbatch runs leaves exactly one job, the retry printing its id.
+# Checks: a bad --remote, an unreachable host and no launcher here for the far architecture give one line and a
+# non-zero exit; the far side's older launcher is replaced, once, and not again; submit (its --site-file sent
+# along), jobs, status --json, logs, wait, cancel and report -o (the page comes back to the laptop) all run over one
+# connection (sshd accepts one login); the far exit status comes back; a connection killed while sbatch runs leaves
+# exactly one job, the retry printing its id. About 20 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-netns.sh"
 need_hpclaunch
@@ -74,7 +75,7 @@ CONF
 cp "$HPCLAUNCH" "$t/launchers/hpclaunch-$(uname -m)"
 laptop() {  # the laptop's hpclaunch: in n2's namespace, from the laptop's folder, without the cluster
   (cd "$t/laptop" && netns_exec "$pfx" n2 env -u SLURM_CONF HPCLAUNCH_SSH_CONFIG="$t/ssh/config" \
-    XDG_RUNTIME_DIR="$run_dir" HPCLAUNCH_REMOTE_LAUNCHERS="$t/launchers" "$HPCLAUNCH" "$@")
+    XDG_RUNTIME_DIR="$run_dir" HPCLAUNCH_REMOTE_LAUNCHERS="${launchers:-$t/launchers}" "$HPCLAUNCH" "$@")
 }
 far_hl() { XDG_STATE_HOME=$far/state XDG_CACHE_HOME=$far/cache "$HPCLAUNCH" "$@"; }  # the far side, read directly
 logins() { grep -c "Accepted publickey" "$t/ssh/sshd.log" || true; }
@@ -95,9 +96,19 @@ assert_eq 1 "$(echo "$out" | wc -l)" "lines for an unreachable host ($out)"
 assert_contains "$out" "hpclaunch: error: --remote root@n1:2222: cannot reach it to ask its architecture: ssh: connect to host n1 port 2222: Connection refused"
 assert_eq 0 "$(logins)" "logins before the first command"
 
-# The first command copies the launcher; the far side had none.
+# The far side has an older launcher; with none for its architecture here, one line says how to get one.
+mkdir -p "$far/cache/hpclaunch/bin" "$t/no-launchers"
+printf '#!/bin/sh\necho "hpclaunch 0.0.1 (commit old)"\n' >"$far/cache/hpclaunch/bin/hpclaunch"
+chmod 755 "$far/cache/hpclaunch/bin/hpclaunch"
+rc=0; out=$(launchers=$t/no-launchers laptop jobs --remote "$remote" 2>&1) || rc=$?
+assert_eq 2 "$rc" "exit status without a launcher to copy"
+assert_eq 1 "$(echo "$out" | wc -l)" "lines without a launcher to copy ($out)"
+assert_contains "$out" "hpclaunch: error: --remote: the far side is $(uname -m) and has no hpclaunch of this version, and there is no $(uname -m) launcher here to copy there; build the static one (docs/install.md, \"The static binary\"; for aarch64 as t0725 does) and put it at $t/no-launchers/hpclaunch-$(uname -m)"
+
+# The first command copies the launcher over the older one; the laptop has no jobs of its own.
 out=$(laptop jobs --remote "$remote" 2>"$t/err") || fail "jobs --remote failed: $(cat "$t/err")"
-assert_contains "$(cat "$t/err")" "hpclaunch: copied $t/launchers/hpclaunch-$(uname -m) ($(uname -m)) to $remote:~/.cache/hpclaunch/bin/hpclaunch (it had none)"
+assert_contains "$(cat "$t/err")" "hpclaunch: copied $t/launchers/hpclaunch-$(uname -m) ($(uname -m)) to $remote:~/.cache/hpclaunch/bin/hpclaunch (it had hpclaunch 0.0.1 (commit old))"
+assert_contains "$(laptop jobs 2>&1)" "hpclaunch: no jobs submitted from this machine yet" "the laptop's own jobs"
 cmp "$HPCLAUNCH" "$far/cache/hpclaunch/bin/hpclaunch" || fail "the far launcher is not the laptop's"
 assert_eq "$("$HPCLAUNCH" --version)" "$("$far/cache/hpclaunch/bin/hpclaunch" --version)" "far launcher's version"
 
