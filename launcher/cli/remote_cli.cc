@@ -19,40 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RemoteFlag {
-  std::string value;
-  Args rest;  // args without it
-};
-
-// --remote's value, taken out of `args`; nullopt when there is none before `--`.
-std::optional<RemoteFlag> take_remote_flag(const Args& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    const bool spaced = args[i] == "--remote", glued = args[i].rfind("--remote=", 0) == 0;
-    if (!spaced && !glued) continue;
-    if (spaced && (i + 1 >= args.size() || args[i + 1] == "--"))
-      throw Error("--remote", "needs a value", "give USER@HOST, or a site whose profile names its login_host");
-    RemoteFlag f{glued ? args[i].substr(9) : args[i + 1], {}};
-    f.rest.assign(args.begin(), args.begin() + static_cast<long>(i));
-    f.rest.insert(f.rest.end(), args.begin() + static_cast<long>(i + (spaced ? 2 : 1)), args.end());
-    return f;
-  }
-  return std::nullopt;
-}
-
-// The ssh target --remote names: a site's login_host when it names a profile that has one, else itself.
-SshTarget remote_target(const std::string& value) {
-  std::string text = value;
-  if (value.find_first_of("@:.") == std::string::npos) {
-    SiteRegistry sites = load_sites({}, scheduler_checks());
-    if (const SiteProfile* p = sites.find(value); p && !p->login_host.empty()) text = p->login_host;
-  }
-  std::string why;
-  std::optional<SshTarget> t = parse_ssh_target(text, &why);
-  if (!t)
-    throw Error("--remote", "'" + text + "' is no ssh target: " + why,
-                "give [USER@]HOST[:PORT], or a site whose profile names its login_host");
-  return *t;
+// A site's login_host, "" when VALUE names no site or its profile has none.
+std::string login_host_of(const std::string& value) {
+  SiteRegistry sites = load_sites({}, scheduler_checks());
+  const SiteProfile* p = sites.find(value);
+  return p ? p->login_host : "";
 }
 
 bool is_static_for(const std::string& path, const std::string& arch) {
@@ -84,7 +55,7 @@ std::optional<int> run_if_remote(const Command& c, const Args& args, const std::
   if (!c.remote) return std::nullopt;
   std::optional<RemoteFlag> flag = take_remote_flag(args);
   if (!flag) return std::nullopt;
-  SshTarget target = remote_target(flag->value);
+  SshTarget target = remote_target(flag->value, login_host_of);
   RemoteSession session(ssh_settings_from_environment(), target, flag->value);
   session.ensure_launcher(version_line, launcher_for);
   const std::string token = new_submit_token();

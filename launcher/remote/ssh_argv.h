@@ -3,25 +3,28 @@
 // master (ControlMaster=auto) and stays ControlPersist seconds after the last command, so a password or 2FA
 // prompt comes once. The effects (running them) are in remote/session.h.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "util/ssh_target.h"
 
 namespace hpclaunch {
 
-// `--remote [USER@]HOST[:PORT]`.
-struct SshTarget {
-  std::string user;  // "" : ssh's own choice (the config's User, else the local name)
-  std::string host;
-  int port = 0;      // 0: ssh's own choice
+// A command line's --remote: its value, and the command line without it.
+struct RemoteFlag {
+  std::string value;
+  std::vector<std::string> rest;
 };
+// --remote VALUE or --remote=VALUE before any `--` (after it, the words are the job's command); nullopt when there
+// is none. Throws hpclaunch::Error (exit 2) when it has no value.
+std::optional<RemoteFlag> take_remote_flag(const std::vector<std::string>& args);
+// The target --remote VALUE names: VALUE itself, or, when it is a plain name (no '@', ':' or '.') for which
+// `login_host_of` (a site's profile) answers something, that. Throws hpclaunch::Error (exit 2, naming --remote)
+// when the result is no target.
+SshTarget remote_target(const std::string& value, const std::function<std::string(const std::string&)>& login_host_of);
 
-// The target `text` names, or nullopt with `why` set. HOST is a name, an IPv4 address or a bracketed IPv6 one
-// ([::1]:2222); nothing in either part may start with '-' (ssh would read an option) or hold a space or a quote.
-std::optional<SshTarget> parse_ssh_target(std::string_view text, std::string* why);
-// "USER@HOST" or "HOST": ssh's destination argument.
-std::string ssh_destination(const SshTarget& t);
 
 struct SshSettings {
   std::string control_dir;   // the folder of the shared connection's socket (mode 0700, ours)

@@ -78,6 +78,35 @@ TEST_CASE("a target that ssh would read as an option, or that holds a shell's or
   CHECK(refusal("[::1]:") == "the port '' is not a number from 1 to 65535");
 }
 
+TEST_CASE("--remote is taken out of the command line before `--`, spaced or glued; without a value it is refused") {
+  std::optional<RemoteFlag> f = take_remote_flag({"--json", "--remote", "a@h", "17"});
+  REQUIRE(f);
+  CHECK(f->value == "a@h");
+  CHECK(f->rest == Argv{"--json", "17"});
+  f = take_remote_flag({"--remote=h:22", "--site", "x", "--", "python", "--remote", "y"});
+  REQUIRE(f);
+  CHECK(f->value == "h:22");
+  CHECK(f->rest == Argv{"--site", "x", "--", "python", "--remote", "y"});
+  CHECK_FALSE(take_remote_flag({"--site", "x", "--", "python", "--remote", "y"}));  // the job's own
+  CHECK_FALSE(take_remote_flag({}));
+  CHECK(test::error_of_call([] { take_remote_flag({"17", "--remote"}); }) ==
+        "--remote: needs a value; give USER@HOST, or a site whose profile names its login_host");
+  CHECK(test::error_of_call([] { take_remote_flag({"--remote", "--", "x"}); }).starts_with("--remote: needs a value"));
+}
+
+TEST_CASE("--remote SITE connects to the profile's login_host; any other value is the target itself") {
+  auto sites = [](const std::string& name) -> std::string { return name == "perlmutter" ? "alice@pm.example.org" : ""; };
+  CHECK(ssh_destination(remote_target("perlmutter", sites)) == "alice@pm.example.org");
+  CHECK(ssh_destination(remote_target("frontier", sites)) == "frontier");  // no login_host: an ssh alias
+  CHECK(ssh_destination(remote_target("bob@perlmutter", sites)) == "bob@perlmutter");  // not a plain name
+  CHECK(test::error_of_call([&] { remote_target("a b", sites); }) ==
+        "--remote: 'a b' is no ssh target: the host 'a b' holds ' '; give [USER@]HOST[:PORT], or a site whose profile "
+        "names its login_host");
+  auto broken = [](const std::string&) -> std::string { return "-oProxyCommand=x"; };
+  CHECK(test::error_of_call([&] { remote_target("site", broken); })
+            .starts_with("--remote: '-oProxyCommand=x' is no ssh target: the host '-oProxyCommand=x' starts with '-'"));
+}
+
 TEST_CASE("the connection's socket folder leaves room for ssh's name of the socket") {
   CHECK(ssh_control_dir("/run/user/1000", "/tmp", 1000) == "/run/user/1000/hpclaunch-ssh");
   CHECK(ssh_control_dir("", "/tmp", 1000) == "/tmp/hpclaunch-ssh-1000");
