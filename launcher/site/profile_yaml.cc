@@ -21,6 +21,7 @@
 #include "util/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
+#include "util/ssh_target.h"
 #include "util/strings.h"
 #include "util/yaml_fields.h"
 #include "util/yaml_reader.h"
@@ -369,6 +370,12 @@ void check_release(const Reader& r, const YAML::Node& n, const std::string& name
   if (!std::regex_match(v, k_release)) r.fail(n, name, "'" + v + "' is not a release", "write e.g. `scheduler_version: \"24.11\"`");
 }
 
+void check_login_host(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {
+  std::string why;
+  if (!parse_ssh_target(v, &why))
+    r.fail(n, name, "'" + v + "' is no ssh target: " + why, "write [USER@]HOST[:PORT], e.g. `login_host: login.example.org`");
+}
+
 const EnumNames<std::string> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const ValueKind<std::vector<std::pair<std::string, std::string>>> k_env_map = {
@@ -414,7 +421,7 @@ const FieldTable<SiteProfile> k_top_fields = {
     field("account_directives", &SiteProfile::account_directives, k_list),
     list_section("notices", &SiteProfile::notices, k_notice_fields, read_notices),
     field("arrays", &SiteProfile::arrays, k_flag),
-    field("login_host", &SiteProfile::login_host, k_text),
+    field("login_host", &SiteProfile::login_host, checked(k_text, check_login_host)),
 };
 
 // The order `sites show` writes the top level in, what belongs together side by side (k_top_fields's is the order

@@ -91,6 +91,13 @@ TEST_CASE("a minimal profile gets the documented defaults") {
   CHECK(ps[0].file == "t.yaml");
 }
 
+TEST_CASE("a login_host that is no ssh target is refused with file:line (ssh would read '-o...' as an option)") {
+  CHECK(error_of(std::string(k_minimal) + "login_host: \"-oProxyCommand=sh\"\n") ==
+        "t.yaml:5:13: login_host: '-oProxyCommand=sh' is no ssh target: the host '-oProxyCommand=sh' starts with '-' "
+        "(ssh would read an option); write [USER@]HOST[:PORT], e.g. `login_host: login.example.org`");
+  CHECK(error_of(std::string(k_minimal) + "login_host: alice@login.example.org:2222\n") == "(no error)");
+}
+
 TEST_CASE("schema errors name file:line:column and the field") {
   CHECK(error_of(std::string(k_minimal) + "nodez: 3\n") ==
         "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
