@@ -127,6 +127,10 @@ assert_file "$far/jobs/ok/job.json"
 assert_eq "" "$(ls "$t/laptop")" "what the laptop's folder holds after submit"
 assert_eq "" "$(ls "$far/cache/hpclaunch/remote" 2>/dev/null)" "call folders left on the far side"
 
+out=$(laptop render --remote "$remote" --site test-perlmutter --account m1234_g \
+  --site-file "$HPCLAUNCH_SOURCE_DIR/tests/integration/sites/test-perlmutter.yaml" -- true) || fail "render --remote failed"
+assert_contains "$out" "#SBATCH --account=m1234_g" "render --remote"
+assert_contains "$out" "$far/cache/hpclaunch/bin/hpclaunch" "render --remote: the script runs the far launcher"
 out=$(laptop jobs --remote "$remote") || fail "jobs --remote failed"
 assert_contains "$(echo "$out" | grep "^$id ")" "test-perlmutter"
 out=$(laptop status --remote "$remote" --json "$id") || fail "status --remote --json failed"
