@@ -65,10 +65,4 @@ std::vector<std::string> ssh_argv(const SshSettings& s, const SshTarget& t, cons
   return argv;
 }
 
-std::vector<std::string> ssh_exit_argv(const SshSettings& s, const SshTarget& t) {
-  std::vector<std::string> argv = common_options(s, t);
-  argv.insert(argv.end(), {"-O", "exit", "--", ssh_destination(t)});
-  return argv;
-}
-
 }  // namespace hpclaunch

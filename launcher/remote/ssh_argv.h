@@ -41,7 +41,5 @@ std::string ssh_control_dir(const std::string& runtime_dir, const std::string& t
 // ssh's argv that runs `far_command` (one string, given to the far side's login shell) on `t` over the shared
 // connection.
 std::vector<std::string> ssh_argv(const SshSettings& s, const SshTarget& t, const std::string& far_command);
-// ssh's argv that asks the master to end (`ssh -O exit`): closes the session's connection.
-std::vector<std::string> ssh_exit_argv(const SshSettings& s, const SshTarget& t);
 
 }  // namespace hpclaunch
