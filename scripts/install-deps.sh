@@ -26,6 +26,7 @@ test_packages=(
   slurm-wlm
   debootstrap                     # the Debian 13 root of Slurm 24.11, the test cluster's second version (scripts/slurm-root.sh)
   file procps iproute2 psmisc
+  openssh-client openssh-server   # t0660: --remote over real ssh to an sshd the test runs in a network namespace
   elfutils                        # t0442: eu-stack, a hung hpclaunch-train's stacks (the agent's --hang-timeout; py-spy is in the peers' venv)
   universal-ctags                 # t0067: scripts/unity-names.py reads the names of each unity batch's files
   groff-base zsh fish             # t0700: man pages read by groff, zsh and fish completion run

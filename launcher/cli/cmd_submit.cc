@@ -1,13 +1,16 @@
 // `hpclaunch submit` and `hpclaunch render`: request -> plan -> script -> job directory -> scheduler.
 #include <fmt/core.h>
 
+#include <filesystem>
 
 #include "cli/cli_util.h"
 #include "cli/json_output.h"
 #include "dialect/dialect.h"
 #include "plan/job_spec.h"
 #include "plan/sweep.h"
+#include "remote/submit_once.h"
 #include "site/launchers.h"
+#include "submit/job_index.h"
 #include "submit/submit_request.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -196,28 +199,35 @@ int run_submit(const Args& args, bool dry_run_only) {
     add_switch(app, "check", &o.check,
                "ask the scheduler to validate the script first (sbatch --test-only); default: the profile's submit_check");
   }
+  std::string token;
+  if (!dry_run_only)
+    app.add_option("--submit-token", token, "--remote's: submit once for this token, however often asked")->group("");
   if (!parse_request(app, args, &o)) return 0;
-  JsonStdout json(o.json);
-
-  if (dry_run_only) o.dry_run = true;
-  SubmitEvents events;
-  events.warning = [](const std::string& w) { fmt::print(stderr, "hpclaunch: warning: {}\n", w); };
-  events.note = [](const std::string& n) { fmt::print(stderr, "hpclaunch: note: {}\n", n); };
-  events.verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
-  events.task_submitted = [&](int index, const std::string& id, const std::string& dir) {
-    fmt::print(stderr, "hpclaunch: submitted task {} as job {}; job directory {}\n", index, id, dir);
+  auto submit = [&] {
+    JsonStdout json(o.json);
+    if (dry_run_only) o.dry_run = true;
+    SubmitEvents events;
+    events.warning = [](const std::string& w) { fmt::print(stderr, "hpclaunch: warning: {}\n", w); };
+    events.note = [](const std::string& n) { fmt::print(stderr, "hpclaunch: note: {}\n", n); };
+    events.verdict = [](const TestVerdict& v) { fmt::print(stderr, "hpclaunch: --check: {}\n", v.message); };
+    events.task_submitted = [&](int index, const std::string& id, const std::string& dir) {
+      fmt::print(stderr, "hpclaunch: submitted task {} as job {}; job directory {}\n", index, id, dir);
+    };
+    events.submitted = [](const Submission& s) {
+      if (!dialect_for(s.scheduler).runs_here() || s.detached) return;
+      if (s.plan.array.active())
+        fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
+                   s.job_id, array_summary(s.plan), s.plan.nodes, s.job_dir);
+      else
+        fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", s.job_id,
+                   s.plan.nodes, s.job_dir);
+      std::fflush(stderr);
+    };
+    return print_submission(submit_request(o, run_capture, events), json);
   };
-  events.submitted = [](const Submission& s) {
-    if (!dialect_for(s.scheduler).runs_here() || s.detached) return;
-    if (s.plan.array.active())
-      fmt::print(stderr, "hpclaunch: running array {} on this machine ({}; {} emulated node(s) each); job directory {}\n",
-                 s.job_id, array_summary(s.plan), s.plan.nodes, s.job_dir);
-    else
-      fmt::print(stderr, "hpclaunch: running {} on this machine ({} emulated node(s)); job directory {}\n", s.job_id,
-                 s.plan.nodes, s.job_dir);
-    std::fflush(stderr);
-  };
-  return print_submission(submit_request(o, run_capture, events), json);
+  if (token.empty()) return submit();
+  // Asked over ssh by --remote: a retry after a lost connection finds the first attempt's job (remote/submit_once.h).
+  return submit_once((std::filesystem::path(job_index_path()).parent_path() / "submit-tokens").string(), token, submit);
 }
 
 }  // namespace

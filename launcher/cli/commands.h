@@ -11,9 +11,12 @@ struct Command {
   const char* name;
   const char* summary;
   int (*run)(const Args& args);
+  bool remote = false;  // takes --remote [USER@]HOST or SITE: runs on a login node over ssh (cli/remote_cli.cc)
 };
 
 const std::vector<Command>& commands();
+// The table's entry for `name`, or nullptr.
+const Command* find_command(const std::string& name);
 
 int cmd_submit(const Args& args);
 int cmd_render(const Args& args);

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/json_output.h"
+#include "cli/remote_cli.h"
 #include "cli/version.h"
 #include "util/cli_error.h"
 #include "util/error.h"
@@ -19,6 +20,8 @@ void usage(std::FILE* out) {
   for (const auto& c : commands()) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
   fmt::print(out, "\n`hpclaunch COMMAND --help` describes a command's options.\n");
 }
+
+std::string version_line() { return fmt::format("hpclaunch {} (commit {})", HPCLAUNCH_VERSION, build_commit()); }
 
 int dispatch(int argc, char** argv) {
   // Run as `torchrun` (a link named so, first on PATH): torchrun's command line, unchanged job scripts.
@@ -38,14 +41,18 @@ int dispatch(int argc, char** argv) {
     if (argc > 2 && !json)
       throw Error(argv[2], "--version takes no argument but --json", "run `hpclaunch --version [--json]`");
     if (json) fmt::print("{}\n", version_json(HPCLAUNCH_VERSION, build_commit()).dump());
-    else fmt::print("hpclaunch {} (commit {})\n", HPCLAUNCH_VERSION, build_commit());
+    else fmt::print("{}\n", version_line());
     return 0;
   }
   Args args(argv + 2, argv + argc);
   std::vector<std::string> names;
   for (const auto& c : commands()) {
-    if (name == c.name) return c.run(args);
-    names.push_back(c.name);
+    if (name != c.name) {
+      names.push_back(c.name);
+      continue;
+    }
+    if (std::optional<int> far = run_if_remote(c, args, version_line())) return *far;
+    return c.run(args);
   }
   throw Error("", "unknown command '" + name + "'" + did_you_mean(name, names),
               "run `hpclaunch --help` for the list");

@@ -217,6 +217,8 @@ struct SiteProfile {
   Rendezvous rendezvous;
   RequeuePolicy requeue;
   std::vector<std::string> scratch;     // names of scratch variables the site sets
+  // Where `--remote SITE` connects: [USER@]HOST[:PORT] of a login node (docs/remote.md); "": none named.
+  std::string login_host;
   bool scratch_only = false;            // compute nodes write only under scratch (the first `scratch` variable)
   std::vector<std::string> mpirun_modules;  // loaded too when the launcher is mpirun (Trillium: StdEnv, openmpi)
   std::vector<std::string> directives;  // extra scheduler directives, e.g. "--mem=0"

@@ -22,6 +22,7 @@
 #include "util/time_limit.h"
 #include "util/error.h"
 #include "util/shell.h"
+#include "util/ssh_target.h"
 #include "util/strings.h"
 #include "util/yaml_fields.h"
 #include "util/yaml_reader.h"
@@ -349,6 +350,12 @@ void check_byte_size(const Reader& r, const YAML::Node& n, const std::string& na
   if (!parse_byte_size(v)) r.fail(n, name, "'" + v + "' is not a size", "write e.g. `" + name + ": 512M` (K, M, G, T: powers of 1024)");
 }
 
+void check_login_host(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {
+  std::string why;
+  if (!parse_ssh_target(v, &why))
+    r.fail(n, name, "'" + v + "' is no ssh target: " + why, "write [USER@]HOST[:PORT], e.g. `login_host: login.example.org`");
+}
+
 const EnumNames<std::string> k_statuses = {{"active", "active"}, {"retired", "retired"}};
 
 const ValueKind<std::vector<std::pair<std::string, std::string>>> k_env_map = {
@@ -397,6 +404,7 @@ const FieldTable<SiteProfile> k_top_fields = {
     field("snapshot", &SiteProfile::snapshot, k_flag),
     field("snapshot_exclude", &SiteProfile::snapshot_exclude, k_list),
     field("snapshot_max_size", &SiteProfile::snapshot_max_size, checked(k_text, check_byte_size)),
+    field("login_host", &SiteProfile::login_host, checked(k_text, check_login_host)),
 };
 
 // The order `sites show` writes the top level in, what belongs together side by side (k_top_fields's is the order
@@ -405,7 +413,7 @@ const std::vector<std::string> k_top_write_order = {
     "name", "title", "status", "retired_on", "successors", "scheduler", "scheduler_version", "node", "queues", "gpu_request", "account",
     "modules", "setup", "container", "env", "launch", "rendezvous", "requeue", "scratch", "directives",
     "account_directives", "arrays", "notices", "sources", "memory", "unverified", "scratch_only", "interconnect",
-    "submit_check", "snapshot", "snapshot_exclude", "snapshot_max_size", "learned"};
+    "submit_check", "snapshot", "snapshot_exclude", "snapshot_max_size", "login_host", "learned"};
 
 // A scheduler's own block (`slurm: {rank_options: [...]}`): read as texts and lists here, its keys checked against
 // what its dialect declares in check_consistent; each key given replaces the inherited one.

@@ -49,6 +49,23 @@ std::string elf_arch(std::string_view head) {
   return machine_name(big_endian ? (b0 << 8) | b1 : (b1 << 8) | b0, is_64);
 }
 
+bool elf_is_static(std::string_view head) {
+  if (head.size() < 64 || head.substr(0, 4) != "\x7f" "ELF" || head[4] != 2 || head[5] != 1) return false;
+  auto number = [&](size_t at, size_t bytes) {
+    unsigned long long v = 0;
+    for (size_t i = bytes; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(head[at + i]);
+    return v;
+  };
+  const unsigned long long phoff = number(32, 8), entry_size = number(54, 2), count = number(56, 2);
+  if (entry_size < 4) return false;
+  for (unsigned long long i = 0; i < count; ++i) {
+    const unsigned long long at = phoff + i * entry_size;
+    if (at + 4 > head.size()) return false;  // headers beyond what was read: not known to be static
+    if (number(at, 4) == 3) return false;     // PT_INTERP: ld.so loads it
+  }
+  return count > 0;
+}
+
 std::string arch_mismatch(const SiteProfile& site, const std::string& binary_arch, const std::string& binary_path) {
   const std::string nodes = canonical(site.node.arch), binary = canonical(binary_arch);
   if (!known(nodes) || !known(binary) || nodes == binary) return "";

@@ -13,6 +13,11 @@ namespace hpclaunch {
 // "ppc64le", ...); "" when `head` (the file's first bytes) is no ELF header or names a machine not known here.
 std::string elf_arch(std::string_view head);
 
+// Whether the ELF file whose first bytes are `head` (its program headers included: 4 KiB is plenty) is linked
+// statically: it names no program interpreter (PT_INTERP), so it runs on any Linux of its architecture. False for
+// what is no 64-bit little-endian ELF file. Pure.
+bool elf_is_static(std::string_view head);
+
 // The one-line reason a binary of `binary_arch` cannot run on `site`'s compute nodes; "" when it can, or when
 // either architecture is unknown (a user profile without node.arch, a file that is not ELF). Pure.
 std::string arch_mismatch(const SiteProfile& site, const std::string& binary_arch, const std::string& binary_path);

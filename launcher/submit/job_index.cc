@@ -1,7 +1,6 @@
 #include "submit/job_index.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,38 +33,12 @@ std::string index_line(const JobIndexEntry& e) {
 
 namespace {
 
-// An exclusive flock on jobs.lock for the lifetime of the object (released by the kernel if the holder dies).
-class IndexLock {
- public:
-  explicit IndexLock(const fs::path& index) {
-    std::error_code ec;
-    fs::create_directories(index.parent_path(), ec);
-    std::string path = index.string() + ".lock";
-    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (m_fd < 0) {
-      m_err = path + ": " + std::strerror(errno);
-      return;
-    }
-    while (::flock(m_fd, LOCK_EX) != 0)
-      if (errno != EINTR) {
-        m_err = path + ": cannot lock: " + std::strerror(errno);
-        ::close(m_fd);
-        m_fd = -1;
-        return;
-      }
-  }
-  ~IndexLock() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  IndexLock(const IndexLock&) = delete;
-  IndexLock& operator=(const IndexLock&) = delete;
-  bool held() const { return m_fd >= 0; }
-  const std::string& error() const { return m_err; }
-
- private:
-  int m_fd = -1;
-  std::string m_err;
-};
+// The index's lock: jobs.lock beside it, its folder made first.
+fs::path index_lock_path(const fs::path& index) {
+  std::error_code ec;
+  fs::create_directories(index.parent_path(), ec);
+  return index.string() + ".lock";
+}
 
 }  // namespace
 
@@ -101,7 +74,7 @@ std::vector<std::string> parse_job_index(std::string_view text) {
 
 bool add_to_job_index(const std::string& job_dir, std::string* err) {
   fs::path path = job_index_path();
-  IndexLock lock(path);
+  FileLock lock(index_lock_path(path).string());
   if (!lock.held()) {
     *err = lock.error();
     return false;
@@ -131,7 +104,7 @@ std::vector<std::string> read_job_index() { return parse_job_index(read_file(job
 
 std::vector<std::string> prune_job_index(const std::function<bool(const std::string& dir)>& keep) {
   fs::path path = job_index_path();
-  IndexLock lock(path);
+  FileLock lock(index_lock_path(path).string());
   if (!lock.held()) throw failure(path.string(), "cannot lock the job index: " + lock.error(), "check its directory's permissions");
   std::string text;
   std::vector<std::string> dropped;

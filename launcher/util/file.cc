@@ -1,9 +1,11 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,25 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+FileLock::FileLock(const std::string& path) {
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (m_fd < 0) {
+    m_err = path + ": " + std::strerror(errno);
+    return;
+  }
+  while (::flock(m_fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      m_err = path + ": cannot lock: " + std::strerror(errno);
+      ::close(m_fd);
+      m_fd = -1;
+      return;
+    }
+}
+
+FileLock::~FileLock() {
+  if (m_fd >= 0) ::close(m_fd);
 }
 
 bool write_all(int fd, std::string_view data) {

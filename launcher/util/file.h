@@ -20,6 +20,24 @@ bool write_all(int fd, std::string_view data);
 // job index, excluded-nodes.json, failure.json, `sites learn --output`).
 bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644);
 
+// An exclusive flock on `path` (made 0600 if missing) for the lifetime of the object, waiting for another holder
+// to let go; the kernel releases it when the holder dies. The one file lock of the launcher (the job index's
+// jobs.lock, a submit token's lock).
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return m_fd >= 0; }
+  // "PATH: why" when it is not held.
+  const std::string& error() const { return m_err; }
+
+ private:
+  int m_fd = -1;
+  std::string m_err;
+};
+
 // Follows a file that grows (a job's output): each read_new() returns the bytes added since the last one ("" while
 // the file is absent or unchanged). A file that shrank (rewritten: a requeued job's output) is read from its start.
 class FileFollower {

@@ -64,7 +64,9 @@ expect "--launcher: srun needs local or slurm, but sockeye-pbs runs pbs; use --l
   --site sockeye-pbs --account st-x-1-gpu --launcher srun -- python train.py
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}" --
 expect "--: no command after \`--\`; end the options with \`-- CMD [ARG...]\`, e.g. \`-- python train.py\`" "${pm[@]}"
-expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" \
+# The last keys are a block for each scheduler (its own options): the registry's, the folders the build finds.
+scheduler_blocks=$(ls "$HPCLAUNCH_SOURCE_DIR/launcher/schedulers" | while read -r d; do [ -d "$HPCLAUNCH_SOURCE_DIR/launcher/schedulers/$d" ] && echo "$d"; done | sort | paste -sd, | sed 's/,/, /g')
+expect "$test_tmp/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size, login_host, $scheduler_blocks" \
   --site-file "$test_tmp/broken.yaml" "${pm[@]}" -- python train.py
 expect "--site-file: cannot read site file '$test_tmp/nope.yaml'; check the path and its permissions" \
   --site-file "$test_tmp/nope.yaml" "${pm[@]}" -- python train.py
@@ -80,7 +82,7 @@ expect "submit: unexpected argument 'train.py'; put the command after \`--\`; se
 
 # A broken profile in the user's directory is reported the same way, with its path.
 cp "$test_tmp/broken.yaml" "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
-expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" \
+expect "$test_tmp/xdg/hpclaunch/sites/broken.yaml:5:1: unknown key 'queus' (did you mean 'queues'?); remove it or use one of: name, title, status, retired_on, successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size, login_host, $scheduler_blocks" \
   "${pm[@]}" -- python train.py
 rm "$test_tmp/xdg/hpclaunch/sites/broken.yaml"
 

@@ -80,6 +80,13 @@ TEST_CASE("every command's own --help parses into options that name it") {
   CHECK(find_entry(h, "--site")->value == "TEXT");
   CHECK(find_entry(h, "--dry-run")->value.empty());
   CHECK(find_entry(h, "--module")->repeatable);
+  // --remote: once, in parse_or_throw, for the commands the table marks; submit's token stays hidden.
+  for (const auto& c : commands()) {
+    if (std::string(c.name) == "check") continue;
+    CAPTURE(c.name);
+    CHECK((find_entry(parse_help(command_help(c)), "--remote") != nullptr) == c.remote);
+  }
+  CHECK(find_entry(h, "--submit-token") == nullptr);
 }
 
 TEST_CASE("roff_escape keeps text from being read as requests") {
@@ -121,7 +128,7 @@ TEST_CASE("the completion scripts offer commands, options and the values hpclaun
   CHECK(bash.find("compgen -W \"submit thing --help --version\"") != std::string::npos);
   CHECK(bash.find("--launcher) COMPREPLY=($(compgen -W \"agent srun\"") != std::string::npos);
   CHECK(bash.find("--site) COMPREPLY=($(compgen -W \"$(_hpclaunch_sites \"$self\")\"") != std::string::npos);
-  CHECK(bash.find("--dry-run --detach --check --no-check --\"") != std::string::npos);  // a command after --
+  CHECK(bash.find("--dry-run --detach --check --no-check --remote --\"") != std::string::npos);  // a command after --
   CHECK(bash.find("complete -o bashdefault -o default -F _hpclaunch hpclaunch") != std::string::npos);
   std::string zsh = zsh_completion(docs, launchers, "9.9");
   CHECK(zsh.rfind("#compdef hpclaunch\n", 0) == 0);

@@ -98,12 +98,19 @@ std::string all_scheduler_blocks() {
   return out;
 }
 
+TEST_CASE("a login_host that is no ssh target is refused with file:line (ssh would read '-o...' as an option)") {
+  CHECK(error_of(std::string(k_minimal) + "login_host: \"-oProxyCommand=sh\"\n") ==
+        "t.yaml:5:13: login_host: '-oProxyCommand=sh' is no ssh target: the host '-oProxyCommand=sh' starts with '-' "
+        "(ssh would read an option); write [USER@]HOST[:PORT], e.g. `login_host: login.example.org`");
+  CHECK(error_of(std::string(k_minimal) + "login_host: alice@login.example.org:2222\n") == "(no error)");
+}
+
 TEST_CASE("schema errors name file:line:column and the field") {
   CHECK(error_of(std::string(k_minimal) + "nodez: 3\n") ==
         "t.yaml:5:1: unknown key 'nodez' (did you mean 'node'?); remove it or use one of: name, title, status, retired_on, "
         "successors, extends, scheduler, scheduler_version, node, queues, gpu_request, account, modules, setup, container, env, launch, "
         "rendezvous, requeue, scratch, directives, sources, learned, submit_check, unverified, memory, scratch_only, variants, "
-        "interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size" +
+        "interconnect, account_directives, notices, arrays, snapshot, snapshot_exclude, snapshot_max_size, login_host" +
             all_scheduler_blocks());
   CHECK(error_of("name: x\nscheduler: slurm\nnode: {gpus: four, cores: 8}\nlaunch: {default: srun, allowed: [srun]}\n") ==
         "t.yaml:3:14: node.gpus: expected a whole number, got 'four'; write e.g. `gpus: 4`");
@@ -320,6 +327,7 @@ interconnect:
   never_set:
     - {name: NCCL_NET_PLUGIN, reason: r}
 submit_check: true
+login_host: alice@login.example.org
 learned:
   date: 2026-01-01
   commands:

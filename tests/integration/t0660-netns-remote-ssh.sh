@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# `--remote` (docs/remote.md) from a "laptop" to a login node over real ssh, with the netns Slurm cluster behind it.
+# What is real: Debian's sshd (run by this test in the cluster's hub namespace, where slurmctld runs and sbatch
+# works: the login node), the system ssh client, the hub's Slurm, the network between namespaces. What stands in:
+# the laptop is node n2's network namespace (it reaches the login node only over that network, and has no
+# SLURM_CONF); the far home is this test's directory (sshd's SetEnv gives the session XDG dirs of their own there);
+# the launcher copied across is this build's (dynamically linked: the far side is this machine, so its libraries
+# are there; t0720 tests the static build that a real far side gets, from HPCLAUNCH_REMOTE_LAUNCHERS).
+# Checks: a bad --remote, an unreachable host and no launcher here for the far architecture give one line and a
+# non-zero exit; the far side's older launcher is replaced, once, and not again; submit (its --site-file sent
+# along), jobs, status --json, logs, wait, cancel and report -o (the page comes back to the laptop) all run over one
+# connection (sshd accepts one login); the far exit status comes back; a connection killed while sbatch runs leaves
+# exactly one job, the retry printing its id. About 20 s.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib-netns.sh"
+need_hpclaunch
+need_netns_cluster
+need_cmd ssh ssh-keygen /usr/sbin/sshd
+cluster=$HPCLAUNCH_CLUSTER_DIR
+pfx=hl$(printf '%s' "$cluster" | md5sum | cut -c1-6)  # scripts/test-cluster.sh's prefix for the cluster's namespaces
+t=$test_tmp
+far=$t/far
+mkdir -p "$t/ssh" "$far/cache" "$far/state" "$far/config" "$far/tmp" "$far/bin" "$far/jobs" "$t/launchers" "$t/laptop"
+# The connection's socket folder: a short path (a unix socket's is at most 107 bytes).
+run_dir=$(mktemp -d /tmp/hr.XXXXXX)
+sshd_pid=""
+cleanup() {
+  local rc=$?
+  [ -z "$sshd_pid" ] || kill "$sshd_pid" 2>/dev/null || true
+  [ ! -f "$t/ssh/sshd.pid" ] || kill "$(cat "$t/ssh/sshd.pid")" 2>/dev/null || true
+  for p in $(pgrep -f "^ssh: $run_dir/" || true); do kill "$p" 2>/dev/null || true; done  # this test's ssh master
+  for id in $(cat "$t/submitted" 2>/dev/null); do scancel "$id" 2>/dev/null || true; done
+  rm -rf "$run_dir"
+  _lib_cleanup "$rc"
+}
+trap cleanup EXIT
+
+# The login node: sshd on the hub's port 2222, its host key and the laptop's key made here.
+ssh-keygen -q -t ed25519 -N '' -f "$t/ssh/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$t/ssh/id"
+cp "$t/ssh/id.pub" "$t/ssh/authorized_keys"
+echo "[hub]:2222 $(cut -d' ' -f1,2 "$t/ssh/host_key.pub")" >"$t/ssh/known_hosts"
+# sbatch on the login node, slowed when $t/slow exists: the window in which the connection is killed.
+cat >"$far/bin/sbatch" <<SH
+#!/bin/bash
+if [ -e $t/slow ]; then touch $t/sbatch-started; sleep 4; fi
+exec $cluster/bin/sbatch "\$@"
+SH
+chmod 755 "$far/bin/sbatch"
+cat >"$t/ssh/sshd_config" <<CONF
+Port 2222
+HostKey $t/ssh/host_key
+AuthorizedKeysFile $t/ssh/authorized_keys
+PidFile $t/ssh/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+LogLevel VERBOSE
+SetEnv XDG_CACHE_HOME=$far/cache XDG_STATE_HOME=$far/state XDG_CONFIG_HOME=$far/config TMPDIR=$far/tmp SLURM_CONF=$SLURM_CONF PATH=$far/bin:$cluster/bin:/usr/sbin:/usr/bin:/sbin:/bin
+CONF
+mkdir -p /run/sshd  # sshd's privilege separation folder (empty; Debian's package makes it at boot)
+netns_exec "$pfx" hub /usr/sbin/sshd -D -f "$t/ssh/sshd_config" -E "$t/ssh/sshd.log" &
+sshd_pid=$!
+cat >"$t/ssh/config" <<CONF
+Host *
+  IdentityFile $t/ssh/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $t/ssh/known_hosts
+  StrictHostKeyChecking yes
+  ConnectTimeout 10
+  LogLevel ERROR
+CONF
+cp "$HPCLAUNCH" "$t/launchers/hpclaunch-$(uname -m)"
+laptop() {  # the laptop's hpclaunch: in n2's namespace, from the laptop's folder, without the cluster
+  (cd "$t/laptop" && netns_exec "$pfx" n2 env -u SLURM_CONF HPCLAUNCH_SSH_CONFIG="$t/ssh/config" \
+    XDG_RUNTIME_DIR="$run_dir" HPCLAUNCH_REMOTE_LAUNCHERS="${launchers:-$t/launchers}" "$HPCLAUNCH" "$@")
+}
+far_hl() { XDG_STATE_HOME=$far/state XDG_CACHE_HOME=$far/cache "$HPCLAUNCH" "$@"; }  # the far side, read directly
+logins() { grep -c "Accepted publickey" "$t/ssh/sshd.log" || true; }
+remote=root@hub:2222
+wait_until 30 "sshd to listen in the hub namespace" 'netns_exec "$pfx" n2 bash -c "echo >/dev/tcp/hub/2222"'
+
+# Bad input: one line, non-zero, nothing run.
+rc=0; out=$(laptop status --remote '-oProxyCommand=touch /tmp/x' 1 2>&1) || rc=$?
+assert_eq 2 "$rc" "exit status of a bad --remote"
+assert_eq 1 "$(echo "$out" | wc -l)" "lines for a bad --remote ($out)"
+assert_contains "$out" "hpclaunch: error: --remote: '-oProxyCommand=touch /tmp/x' is no ssh target: the host"
+rc=0; out=$(laptop jobs --remote 2>&1) || rc=$?
+assert_eq 2 "$rc" "exit status of --remote without a value"
+assert_contains "$out" "--remote: needs a value"
+rc=0; out=$(laptop jobs --remote root@n1:2222 2>&1) || rc=$?
+assert_eq 1 "$rc" "exit status for a host without sshd"
+assert_eq 1 "$(echo "$out" | wc -l)" "lines for an unreachable host ($out)"
+assert_contains "$out" "hpclaunch: error: --remote root@n1:2222: cannot reach it to ask its architecture: ssh: connect to host n1 port 2222: Connection refused"
+assert_eq 0 "$(logins)" "logins before the first command"
+
+# The far side has an older launcher; with none for its architecture here, one line says how to get one.
+mkdir -p "$far/cache/hpclaunch/bin" "$t/no-launchers"
+printf '#!/bin/sh\necho "hpclaunch 0.0.1 (commit old)"\n' >"$far/cache/hpclaunch/bin/hpclaunch"
+chmod 755 "$far/cache/hpclaunch/bin/hpclaunch"
+rc=0; out=$(launchers=$t/no-launchers laptop jobs --remote "$remote" 2>&1) || rc=$?
+assert_eq 2 "$rc" "exit status without a launcher to copy"
+assert_eq 1 "$(echo "$out" | wc -l)" "lines without a launcher to copy ($out)"
+assert_contains "$out" "hpclaunch: error: --remote: the far side is $(uname -m) and has no hpclaunch of this version, and there is no $(uname -m) launcher here to copy there; build the static one (docs/install.md, \"The static binary\"; for aarch64 as t0725 does) and put it at $t/no-launchers/hpclaunch-$(uname -m)"
+
+# The first command copies the launcher over the older one; the laptop has no jobs of its own.
+out=$(laptop jobs --remote "$remote" 2>"$t/err") || fail "jobs --remote failed: $(cat "$t/err")"
+assert_contains "$(cat "$t/err")" "hpclaunch: copied $t/launchers/hpclaunch-$(uname -m) ($(uname -m)) to $remote:~/.cache/hpclaunch/bin/hpclaunch (it had hpclaunch 0.0.1 (commit old))"
+assert_contains "$(laptop jobs 2>&1)" "hpclaunch: no jobs submitted from this machine yet" "the laptop's own jobs"
+cmp "$HPCLAUNCH" "$far/cache/hpclaunch/bin/hpclaunch" || fail "the far launcher is not the laptop's"
+assert_eq "$("$HPCLAUNCH" --version)" "$("$far/cache/hpclaunch/bin/hpclaunch" --version)" "far launcher's version"
+
+# submit: the site file goes along; the job id comes back on stdout, the job is the far side's.
+submit_far() {  # JOBDIR-NAME ARG...: submit from the laptop
+  laptop submit --remote "$remote" --site test-perlmutter \
+    --site-file "$HPCLAUNCH_SOURCE_DIR/tests/integration/sites/test-perlmutter.yaml" --account m1234_g \
+    --job-dir "$far/jobs/$1" --nodes 1 --gpus-per-node 1 --launcher srun "${@:2}"
+}
+id=$(submit_far ok -- bash -c 'echo "hello from $(hostname)"; sleep 3' 2>"$t/err") || fail "submit --remote failed: $(cat "$t/err")"
+[[ $id =~ ^[0-9]+$ ]] || fail "submit --remote printed '$id', not a job id ($(cat "$t/err"))"
+echo "$id" >>"$t/submitted"
+assert_not_contains "$(cat "$t/err")" "copied" "submit's stderr (the launcher is there now)"
+assert_contains "$(cat "$t/err")" "hpclaunch: submitted job $id to test-perlmutter; job directory $far/jobs/ok"
+assert_file "$far/jobs/ok/job.json"
+assert_eq "" "$(ls "$t/laptop")" "what the laptop's folder holds after submit"
+assert_eq "" "$(ls "$far/cache/hpclaunch/remote" 2>/dev/null)" "call folders left on the far side"
+
+out=$(laptop render --remote "$remote" --site test-perlmutter --account m1234_g \
+  --site-file "$HPCLAUNCH_SOURCE_DIR/tests/integration/sites/test-perlmutter.yaml" -- true) || fail "render --remote failed"
+assert_contains "$out" "#SBATCH --account=m1234_g" "render --remote"
+assert_contains "$out" "$far/cache/hpclaunch/bin/hpclaunch" "render --remote: the script runs the far launcher"
+out=$(laptop jobs --remote "$remote") || fail "jobs --remote failed"
+assert_contains "$(echo "$out" | grep "^$id ")" "test-perlmutter"
+out=$(laptop status --remote "$remote" --json "$id") || fail "status --remote --json failed"
+assert_eq "\"$id\"" "$(echo "$out" | jq -c .job_id)" "status --json's job id"
+assert_eq "\"$far/jobs/ok\"" "$(echo "$out" | jq -c .dir)" "status --json's job directory (the far side's)"
+out=$(laptop wait --remote "$remote" --interval 0.5 "$id") ||
+  fail "wait --remote exited $? for a job that should complete: $out"
+assert_eq "$id COMPLETED" "$(echo "$out" | tail -n 1)" "wait's last line"
+out=$(laptop logs --remote "$remote" "$id") || fail "logs --remote failed"
+assert_contains "$out" "hello from n" "logs --remote"
+out=$(laptop report --remote "$remote" "$id" -o page.html) || fail "report --remote -o failed: $out"
+assert_eq "page.html" "$out" "report --remote -o's line"
+assert_file "$t/laptop/page.html"
+assert_contains "$(cat "$t/laptop/page.html")" "<html" "the page brought back"
+assert_contains "$(cat "$t/laptop/page.html")" "$id" "the page brought back"
+
+# cancel, and a far exit status that comes back: wait exits 1 for a cancelled job, as it does there.
+id_long=$(submit_far long -- bash -c 'sleep 300' 2>/dev/null) || fail "submit --remote (long) failed"
+echo "$id_long" >>"$t/submitted"
+laptop cancel --remote "$remote" "$id_long" 2>/dev/null || fail "cancel --remote failed"
+rc=0; laptop wait --remote "$remote" --interval 0.5 "$id_long" >/dev/null 2>&1 || rc=$?
+assert_eq 1 "$rc" "wait --remote's exit status for a cancelled job"
+assert_contains "$(laptop status --remote "$remote" "$id_long")" "$id_long CANCELLED"
+rc=0; laptop status --remote "$remote" no-such-job >/dev/null 2>"$t/err" || rc=$?
+rc_there=0; far_hl status no-such-job >/dev/null 2>"$t/err-there" || rc_there=$?
+assert_eq "$rc_there" "$rc" "exit status of a bad job id, there and from the laptop"
+assert_eq "$(cat "$t/err-there")" "$(cat "$t/err")" "error of a bad job id, there and from the laptop"
+assert_eq 1 "$(logins)" "logins for all the commands above (one shared connection)"
+
+# The connection killed while the far submit runs sbatch: the laptop asks again with the same token and gets the
+# same job; the scheduler has exactly one.
+touch "$t/slow"
+jobs_before=$(wc -l <"$far/state/hpclaunch/jobs")
+name=lost-${t##*.}  # this run's own: the scheduler still lists an earlier run's job for a while
+submit_far lost -J "$name" -- sleep 120 >"$t/lost.out" 2>"$t/lost.err" &
+submit_pid=$!
+wait_until 60 "the far sbatch to start" '[ -e "$t/sbatch-started" ]'
+master=$(pgrep -f "^ssh: $run_dir/hpclaunch-ssh/.* \[mux\]") || fail "no ssh master for $run_dir"
+kill "$master"
+rc=0; wait "$submit_pid" || rc=$?
+assert_eq 0 "$rc" "exit status of the submit whose connection was lost ($(cat "$t/lost.err"))"
+id_lost=$(cat "$t/lost.out")
+[[ $id_lost =~ ^[0-9]+$ ]] || fail "the retried submit printed '$id_lost', not a job id ($(cat "$t/lost.err"))"
+echo "$id_lost" >>"$t/submitted"
+assert_contains "$(cat "$t/lost.err")" "the connection to $remote was lost during submit; asking again with the same submit token"
+assert_eq "$id_lost" "$(squeue -h -t all -n "$name" -o %i)" "the scheduler's jobs named $name"
+assert_eq $((jobs_before + 1)) "$(wc -l <"$far/state/hpclaunch/jobs")" "far job index lines after the lost submit"
+assert_eq 2 "$(logins)" "logins (the second after the lost connection)"
+echo "ok"
