@@ -7,6 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 need_hpclaunch
 need_cmd git
+src_dir=$HPCLAUNCH_SOURCE_DIR  # the HPCLAUNCH_ variables are unset below
 for v in $(env | grep -oE '^(SLURM|PBS|PMI|OMPI_COMM|HPCLAUNCH_)[A-Z_]*' || true); do unset "$v"; done
 unset MASTER_ADDR MASTER_PORT
 export XDG_STATE_HOME=$test_tmp/state GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -107,4 +108,18 @@ assert_contains "$(cat "$test_tmp/err")" "over the limit of 10 B, site local-sna
 [ ! -e "$test_tmp/j7" ] || fail "a refused snapshot left its job directory"
 printf 'site: local\nsnapshot_max_size: lots\ncommand: [true]\n' >"$test_tmp/bad.yaml"
 assert_fails "$test_tmp/bad.yaml:2:20: snapshot_max_size: 'lots' is not a size" "$HPCLAUNCH" submit --spec "$test_tmp/bad.yaml"
+
+# README's --snapshot line, as written, in a git tree whose train.py is edited after the submit: the job ran the
+# copy (the local site runs it at once, so the edit comes after, and the copy must still hold the first version).
+mapfile -t lines < <(python3 "$src_dir/tests/tools/doc_commands.py" "$src_dir" --run-by t0651)
+assert_eq 1 "${#lines[@]}" "command lines README.md marks 'run by t0651'"
+readme=$test_tmp/readme
+mkdir -p "$readme/bin" && ln -s "$HPCLAUNCH" "$readme/bin/hpclaunch"
+git init -q "$readme/code" && cd "$readme/code"
+echo 'import os; print("train v1 in", os.getcwd())' >train.py && git add train.py && git commit -qm v1
+out=$(PATH=$readme/bin:$PATH bash -c "${lines[0]}" 2>"$test_tmp/err") || fail "README's line failed: ${lines[0]}: $(cat "$test_tmp/err")"
+echo 'print("train v2")' >train.py
+job=$(ls -d "$readme/code/hpclaunch-jobs"/*/ | head -1)
+assert_contains "$(echo "$out" | untag)" "train v1 in ${job%/}/snapshot" "README's --snapshot line: the job ran the copy"
+assert_eq "$(git rev-parse HEAD)" "$(field "$job/job.json" '["snapshot"]["commit"]' | tr -d '"')" "the commit job.json names"
 echo ok

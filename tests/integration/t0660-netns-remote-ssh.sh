@@ -133,6 +133,13 @@ assert_contains "$out" "#SBATCH --account=m1234_g" "render --remote"
 assert_contains "$out" "$far/cache/hpclaunch/bin/hpclaunch" "render --remote: the script runs the far launcher"
 out=$(laptop jobs --remote "$remote") || fail "jobs --remote failed"
 assert_contains "$(echo "$out" | grep "^$id ")" "test-perlmutter"
+# README's --remote line, as written but for its login node (this test's in place of alice@login.example.org).
+mapfile -t lines < <(python3 "$HPCLAUNCH_SOURCE_DIR/tests/tools/doc_commands.py" "$HPCLAUNCH_SOURCE_DIR" --run-by t0660)
+assert_eq 1 "${#lines[@]}" "command lines README.md marks 'run by t0660'"
+[[ ${lines[0]} == "hpclaunch "*alice@login.example.org* ]] || fail "README's line is not an hpclaunch line to alice@login.example.org: ${lines[0]}"
+read -ra words <<<"${lines[0]/alice@login.example.org/$remote}"
+out=$(laptop "${words[@]:1}") || fail "README's line failed: ${lines[0]}"
+assert_contains "$(echo "$out" | grep "^$id ")" "test-perlmutter" "README's jobs --remote line"
 out=$(laptop status --remote "$remote" --json "$id") || fail "status --remote --json failed"
 assert_eq "\"$id\"" "$(echo "$out" | jq -c .job_id)" "status --json's job id"
 assert_eq "\"$far/jobs/ok\"" "$(echo "$out" | jq -c .dir)" "status --json's job directory (the far side's)"
