@@ -18,6 +18,11 @@ LaunchPlan task_plan(const LaunchPlan& array_plan, size_t i, const std::string& 
   LaunchPlan p = array_plan;
   p.command = task_command(array_plan.command, a, t, dir);
   for (const auto& kv : task_env(t)) p.env.push_back(kv);
+  // Its place in the sweep, as an array task's script exports it (render's array_lines): the index, the count and
+  // the array's job directory (`dir` is its tasks/I).
+  p.env.emplace_back("HPCLAUNCH_ARRAY_TASK", std::to_string(t.index));
+  p.env.emplace_back("HPCLAUNCH_ARRAY_TASKS", std::to_string(a.count()));
+  p.env.emplace_back("HPCLAUNCH_ARRAY_DIR", std::filesystem::path(dir).parent_path().parent_path().string());
   p.job_name = fmt::format("{}-{}", array_plan.job_name, t.index);
   p.array = ArrayPlan{};
   return p;

@@ -253,6 +253,8 @@ TEST_CASE("Gadi: no PBS job arrays; a sweep is one job per task, chained for --m
   CHECK(t1.command == std::vector<std::string>{"python", "train.py", "--lr", "0.2"});
   std::string one = render_script(t1, {"/opt/bin/hpclaunch", "/home/u/p", dir + "/tasks/1", {}});
   CHECK(has(one, "export HPCLAUNCH_SWEEP_LR=0.2\n"));
+  // Its place in the sweep, as an array task's script exports it (docs/sweeps.md, "Its environment").
+  CHECK(has(one, "export HPCLAUNCH_ARRAY_TASK=1\nexport HPCLAUNCH_ARRAY_TASKS=3\nexport HPCLAUNCH_ARRAY_DIR=" + dir + "\n"));
   CHECK(has(one, "export HPCLAUNCH_JOB_DIR=/scratch/ab01/u/jobs/train/tasks/1\n"));
   CHECK(has(one, "#PBS -N " + p.job_name + "-1\n"));
   CHECK_FALSE(task_waits_for(0, 2));
