@@ -94,7 +94,20 @@ Scheduler register_dialect(const std::string& name, const SchedulerDialect& dial
 
 bool SchedulerDialect::offers(LaunchMode mode) const {
   const std::vector<LaunchMode> mine = launchers();
-  return std::find(mine.begin(), mine.end(), mode) != mine.end();
+  return std::find(mine.begin(), mine.end(), mode) != mine.end() || guest_for(mode) != nullptr;
+}
+
+const SchedulerDialect* SchedulerDialect::guest_for(LaunchMode mode) const {
+  const std::string me = to_string(kind());
+  for (const SchedulerDialect* d : all_dialects()) {
+    if (d == this) continue;
+    const std::vector<std::string> hosts = d->nests_in();
+    const std::vector<LaunchMode> brought = d->hosted_launchers();
+    if (std::find(hosts.begin(), hosts.end(), me) != hosts.end() &&
+        std::find(brought.begin(), brought.end(), mode) != brought.end())
+      return d;
+  }
+  return nullptr;
 }
 
 bool SchedulerDialect::writes(GpuStyle style) const {

@@ -128,7 +128,7 @@ class SchedulerDialect {
   // until its dialect names it. A profile naming another is refused when it is read (scheduler_checks below).
   virtual std::vector<LaunchMode> launchers() const = 0;
   virtual std::vector<GpuStyle> gpu_styles() const = 0;
-  bool offers(LaunchMode mode) const;
+  bool offers(LaunchMode mode) const;  // one of launchers(), or one a scheduler nesting in this one brings (guest_for)
   bool writes(GpuStyle style) const;  // `none`, or one of gpu_styles()
   // What a profile learned from it (`sites learn`) calls its queues, how it asks for GPUs (`none`: it cannot), and
   // the launchers any cluster of it has (not a site's own, as Cray PALS, which no survey shows).
@@ -144,6 +144,17 @@ class SchedulerDialect {
   // runner). Inside a job, the innermost scheduler's face is asked first (all_dialects' order); by default none.
   virtual std::vector<std::string> nests_in() const { return {}; }
   bool nests_in_any() const;  // nests_in names "*"
+  // Launchers it brings into the jobs of a scheduler it nests in (Flux's `flux run`, in a Slurm allocation after
+  // `srun flux start`), and how such a job starts one there: notes for the script and the words before the
+  // ranks' command, which the host's template writes in its `{{#hosted}}` section. None by default.
+  struct HostedLaunch {
+    std::vector<std::string> notes;
+    std::string prefix;  // e.g. "srun ... flux start flux run ... \"$HPCLAUNCH\" exec --"
+  };
+  virtual std::vector<LaunchMode> hosted_launchers() const { return {}; }
+  virtual HostedLaunch hosted_launch(const BatchRequest&, const SchedulerDialect& /*host*/) const { return {}; }
+  // The dialect that brings `mode` into this one's jobs (it nests in this one and hosts `mode`), or nullptr.
+  const SchedulerDialect* guest_for(LaunchMode mode) const;
   // How much earlier than asked the warning may come (seconds; Slurm checks limits every 30 s: up to 60 s early).
   virtual long warning_early_s() const { return 0; }
   // Why this scheduler's agent launch cannot keep spares ("" when it can): its launcher must let the other agents

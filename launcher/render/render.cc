@@ -106,6 +106,13 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
   d.set("snapshot", ctx.snapshot);
   d.set("job_dir", shell_quote(ctx.job_dir));
   d.set(to_string(p.launcher), true);
+  // A launcher another scheduler brings into this one's jobs (Flux's flux run under `srun flux start`): its lines.
+  if (const SchedulerDialect* guest = dialect.guest_for(p.launcher)) {
+    const SchedulerDialect::HostedLaunch hosted = guest->hosted_launch(p, dialect);
+    d.set("hosted", true);
+    d.set("hosted_notes", list_of(hosted.notes));
+    d.set("hosted_prefix", hosted.prefix);
+  }
   if (!p.warning_signal.empty()) {
     d.set("warning_signal", p.warning_signal);
     d.set("warning_seconds", std::to_string(p.warning_seconds));

@@ -56,8 +56,11 @@ TEST_CASE("Flux is a scheduler folder: its name, its launcher `flux`, its GPU st
   auto order = all_dialects();
   auto at = [&](Scheduler s) { return std::find(order.begin(), order.end(), &dialect_for(s)) - order.begin(); };
   CHECK(at(Scheduler::flux) < at(Scheduler::slurm));
-  // Slurm does not start Flux's launcher: refused with the scheduler that does.
-  CHECK(launcher_refusal(Scheduler::slurm, LaunchMode::flux) == "flux needs flux");
+  // Flux brings its launcher into a Slurm allocation (srun flux start), and no other scheduler's.
+  CHECK(dialect_for(Scheduler::slurm).guest_for(LaunchMode::flux) == &flux_dialect());
+  CHECK(launcher_refusal(Scheduler::slurm, LaunchMode::flux).empty());
+  CHECK(launcher_refusal(Scheduler::pbs, LaunchMode::flux) == "flux needs flux or slurm");
+  CHECK(dialect_for(Scheduler::pbs).guest_for(LaunchMode::flux) == nullptr);
   CHECK(gpu_style_refusal(Scheduler::flux, GpuStyle::gres).find("flux writes no gres request") != std::string::npos);
 }
 
@@ -202,6 +205,29 @@ TEST_CASE("the batch script: # flux: lines, one flux run of agents or of workers
   r.command = {"python", "train.py"};
   CHECK(test::error_of_call([&] { make_plan(r, sites().get("el-capitan")); }).find("flux run, which ends every agent") !=
         std::string::npos);
+}
+
+TEST_CASE("Flux inside a Slurm allocation: srun flux start, flux run of the ranks in it, on a site that allows it") {
+  SiteProfile site = sites().get("perlmutter");
+  site.launchers.push_back(LaunchMode::flux);
+  JobRequest r;
+  r.site = "perlmutter";
+  r.nodes = 2;
+  r.launcher = "flux";
+  r.account = "m1234_g";
+  r.command = {"python", "train.py"};
+  LaunchPlan p = make_plan(r, site);
+  CHECK(p.ntasks == 8);  // flux run's tasks: one per worker
+  std::string script = render_script(p, k_ctx);
+  CHECK(script.find("#SBATCH --nodes=2\n") != std::string::npos);
+  CHECK(script.find("\nsrun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=" + std::to_string(p.cpus_per_node) +
+                    " flux start \\\n  flux run -N 2 -n 8 -c " + std::to_string(p.threads_per_worker) +
+                    " -g 1 -l -o exit-on-error \"$HPCLAUNCH\" exec -- python train.py\n") != std::string::npos);
+  CHECK(script.find("# Flux in this Slurm allocation: `srun flux start` runs one Flux broker") != std::string::npos);
+  CHECK(script.find("srun --label") == std::string::npos);  // no other launch
+  // Perlmutter's own profile does not allow it: refused with the launchers it does.
+  r.launcher = "flux";
+  CHECK(test::error_of_call([&] { make_plan(r, sites().get("perlmutter")); }).find("--launcher") == 0);
 }
 
 TEST_SUITE_END();

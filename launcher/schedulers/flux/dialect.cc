@@ -37,6 +37,21 @@ std::vector<TemplateValue> FluxDialect::template_values(const BatchRequest& r, c
   return out;
 }
 
+SchedulerDialect::HostedLaunch FluxDialect::hosted_launch(const BatchRequest& r, const SchedulerDialect&) const {
+  HostedLaunch out;
+  out.notes = {
+      "Flux in this Slurm allocation: `srun flux start` runs one Flux broker on each of the job's nodes (the instance",
+      "is the allocation; flux-start(1)); its initial program, `flux run`, starts one task per worker, each a rank that",
+      "`hpclaunch exec` reads from FLUX_TASK_RANK. -l prefixes each line with the rank; -o exit-on-error ends the",
+      "step when one rank fails."};
+  std::string gpus = r.gpus_per_node > 0 ? " -g 1" : "";
+  out.prefix = fmt::format(
+      "srun --nodes={} --ntasks={} --ntasks-per-node=1 --cpus-per-task={} flux start \\\n"
+      "  flux run -N {} -n {} -c {}{} -l -o exit-on-error \"$HPCLAUNCH\" exec --",
+      r.nodes, r.nodes, r.cpus_per_node, r.nodes, r.ntasks, r.threads_per_worker, gpus);
+  return out;
+}
+
 std::vector<std::string> FluxDialect::directives(const BatchRequest& p, const ScriptPlace& place) const {
   if (place.array)
     throw Error("--array", fmt::format("flux batch has no job arrays, and {}'s profile does not say `arrays: false`",

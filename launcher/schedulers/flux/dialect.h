@@ -26,6 +26,10 @@ class FluxDialect final : public SchedulerDialect {
   const InJobFace& in_job() const override;  // in_job.cc
   // Flux runs as a job inside a Slurm allocation (`srun flux start`), and then its face is asked first.
   std::vector<std::string> nests_in() const override { return {"slurm"}; }
+  // Inside a Slurm allocation (a site whose profile allows `flux`): `srun flux start` makes a Flux instance of the
+  // job's nodes, one broker per node, and `flux run` starts the ranks in it (flux-start(1), "Slurm").
+  std::vector<LaunchMode> hosted_launchers() const override { return {LaunchMode::flux}; }
+  HostedLaunch hosted_launch(const BatchRequest& r, const SchedulerDialect& host) const override;
   // The agents are the tasks of one `flux run`, which ends the others 30 s after one exits (flux-shell-options(7),
   // exit-timeout): the agents that are left could not wait for a spare.
   std::string spares_refusal() const override {
