@@ -32,6 +32,9 @@ std::string row(const std::string& key, const std::string& value) {
   return "<tr><th>" + esc(key) + "</th><td>" + esc(value) + "</td></tr>\n";
 }
 
+// "1 GPU", "4 GPUs".
+std::string counted(long long n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
 std::string number(double v) {
   if (!std::isfinite(v)) return "-";
   return fmt::format("{:.4g}", v);
@@ -54,9 +57,9 @@ std::string request_section(const ReportFacts& f) {
   if (const auto& p = f.plan) {
     out += row("command", join(p->command, " "));
     out += row("nodes", std::to_string(p->nodes));
-    out += row("tasks", fmt::format("{} ({} per node, {} CPUs each)", p->ntasks, p->ntasks_per_node, p->cpus_per_task));
-    out += row("workers", fmt::format("{} ({} per node, {} GPUs per node)", p->world_size, p->workers_per_node,
-                                      p->gpus_per_node));
+    out += row("tasks", fmt::format("{} ({} per node, {} each)", p->ntasks, p->ntasks_per_node, counted(p->cpus_per_task, "CPU")));
+    out += row("workers", fmt::format("{} ({} per node, {} per node)", p->world_size, p->workers_per_node,
+                                      counted(p->gpus_per_node, "GPU")));
     out += row("launcher", to_string(p->launcher));
     out += row("queue", p->partition.empty() ? "(the site's default)" : p->partition + (p->qos.empty() ? "" : ", QOS " + p->qos));
     out += row("account", p->account.empty() ? "(none)" : p->account);

@@ -166,6 +166,24 @@ TEST_CASE("the page has every section, escapes every string from files and fetch
   CHECK(page.find("has not ended") == std::string::npos);
 }
 
+TEST_CASE("counts are in the plural but one: 1 GPU, 4 GPUs; the scheduler's usage is listed after the state") {
+  ReportFacts f = facts();
+  f.plan->gpus_per_node = 1;
+  f.plan->cpus_per_task = 8;
+  f.usage.emplace_back("elapsed", "00:01:05");
+  f.usage_note = "";
+  std::string page = report_html(f);
+  CHECK(page.find("1 GPU per node") != std::string::npos);
+  CHECK(page.find("8 CPUs each") != std::string::npos);
+  CHECK(page.find("GPUs per node") == std::string::npos);
+  CHECK(page.find("00:01:05") > page.find("FAILED (exit 1)"));
+  f.plan->gpus_per_node = 4;
+  f.plan->cpus_per_task = 1;
+  page = report_html(f);
+  CHECK(page.find("4 GPUs per node") != std::string::npos);
+  CHECK(page.find("1 CPU each") != std::string::npos);
+}
+
 TEST_CASE("a page without curves says why; a running job's page says it stands as it is") {
   ReportFacts f = facts();
   f.curves.reset();
