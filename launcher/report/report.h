@@ -52,6 +52,7 @@ struct ReportFacts {
   std::string output_file;            // "" when the job has no output yet
   std::vector<RankFacts> ranks;
   std::string metrics_file;           // where the metrics are (or would be)
+  bool metrics_found = false;         // the metrics file is there (its curves may still be unreadable)
   std::optional<RunCurves> curves;    // nullopt: none yet (metrics_note says why)
   std::string metrics_note;
   std::optional<PreflightReport> preflight;  // nullopt: no preflight ran (preflight.json absent)
