@@ -37,6 +37,9 @@ bool write_file_atomic(const std::string& path, std::string_view text, unsigned 
   if (fd < 0) return false;
   bool ok = write_all(fd, text) && (!sync || ::fsync(fd) == 0);
   ok = ::close(fd) == 0 && ok;
+  // Unsynced, the old file goes first: ext4 flushes a file renamed over another at once (auto_da_alloc), which
+  // took half of writing an array's 1,000 report pages again (bench/report/RESULTS.md).
+  if (ok && !sync) ::unlink(path.c_str());
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());

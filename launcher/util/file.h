@@ -17,9 +17,10 @@ bool write_all(int fd, std::string_view data);
 // Writes `text` to a temporary sibling (.NAME.tmp.PID) of `mode`, syncs it, renames it to `path` and syncs the
 // folder, so a reader never sees half of it and a crash leaves the old file or the new one. False (errno says
 // why, nothing left behind) when it cannot. The one write-then-rename of the launcher (job.json, state.json, the
-// job index, excluded-nodes.json, failure.json, `sites learn --output`). `sync` false leaves out both syncs (a
-// reader still never sees half of it): for many files written at once (an array's report pages), made durable
-// together by one sync_filesystem afterwards.
+// job index, excluded-nodes.json, failure.json, `sites learn --output`). `sync` false leaves out both syncs and
+// removes the old file just before the rename (a reader sees the old file, for a moment none, or the new one, never
+// half of one): for many files written at once (an array's report pages), made durable together by one
+// sync_filesystem afterwards.
 bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644, bool sync = true);
 
 // Syncs the filesystem that holds `path` (syncfs): the files written with write_file_atomic(..., sync = false)
