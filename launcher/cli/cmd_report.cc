@@ -19,9 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes `text` to `path` whole or not at all (a temporary file renamed over it).
-void write_page(const std::string& path, const std::string& text, const std::string& flag) {
-  if (!write_file_atomic(path, text))
+// Writes `text` to `path` whole or not at all (a temporary file renamed over it); `sync` false: synced later, with
+// the others (sync_filesystem).
+void write_page(const std::string& path, const std::string& text, const std::string& flag, bool sync = true) {
+  if (!write_file_atomic(path, text, 0644, sync))
     throw Error(flag.empty() ? path : flag, "cannot write " + path + ": " + std::strerror(errno),
                 "give a file in a directory that exists and you can write to");
 }
@@ -70,13 +71,16 @@ int cmd_report(const Args& args) {
     fmt::print("{}\n", path);
     return 0;
   }
-  ReportFacts facts = gather_array_report(job, cwd, run_capture);
+  // Each task's page as its facts are read (its metrics file read once, for its page and its row), none synced
+  // alone: one sync of the filesystem for all of them, then the array's page, which links to them.
   const fs::path page_dir = fs::absolute(path).parent_path();
-  for (auto& task : facts.tasks) {
-    const fs::path task_page = fs::path(job.dir) / task.page;
-    write_page(task_page.string(), report_html(gather_report(task_record(job, task.task), cwd, run_capture, task.state)), "");
-    task.page = task_page.lexically_relative(page_dir).string();
-  }
+  ReportFacts facts = gather_array_report(job, cwd, run_capture, [&](const ReportFacts& task_facts, TaskFacts* task) {
+    const fs::path task_page = fs::path(job.dir) / task->page;
+    write_page(task_page.string(), report_html(task_facts), "", false);
+    task->page = task_page.lexically_relative(page_dir).string();
+  });
+  if (!facts.tasks.empty() && !sync_filesystem(job.dir))
+    throw Error(job.dir, std::string("cannot sync the task pages: ") + std::strerror(errno), "check the filesystem");
   write_page(path, report_html(facts), output.empty() ? "" : "--output");
   fmt::print("{}\n", path);
   return 0;

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hpclaunch {
@@ -26,6 +27,13 @@ struct JobState {
   bool array = false;  // the summary of an array's tasks (summarize_tasks): `raw` holds their counts
   bool finished() const { return phase != Phase::pending && phase != Phase::running; }
   bool succeeded() const { return phase == Phase::completed; }
+};
+
+// What the scheduler's accounting says a job used (Slurm's sacct: elapsed time, the largest RSS of its steps,
+// energy), as names and values in the order shown, or why it says nothing (`note`, one line).
+struct JobUsage {
+  std::vector<std::pair<std::string, std::string>> items;  // {"elapsed", "00:01:05"}, {"max RSS", "1.2 GiB (step 0)"}
+  std::string note;  // "not recorded (sacct: Slurm accounting storage is disabled)", or ""
 };
 
 // "RUNNING", "PENDING (Resources)", "FAILED (exit 3)", "finished (state unknown to scheduler)"; an array's

@@ -93,20 +93,23 @@ RunCurves parse_run_curves(std::string_view text, const std::string& path) {
   if (trim(text).empty())
     throw Error(path, "is empty: no metrics were written",
                 k_curves_fix + std::string(" (the run may not have started)"));
-  std::vector<std::string> lines = split(text, '\n');
-  const bool ends_with_newline = !text.empty() && text.back() == '\n';
   double clock = 0;  // the sum of step and validation times, for records without "time" or "wall_s"
   std::optional<double> first_time;  // the first record's "time" (Unix seconds): wall time counts from it
   std::optional<long long> last_step, last_user_step;
   bool user_values = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = trim(lines[i]);
+  std::string where;  // path:LINE, for errors (one buffer for all lines)
+  size_t number = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t newline = text.find('\n', at);
+    const bool cut = newline == std::string_view::npos;  // the last line, without its newline
+    std::string_view line = trim(text.substr(at, cut ? std::string_view::npos : newline - at));
+    at = cut ? text.size() : newline + 1;
+    ++number;
     if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(i + 1);
+    where.assign(path).append(":").append(std::to_string(number));
     const std::optional<metrics::Record> record = metrics::parse_line(line, where);
     if (!record) {
-      const bool last = i + 1 == lines.size() || (i + 2 == lines.size() && lines.back().empty());
-      if (last && !ends_with_newline)
+      if (cut)
         throw Error(where, "the last line is cut short (the run was stopped while writing it?)",
                     "remove that line to plot the rest");
       std::string shown(line.substr(0, 40));

@@ -1,7 +1,8 @@
 // The records of hpclaunch-train's metrics file (--metrics, one JSON object per line), defined once: the trainer
-// writes them (to_line) and its --resume trimming, `hpclaunch wait` and `hpclaunch plot` read them (parse_line),
-// all through nlohmann-json. A number that is not finite is written as null and read back as NaN, so the file
-// stays JSON whatever the run does. C++17 (the trainer's Torch 1.13 headers include this).
+// writes them (to_line) and its --resume trimming, `hpclaunch wait`, `plot` and `report` read them (parse_line):
+// written through nlohmann-json, read by a reader of plain flat lines (the common case) or else nlohmann-json's
+// SAX interface, both keeping only the top-level fields. A number that is not finite is written as null and read
+// back as NaN, so the file stays JSON whatever the run does. C++17 (the trainer's Torch 1.13 headers include this).
 #pragma once
 #include <cstdint>
 #include <limits>

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "jobs/metrics_location.h"
 #include "jobs/output_file.h"
@@ -31,11 +32,16 @@ void read_common(const JobRecord& job, JobState state, ReportFacts* f) {
   f->script = read_file((fs::path(plan_dir(job)) / "job.sh").string()).value_or("");
   f->usage = {{"state", describe(f->state)}};
   if (f->state.exit_code) f->usage.emplace_back("exit code", std::to_string(*f->state.exit_code));
-  f->usage_note = "not recorded: hpclaunch asks " + f->scheduler + " only for a job's state and exit code; its "
-                  "accounting (elapsed time, memory, energy) is not read";
 }
 
-// The job's curves as they stand: a job still running may be writing its last line, which is left for later.
+// What the scheduler's accounting says, after the state and exit code.
+void add_usage(const JobUsage& usage, ReportFacts* f) {
+  f->usage.insert(f->usage.end(), usage.items.begin(), usage.items.end());
+  f->usage_note = usage.note;
+}
+
+// The job's curves as they stand (the one rule, for a job and for an array's tasks): a job still running may be
+// writing its last line, which is left for later; a finished job's cut line is an error the page shows.
 void read_curves(const JobRecord& job, const std::string& cwd, ReportFacts* f) {
   f->metrics_file = metrics_path(job, cwd);
   std::optional<std::string> text = read_file(f->metrics_file);
@@ -43,6 +49,7 @@ void read_curves(const JobRecord& job, const std::string& cwd, ReportFacts* f) {
     f->metrics_note = "no metrics file yet: " + f->metrics_file;
     return;
   }
+  f->metrics_found = !text->empty();
   if (!f->state.finished() && !text->empty() && text->back() != '\n') text->erase(text->rfind('\n') + 1);
   try {
     f->curves = parse_run_curves(*text, f->metrics_file);
@@ -59,11 +66,13 @@ std::optional<Failure> read_failure(const std::string& dir) {
 }  // namespace
 
 ReportFacts gather_report(const JobRecord& job, const std::string& cwd, const CommandRunner& run,
-                          std::optional<JobState> state) {
+                          std::optional<JobState> state, std::optional<JobUsage> usage) {
   ReportFacts f;
   if (!state && job.submitted) state = backend_for(job.scheduler).query(job, run);
   if (!state) state = JobState{Phase::pending, "never submitted", "", std::nullopt, false};
+  if (!usage && job.submitted) usage = backend_for(job.scheduler).usage({job}, run).front();
   read_common(job, std::move(*state), &f);
+  add_usage(usage.value_or(JobUsage{{}, "not recorded: the job was never submitted"}), &f);
   read_curves(job, cwd, &f);
   const std::optional<Failure> failure = read_failure(plan_dir(job));
   f.excluded = job.excluded;
@@ -77,30 +86,41 @@ ReportFacts gather_report(const JobRecord& job, const std::string& cwd, const Co
   return f;
 }
 
-ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, const CommandRunner& run) {
+ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, const CommandRunner& run,
+                                const std::function<void(const ReportFacts&, TaskFacts*)>& each_task) {
   ReportFacts f;
   std::vector<JobState> states;
   if (array.submitted) states = backend_for(array.scheduler).query_tasks(array, run);
   read_common(array, array.submitted ? summarize_tasks(states) : JobState{}, &f);
+  f.usage_note = "each task's page says what the scheduler records of it";
+  std::vector<JobRecord> tasks;
+  for (int i = 0; i < array.array_tasks; ++i) tasks.push_back(task_record(array, i));
+  std::vector<JobUsage> usage;  // for the tasks' pages, in one question
+  if (each_task && array.submitted) usage = backend_for(array.scheduler).usage(tasks, run);
   for (int i = 0; i < array.array_tasks; ++i) {
-    JobRecord task = task_record(array, i);
+    const JobRecord& task = tasks[static_cast<size_t>(i)];
     if (i == 0)
       for (const auto& v : task.values) f.keys.push_back(v.key);
     TaskFacts t{i, task.job_id, task_label(task), {}, task.values, std::nullopt, -1,
                 fmt::format("tasks/{}/report.html", i)};
     if (static_cast<size_t>(i) < states.size()) t.state = states[static_cast<size_t>(i)];
-    std::optional<std::string> text = read_file(metrics_path(task, cwd));
-    if (text && !text->empty()) {
-      if (text->back() != '\n') text->erase(text->rfind('\n') + 1);  // a line being written
-      try {
-        RunCurves curves = parse_run_curves(*text, metrics_path(task, cwd));
-        t.best_validation = best_validation(curves);
-        const Curve* loss = curves.curve("loss");
-        t.steps = loss && !loss->points.empty() ? loss->points.back().step : 0;
-      } catch (const Error&) {
-        t.steps = 0;  // unreadable yet: its own page says why
-      }
+    // Each task's metrics file is read once: for its own page (each_task) and its row.
+    ReportFacts task_facts;
+    if (each_task) {
+      task_facts = gather_report(task, cwd, run, t.state,
+                                 static_cast<size_t>(i) < usage.size() ? std::optional(usage[static_cast<size_t>(i)]) : std::nullopt);
+    } else {
+      task_facts.state = t.state;
+      read_curves(task, cwd, &task_facts);
     }
+    if (task_facts.curves) {
+      t.best_validation = best_validation(*task_facts.curves);
+      const Curve* loss = task_facts.curves->curve("loss");
+      t.steps = loss && !loss->points.empty() ? loss->points.back().step : 0;
+    } else if (task_facts.metrics_found) {
+      t.steps = 0;  // unreadable yet: its own page says why
+    }
+    if (each_task) each_task(task_facts, &t);
     f.tasks.push_back(std::move(t));
   }
   return f;

@@ -52,6 +52,7 @@ struct ReportFacts {
   std::string output_file;            // "" when the job has no output yet
   std::vector<RankFacts> ranks;
   std::string metrics_file;           // where the metrics are (or would be)
+  bool metrics_found = false;         // the metrics file is there (its curves may still be unreadable)
   std::optional<RunCurves> curves;    // nullopt: none yet (metrics_note says why)
   std::string metrics_note;
   std::optional<PreflightReport> preflight;  // nullopt: no preflight ran (preflight.json absent)
@@ -71,7 +72,8 @@ std::vector<TimelineEvent> make_timeline(const std::vector<RunSpan>& runs, const
                                          const std::optional<Failure>& failure, const JobState& state);
 
 // Each rank's last `keep` lines of `output` (lines without a rank are the script's own and left out), with its
-// exit: the failure's for the rank it blames, 0 when the job completed, else "not recorded".
+// exit: the failure's for the rank it blames, 0 when the job completed, else what the agents logged of it ("worker
+// failed: rank 3 ... exited with code 7": each node's first failed worker), else "not recorded".
 std::vector<RankFacts> rank_facts(const std::string& output, size_t keep, const std::optional<Failure>& failure,
                                   const JobState& state);
 

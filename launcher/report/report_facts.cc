@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <regex>
 
 #include "jobs/log_filter.h"
 #include "report/report.h"
@@ -73,10 +74,33 @@ std::vector<TimelineEvent> make_timeline(const std::vector<RunSpan>& runs, const
   return out;
 }
 
+namespace {
+
+// What the agents logged of a worker's end ("hpclaunch agent[n2]: worker failed: rank 3 (local rank 1) on n2
+// exited with code 7; ...", agent/agent_state.cc with agent/failure.cc's describe): each node's first failed
+// worker in each attempt. A rank's last such line, as "exited with code 7" or "killed by SIGSEGV".
+std::optional<std::pair<int, std::string>> logged_exit(const std::string& line) {
+  static const std::regex k_exit(R"(hpclaunch agent\[[^\]]*\]: worker (?:failed: )?rank (\d+) \(local rank \d+\) on \S+ )"
+                                 R"((exited with code -?\d+|was killed by SIG[A-Z0-9]+))");
+  std::smatch m;
+  if (!std::regex_search(line, m, k_exit)) return std::nullopt;
+  std::string how = m[2].str();
+  if (how.rfind("was ", 0) == 0) how.erase(0, 4);
+  return std::pair{std::stoi(m[1].str()), how + " (the agent's log)"};
+}
+
+}  // namespace
+
 std::vector<RankFacts> rank_facts(const std::string& output, size_t keep, const std::optional<Failure>& failure,
                                   const JobState& state) {
   std::map<int, std::deque<std::string>> last;
+  std::map<int, std::string> logged;
   for (const auto& line : split(output, '\n')) {
+    if (line.find("hpclaunch agent[") != std::string::npos)
+      if (auto exit = logged_exit(line)) {
+        logged[exit->first] = exit->second;
+        last[exit->first];  // a rank the agents name has a row, lines or not
+      }
     std::optional<int> rank = line_rank(line);
     if (!rank) continue;
     auto& lines = last[*rank];
@@ -92,6 +116,8 @@ std::vector<RankFacts> rank_facts(const std::string& output, size_t keep, const 
                                : fmt::format("exited with code {}", failure->exit_code);
     else if (state.succeeded())
       r.exit = "exited 0 (the job completed)";
+    else if (auto it = logged.find(rank); it != logged.end())
+      r.exit = it->second;
     out.push_back(std::move(r));
   }
   return out;

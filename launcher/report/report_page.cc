@@ -32,6 +32,24 @@ std::string row(const std::string& key, const std::string& value) {
   return "<tr><th>" + esc(key) + "</th><td>" + esc(value) + "</td></tr>\n";
 }
 
+// A coordinate to one decimal, as {:.1f} writes it (but a tie rounds away from zero): a chart's path holds a
+// point per step up to 1,280, and a 1,000-task array's pages a few million; fmt's exact rounding took a third of
+// writing them (bench/report/RESULTS.md).
+void append_tenths(std::string* out, double v) {
+  if (!(std::fabs(v) < 1e15)) {
+    *out += fmt::format("{:.1f}", v);
+    return;
+  }
+  long long t = std::llround(v * 10);
+  if (t < 0) *out += '-', t = -t;
+  *out += std::to_string(t / 10);
+  *out += '.';
+  *out += static_cast<char>('0' + t % 10);
+}
+
+// "1 GPU", "4 GPUs".
+std::string counted(long long n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
 std::string number(double v) {
   if (!std::isfinite(v)) return "-";
   return fmt::format("{:.4g}", v);
@@ -54,9 +72,9 @@ std::string request_section(const ReportFacts& f) {
   if (const auto& p = f.plan) {
     out += row("command", join(p->command, " "));
     out += row("nodes", std::to_string(p->nodes));
-    out += row("tasks", fmt::format("{} ({} per node, {} CPUs each)", p->ntasks, p->ntasks_per_node, p->cpus_per_task));
-    out += row("workers", fmt::format("{} ({} per node, {} GPUs per node)", p->world_size, p->workers_per_node,
-                                      p->gpus_per_node));
+    out += row("tasks", fmt::format("{} ({} per node, {} each)", p->ntasks, p->ntasks_per_node, counted(p->cpus_per_task, "CPU")));
+    out += row("workers", fmt::format("{} ({} per node, {} per node)", p->world_size, p->workers_per_node,
+                                      counted(p->gpus_per_node, "GPU")));
     out += row("launcher", to_string(p->launcher));
     out += row("queue", p->partition.empty() ? "(the site's default)" : p->partition + (p->qos.empty() ? "" : ", QOS " + p->qos));
     out += row("account", p->account.empty() ? "(none)" : p->account);
@@ -147,7 +165,10 @@ std::string chart(const Panel& p) {
         pen_down = false;
         continue;
       }
-      d += fmt::format("{}{:.1f} {:.1f}", pen_down ? " L" : (d.empty() ? "M" : " M"), px(s.x[i]), py(s.y[i]));
+      d += pen_down ? " L" : (d.empty() ? "M" : " M");
+      append_tenths(&d, px(s.x[i]));
+      d += ' ';
+      append_tenths(&d, py(s.y[i]));
       pen_down = true;
     }
     if (d.empty()) continue;

@@ -37,6 +37,11 @@ ClusterInfo SchedulerBackend::survey(const std::string&, const CommandRunner&) c
               "check a site of " + schedulers_with(&SchedulerCapabilities::survey) + " on its login node");
 }
 
+std::vector<JobUsage> SchedulerBackend::usage(const std::vector<JobRecord>& jobs, const CommandRunner&) const {
+  return std::vector<JobUsage>(jobs.size(), JobUsage{{}, "not recorded: hpclaunch asks " + std::string(to_string(kind())) +
+                                                             " only for a job's state and exit code"});
+}
+
 std::vector<JobState> SchedulerBackend::query_tasks(const JobRecord& array, const CommandRunner& run) const {
   std::vector<JobState> out;
   for (int i = 0; i < array.array_tasks; ++i) {

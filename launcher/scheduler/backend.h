@@ -61,6 +61,10 @@ class SchedulerBackend {
   // forgotten; PBS: one qstat). Throws Error naming the command when the scheduler cannot be asked; a job's own
   // trouble (its job directory gone, its state.json changed by hand) is that job's `error`.
   virtual std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const;
+  // What the scheduler's accounting says each job (or one task of an array) used, in their order, in one question.
+  // The default: nothing recorded, each with a note naming the scheduler. A scheduler that cannot answer says
+  // so in each job's `note`; it does not throw.
+  virtual std::vector<JobUsage> usage(const std::vector<JobRecord>& jobs, const CommandRunner& run) const;
   // Cancels the job (an array job: all its tasks); throws Error naming the command when that fails.
   virtual void cancel(const JobRecord& job, const CommandRunner& run) const = 0;
   // Sends signal `number` (a warning: save, exit 99 and be requeued) to the job's script, which passes it on to

@@ -50,14 +50,17 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
-bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
+bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode, bool sync) {
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   const std::string tmp = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return false;
-  bool ok = write_all(fd, text) && ::fsync(fd) == 0;
+  bool ok = write_all(fd, text) && (!sync || ::fsync(fd) == 0);
   ok = ::close(fd) == 0 && ok;
+  // Unsynced, the old file goes first: ext4 flushes a file renamed over another at once (auto_da_alloc), which
+  // took half of writing an array's 1,000 report pages again (bench/report/RESULTS.md).
+  if (ok && !sync) ::unlink(path.c_str());
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -65,11 +68,22 @@ bool write_file_atomic(const std::string& path, std::string_view text, unsigned 
     return false;
   }
   // The rename is durable once the folder is synced.
+  if (!sync) return true;
   if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
     ::fsync(d);
     ::close(d);
   }
   return true;
+}
+
+bool sync_filesystem(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::syncfs(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return ok;
 }
 
 std::string FileFollower::read_new() {

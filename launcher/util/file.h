@@ -17,8 +17,15 @@ bool write_all(int fd, std::string_view data);
 // Writes `text` to a temporary sibling (.NAME.tmp.PID) of `mode`, syncs it, renames it to `path` and syncs the
 // folder, so a reader never sees half of it and a crash leaves the old file or the new one. False (errno says
 // why, nothing left behind) when it cannot. The one write-then-rename of the launcher (job.json, state.json, the
-// job index, excluded-nodes.json, failure.json, `sites learn --output`).
-bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644);
+// job index, excluded-nodes.json, failure.json, `sites learn --output`). `sync` false leaves out both syncs and
+// removes the old file just before the rename (a reader sees the old file, for a moment none, or the new one, never
+// half of one): for many files written at once (an array's report pages), made durable together by one
+// sync_filesystem afterwards.
+bool write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644, bool sync = true);
+
+// Syncs the filesystem that holds `path` (syncfs): the files written with write_file_atomic(..., sync = false)
+// reach the disk in one go. False (errno says why) when it cannot.
+bool sync_filesystem(const std::string& path);
 
 // An exclusive flock on `path` (made 0600 if missing) for the lifetime of the object, waiting for another holder
 // to let go; the kernel releases it when the holder dies. The one file lock of the launcher (the job index's

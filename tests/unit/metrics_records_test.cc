@@ -146,4 +146,56 @@ TEST_CASE("not JSON: nullopt; an incomplete typed record: an error naming where,
   CHECK(step_of(*quiet) == 3);
 }
 
+TEST_CASE("the reader reads top-level fields only; a key given twice keeps its place and its last value") {
+  const UserRecord u = std::get<UserRecord>(
+      *parse_line(R"({"step": 4, "a": 1, "nested": {"b": 2, "step": 9, "c": [3]}, "list": [4, 5], "a": 6, "d": true})"));
+  CHECK(u.step == 4);  // the nested "step" is not the record's
+  REQUIRE(u.values.size() == 1);
+  CHECK(u.values[0] == std::pair<std::string, double>{"a", 6});
+  const RunEnd e = std::get<RunEnd>(*parse_line(
+      R"({"type":"run_end","step":7,"status":"nonfinite","nonfinite_step":5,"nonfinite_ranks":[2,[9],{"r":8},0.5,4]})"));
+  CHECK(e.nonfinite_ranks == std::vector<int>{2, 4});  // integers only, at the array's own level
+  CHECK(std::holds_alternative<OtherRecord>(*parse_line("{}")));
+  CHECK(std::get<OtherRecord>(*parse_line(R"({"type": {"step": 1}})")).type.empty());
+  for (const char* not_object : {"3", "\"step\"", "null", "[{\"step\":1}]", "{\"step\":1} x", "{\"step\":1}{}", ""})
+    CHECK_FALSE(parse_line(not_object).has_value());
+}
+
+// The fast reader (FlatReader) takes the common lines; a line with an escape in a key goes to nlohmann-json's.
+// Each line read both ways reads the same (the escaped key is "z", left out where it is a value).
+TEST_CASE("the fast reader reads the common lines as nlohmann-json does, and refuses what is not JSON") {
+  const char* lines[] = {
+      R"({"type":"step","epoch":1,"step":12,"loss":0.25,"lr":1e-3,"samples_per_s":2500.5,"step_time_s":0.1,"allreduce_s":0,"data_wait_s":1E-2,"cpu_s":-0,"time":1700000000.123})",
+      R"( { "type" : "validation" , "step" : 100 , "val_loss" : null , "time_s" : 2.5e+0 , "wall_s" : 3 } )",
+      R"({"type":"step","step":1,"loss":null,"skipped":true,"time":17e8})",
+      R"({"type":"run_end","step":9,"status":"nonfinite","exit_code":3,"nonfinite_step":4,"nonfinite_ranks":[ 0 , -2 ],"last_finite_loss":0.5})",
+      R"({"type":"run_start","step":0,"model":"mlp","world_size":8,"global_batch":256,"on_nonfinite":"stop"})",
+      R"({"step":3,"loss":0.5,"acc":-12.75,"name":"run a","flag":false,"loss":0.25,"big":123456789012345678901234})",
+      R"({"type":"eval","step":5,"nonfinite_ranks":[]})",
+  };
+  auto same = [](const std::optional<Record>& a, const std::optional<Record>& b) {
+    REQUIRE(a);
+    REQUIRE(b);
+    Record x = *a, y = *b;
+    if (auto* u = std::get_if<UserRecord>(&y)) {
+      REQUIRE(!u->values.empty());
+      CHECK(u->values.back().first == "z");
+      u->values.pop_back();
+    }
+    CHECK(to_line(x) == to_line(y));
+  };
+  for (std::string line : lines) {
+    CAPTURE(line);
+    std::string slow = line;
+    slow.insert(slow.rfind('}'), R"(,"\u007a":1)");
+    same(parse_line(line, "m:1"), parse_line(slow, "m:1"));
+  }
+  CHECK(std::signbit(std::get<Step>(*parse_line(lines[0])).cpu_s) == false);  // -0: the integer 0
+  CHECK(std::get<UserRecord>(*parse_line(lines[5])).values.front() == std::pair<std::string, double>{"loss", 0.25});
+  for (const char* bad : {R"({"step":01})", R"({"step":1.})", R"({"step":.5})", R"({"step":+1})", R"({"a":1,})",
+                          R"({"a" 1})", R"({"a":[1,]})", R"({"a":tru})", R"({"step":1}})", R"({"step":-})",
+                          "{\"a\":\"x\x01\"}", R"({"a":1e})", R"({,})", R"({"a":"x)", "{\"step\":1"})
+    CHECK_MESSAGE(!parse_line(bad).has_value(), bad);
+}
+
 }  // namespace metrics_records_test

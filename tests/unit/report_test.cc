@@ -123,6 +123,29 @@ TEST_CASE("each rank keeps its last lines; the failure's rank its exit, the othe
   CHECK(done[0].exit == "exited 0 (the job completed)");
 }
 
+TEST_CASE("ranks beyond the blamed one: their exits as the agents logged them; their rows even without lines") {
+  const std::string out =
+      "[n1:0] a\n"
+      "hpclaunch agent[n2]: worker failed: rank 3 (local rank 1) on n2 exited with code 7; stopping this node's workers\n"
+      "hpclaunch agent[n1]: worker failed: rank 0 (local rank 0) on n1 was killed by SIGSEGV; stopping this node's workers\n"
+      "hpclaunch agent[n3]: worker rank 4 (local rank 0) on n3 exited with code 99 (saved, requeue me); stopping the job\n"
+      "[n2:2] worker failed: rank 2 (local rank 0) on n2 exited with code 5\n";  // a worker's own line: not the agent's
+  Failure f;
+  f.rank = 3;
+  f.exit_code = 7;
+  auto ranks = rank_facts(out, 8, f, state_of(Phase::failed));
+  REQUIRE(ranks.size() == 4);
+  CHECK(ranks[0].exit == "killed by SIGSEGV (the agent's log)");
+  CHECK(ranks[1].rank == 2);
+  CHECK(ranks[1].exit == "not recorded");
+  CHECK(ranks[2].rank == 3);
+  CHECK(ranks[2].exit == "exited with code 7");  // failure.json's
+  CHECK(ranks[3].rank == 4);
+  CHECK(ranks[3].exit == "exited with code 99 (the agent's log)");
+  CHECK(ranks[3].last_lines.empty());
+  CHECK(rank_facts(out, 8, std::nullopt, state_of(Phase::completed, 0))[0].exit == "exited 0 (the job completed)");
+}
+
 TEST_CASE("thin_series keeps each column's lowest and highest value, in order, and the gaps") {
   Series s;
   for (int i = 0; i < 100000; ++i) {
@@ -164,6 +187,24 @@ TEST_CASE("the page has every section, escapes every string from files and fetch
   CHECK(page.find("no preflight ran") != std::string::npos);
   CHECK(page.find("not recorded: accounting") != std::string::npos);
   CHECK(page.find("has not ended") == std::string::npos);
+}
+
+TEST_CASE("counts are in the plural but one: 1 GPU, 4 GPUs; the scheduler's usage is listed after the state") {
+  ReportFacts f = facts();
+  f.plan->gpus_per_node = 1;
+  f.plan->cpus_per_task = 8;
+  f.usage.emplace_back("elapsed", "00:01:05");
+  f.usage_note = "";
+  std::string page = report_html(f);
+  CHECK(page.find("1 GPU per node") != std::string::npos);
+  CHECK(page.find("8 CPUs each") != std::string::npos);
+  CHECK(page.find("GPUs per node") == std::string::npos);
+  CHECK(page.find("00:01:05") > page.find("FAILED (exit 1)"));
+  f.plan->gpus_per_node = 4;
+  f.plan->cpus_per_task = 1;
+  page = report_html(f);
+  CHECK(page.find("4 GPUs per node") != std::string::npos);
+  CHECK(page.find("1 CPU each") != std::string::npos);
 }
 
 TEST_CASE("a page without curves says why; a running job's page says it stands as it is") {

@@ -58,6 +58,61 @@ TEST_CASE("squeue -O and sacct answers: state, reason, exit code by id") {
   CHECK(describe(acct.at("1005")) == "FAILED (exit 2)");
 }
 
+TEST_CASE("sacct's usage answer: the allocation's elapsed time, the largest step RSS, energy, steps, by job") {
+  // sacct -n -P -j 1000,1001_3,1002 -o JobID,Elapsed,MaxRSS,ConsumedEnergyRaw,State, as Slurm documents -P
+  // (the test cluster has no accounting to record one).
+  const auto u = parse_sacct_usage("1000|00:01:05|||COMPLETED\n"
+                                   "1000.batch|00:01:05|5120K|0|COMPLETED\n"
+                                   "1000.extern|00:01:05|1024K|0|COMPLETED\n"
+                                   "1000.0|00:00:40|2.50G|0|COMPLETED\n"
+                                   "1001_3|1-02:00:00|||FAILED\n"
+                                   "1001_3.batch|1-02:00:00|900M|1500|FAILED\n"
+                                   "1001_3.0|1-01:59:00|300M|2500|FAILED\n"
+                                   "1002|00:00:00|||PENDING\n"
+                                   "garbage\n|x|y|z|w\n");
+  REQUIRE(u.size() == 3);
+  using Items = std::vector<std::pair<std::string, std::string>>;
+  CHECK(u.at("1000").items == Items{{"elapsed", "00:01:05"}, {"max RSS", "2.5 GiB (step 0)"}, {"steps", "3"}});
+  CHECK(u.at("1000").note.empty());
+  CHECK(u.at("1001_3").items ==
+        Items{{"elapsed", "1-02:00:00"}, {"max RSS", "900.0 MiB (step batch)"}, {"energy", "4000 J"}, {"steps", "2"}});
+  CHECK(u.at("1002").items == Items{{"elapsed", "00:00:00"}, {"steps", "0"}});
+  CHECK(u.at("1002").note.find("no memory use") != std::string::npos);
+  CHECK(*sacct_size("512") == 512);
+  CHECK(*sacct_size("3K") == 3072);
+  CHECK_FALSE(sacct_size("").has_value());
+  CHECK_FALSE(sacct_size("12Q").has_value());
+  CHECK_FALSE(sacct_size("-1K").has_value());
+}
+
+TEST_CASE("usage: Slurm asks one sacct for all jobs and quotes it when accounting is off; other schedulers record none") {
+  Recorder r;
+  bool accounting = true;
+  r.answer = [&](const std::vector<std::string>&) {
+    if (!accounting) return ProcessResult{1, "", "Slurm accounting storage is disabled\n"};  // the test cluster's
+    return ProcessResult{0, "2000|00:00:07|||COMPLETED\n2000.batch|00:00:07|3000K|0|COMPLETED\n", ""};
+  };
+  const std::vector<JobRecord> jobs = {job("2000"), job("2001_4")};
+  const auto& slurm = backend_for(Scheduler::slurm);
+  std::vector<JobUsage> u = slurm.usage(jobs, r.runner());
+  REQUIRE(r.calls.size() == 1);
+  CHECK(r.calls[0] == sacct_usage_command({"2000", "2001_4"}));
+  CHECK(r.calls[0][4] == "2000,2001_4");
+  REQUIRE(u.size() == 2);
+  CHECK(u[0].items.front() == std::pair<std::string, std::string>{"elapsed", "00:00:07"});
+  CHECK(u[1].items.empty());
+  CHECK(u[1].note == "not recorded (sacct: no record of job 2001_4)");
+  accounting = false;
+  u = slurm.usage(jobs, r.runner());
+  CHECK(u[0].items.empty());
+  CHECK(u[0].note == "not recorded (sacct: Slurm accounting storage is disabled)");
+  const std::vector<JobUsage> pbs = backend_for(Scheduler::pbs).usage({job("7.pbs", Scheduler::pbs)}, r.runner());
+  REQUIRE(pbs.size() == 1);
+  CHECK(pbs[0].items.empty());
+  CHECK(pbs[0].note.find("not recorded: hpclaunch asks pbs only") == 0);
+  CHECK(r.calls.size() == 2);  // PBS asked nothing
+}
+
 TEST_CASE("Slurm: 50 jobs and an array in one squeue; the forgotten ones in one sacct, or from their directories") {
   std::vector<JobRecord> jobs;
   std::string listed;

@@ -1,7 +1,12 @@
 // The util layer (it knows nothing of hpclaunch): strings, shell quoting, Error's one line, the line splitter.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "util/error.h"
+#include "util/file.h"
 #include "util/line_splitter.h"
 #include "util/shell.h"
 #include "util/strings.h"
@@ -105,6 +110,25 @@ TEST_CASE("format_table sizes each column from its widest cell") {
         "alps-clariden-uenv  slurm  CSCS\n"
         "ƒx                  pbs\n");
   CHECK(format_table({}).empty());
+}
+
+TEST_CASE("write_file_atomic, synced or not, replaces a file whole and leaves no temporary file; sync_filesystem") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hpclaunch-util-atomic-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string page = (dir / "page.html").string();
+  for (bool sync : {true, false}) {
+    CAPTURE(sync);
+    REQUIRE(write_file_atomic(page, "old", 0644, sync));
+    REQUIRE(write_file_atomic(page, "new page", 0644, sync));
+    CHECK(read_file(page) == "new page");
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  }
+  CHECK(sync_filesystem(dir.string()));
+  CHECK_FALSE(write_file_atomic((dir / "no" / "page.html").string(), "x", 0644, false));
+  CHECK_FALSE(sync_filesystem((dir / "no").string()));
+  fs::remove_all(dir);
 }
 
 TEST_SUITE_END();

@@ -95,6 +95,24 @@ std::string SlurmBackend::submit(const std::string& script, const std::vector<st
   return parse_sbatch_answer(run(argv));
 }
 
+std::vector<JobUsage> SlurmBackend::usage(const std::vector<JobRecord>& jobs, const CommandRunner& run) const {
+  std::vector<JobUsage> out(jobs.size());
+  std::vector<std::string> ids;
+  for (const auto& job : jobs)
+    if (!job.job_id.empty()) ids.push_back(job.job_id);
+  if (ids.empty()) return out;
+  const ProcessResult r = run(sacct_usage_command(ids));
+  std::string said = std::string(trim(r.exit_code == 0 ? r.out : r.err + r.out));
+  said = said.substr(0, said.find('\n'));
+  const std::map<std::string, JobUsage> known = r.exit_code == 0 ? parse_sacct_usage(r.out) : std::map<std::string, JobUsage>{};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (auto it = known.find(jobs[i].job_id); it != known.end()) out[i] = it->second;
+    else if (r.exit_code != 0) out[i].note = "not recorded (sacct: " + (said.empty() ? "exit " + std::to_string(r.exit_code) : said) + ")";
+    else out[i].note = "not recorded (sacct: no record of job " + jobs[i].job_id + ")";
+  }
+  return out;
+}
+
 JobState SlurmBackend::query(const JobRecord& job, const CommandRunner& run) const {
   require_submitted(job);
   std::vector<JobState> states = look_up(*this, {job}, run).front().states;

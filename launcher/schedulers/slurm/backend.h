@@ -20,6 +20,9 @@ class SlurmBackend final : public SchedulerBackend {
   std::vector<JobState> query_tasks(const JobRecord& array, const CommandRunner& run) const override;
   std::vector<JobAnswer> query_many(const std::vector<JobRecord>& jobs, const CommandRunner& run) const override;
   void cancel(const JobRecord& job, const CommandRunner& run) const override;
+  // One sacct for all the jobs' allocations and steps (parse_sacct_usage); without accounting, each job's note
+  // quotes what sacct says.
+  std::vector<JobUsage> usage(const std::vector<JobRecord>& jobs, const CommandRunner& run) const override;
   std::vector<std::string> output_files(const JobRecord& job) const override;
   std::optional<TestVerdict> test_only(const std::string& script, const std::vector<std::string>& options,
                                       const CommandRunner& run) const override;

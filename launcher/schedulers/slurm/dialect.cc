@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
 #include <regex>
 
 #include "dialect/hostlist.h"
@@ -326,6 +329,82 @@ std::map<std::string, JobState> parse_sacct_jobs(std::string_view out) {
     jobs[cols[0]] = s;
   }
   return jobs;
+}
+
+std::vector<std::string> sacct_usage_command(const std::vector<std::string>& ids) {
+  return {"sacct", "-n", "-P", "-j", join(ids, ","), "-o", "JobID,Elapsed,MaxRSS,ConsumedEnergyRaw,State"};
+}
+
+std::optional<double> sacct_size(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  double scale = 1;
+  const std::string_view units = "KMGTP";
+  if (size_t u = units.find(text.back()); u != std::string_view::npos) {
+    scale = std::pow(1024.0, static_cast<double>(u + 1));
+    text.remove_suffix(1);
+  }
+  const std::string number(text);
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v * scale;
+}
+
+namespace {
+
+// One job's lines of a usage answer, summed up.
+struct SacctTally {
+  std::string elapsed;
+  std::optional<double> max_rss;
+  std::string max_rss_step;
+  double energy = 0, step_energy = 0;
+  int steps = 0;
+};
+
+std::string size_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t u = 0;
+  while (bytes >= 1024 && u + 1 < std::size(units)) bytes /= 1024, ++u;
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+}  // namespace
+
+std::map<std::string, JobUsage> parse_sacct_usage(std::string_view out) {
+  std::map<std::string, SacctTally> tallies;
+  for (const auto& line : split(out, '\n')) {
+    std::vector<std::string> cols = split(trim(line), '|');
+    if (cols.size() < 5 || cols[0].empty()) continue;
+    const size_t dot = cols[0].find('.');
+    SacctTally& t = tallies[cols[0].substr(0, dot)];
+    double energy = 0;
+    if (char* end = nullptr; !cols[3].empty()) {
+      energy = std::strtod(cols[3].c_str(), &end);
+      if (*end != '\0' || !std::isfinite(energy) || energy < 0) energy = 0;
+    }
+    if (dot == std::string::npos) {
+      t.elapsed = cols[1];
+      t.energy = energy;
+      continue;
+    }
+    ++t.steps;
+    t.step_energy += energy;
+    if (auto rss = sacct_size(cols[2]); rss && (!t.max_rss || *rss > *t.max_rss)) {
+      t.max_rss = rss;
+      t.max_rss_step = cols[0].substr(dot + 1);
+    }
+  }
+  std::map<std::string, JobUsage> usage;
+  for (const auto& [id, t] : tallies) {
+    JobUsage& u = usage[id];
+    if (!t.elapsed.empty()) u.items.emplace_back("elapsed", t.elapsed);
+    if (t.max_rss) u.items.emplace_back("max RSS", size_text(*t.max_rss) + " (step " + t.max_rss_step + ")");
+    else u.note = "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)";
+    if (const double e = t.energy > 0 ? t.energy : t.step_energy; e > 0) u.items.emplace_back("energy", fmt::format("{:.0f} J", e));
+    u.items.emplace_back("steps", std::to_string(t.steps));
+  }
+  return usage;
 }
 
 bool slurm_unknown_job(const ProcessResult& r) {

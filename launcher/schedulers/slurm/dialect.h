@@ -73,6 +73,15 @@ std::map<std::string, JobState> parse_squeue_jobs(std::string_view out);
 std::vector<std::string> sacct_jobs_command(const std::vector<std::string>& ids);
 // Its answer ("123|COMPLETED|0:0", "123_4|CANCELLED by 0|0:15"): each job's state by its id.
 std::map<std::string, JobState> parse_sacct_jobs(std::string_view out);
+// `sacct -n -P -j ID,ID,... -o JobID,Elapsed,MaxRSS,ConsumedEnergyRaw,State`: each job's allocation and its
+// steps (123, 123.batch, 123.0, ...; an array task's 123_4, 123_4.batch), in one call.
+std::vector<std::string> sacct_usage_command(const std::vector<std::string>& ids);
+// Its answer, by job id (the part before a step's '.'): the allocation's elapsed time, the largest MaxRSS of its
+// steps (and which step), its energy when measured (ConsumedEnergyRaw above 0: the allocation's, else the steps'
+// sum), its number of steps. Lines of other forms are left out.
+std::map<std::string, JobUsage> parse_sacct_usage(std::string_view out);
+// sacct's MaxRSS ("1234K", "56M", "1.50G", "0"; no suffix: bytes) in bytes; nullopt when empty or not a size.
+std::optional<double> sacct_size(std::string_view text);
 // True if a failed squeue/scontrol/scancel says the job id is unknown to it (forgotten or never there).
 bool slurm_unknown_job(const ProcessResult& r);
 
