@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "util/error.h"
 #include "util/shell.h"
 #include "util/strings.h"
 
@@ -69,6 +70,16 @@ std::vector<FarWord> with_far_files(const std::string& command, const std::vecto
   return words;
 }
 
+// The first of `names` given as an option before `--` ("--snapshot", or "--snapshot-max-size=1G"), or "".
+std::string option_given(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    for (const auto& n : names)
+      if (a == n || a.starts_with(n + "=")) return n;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string far_command(const std::string& script) { return "sh -c " + shell_quote(script); }
@@ -106,6 +117,14 @@ std::string install_script() {
 RemoteCall plan_remote_call(const std::string& command, const std::vector<std::string>& args,
                             const std::string& token) {
   RemoteCall call;
+  // The snapshot does not travel yet: the far submit would copy the far side's directory (its home), not this
+  // machine's code. Asked for, it is refused; a spec's or profile's `snapshot: true` is turned off there.
+  const bool submits = command == "submit" || command == "render";
+  if (std::string flag = submits ? option_given(args, {"--snapshot", "--snapshot-exclude", "--snapshot-max-size"}) : "";
+      !flag.empty())
+    throw Error(flag, "with --remote the far side would copy its own directory, not this machine's code: a snapshot "
+                      "does not travel yet",
+                "push the code to the login node and submit there with --snapshot, or drop " + flag);
   std::vector<FileOption> files;
   if (command == "submit" || command == "render") files = file_options(args, {"--spec", "--site-file"});
   if (command == "report") files = file_options(args, {"--output", "-o"});
@@ -117,6 +136,7 @@ RemoteCall plan_remote_call(const std::string& command, const std::vector<std::s
     else call.uploads.push_back(t);
   }
   call.far_args = with_far_files(command, args, files, far_names);
+  if (submits) call.far_args.insert(call.far_args.begin() + 1, {"--no-snapshot"});
   if (command == "submit") {
     call.submit_token = token;
     call.far_args.insert(call.far_args.begin() + 1, {{"--submit-token"}, {token}});

@@ -150,7 +150,7 @@ TEST_CASE("submit sends its spec and site files, names them in the call's far fo
   RemoteCall call = plan_remote_call(
       "submit", {"--spec", "job.yaml", "--site-file=sites/my site.yaml", "-N", "2", "--", "python", "--spec", "x"}, k_token);
   CHECK(far_line(call) == "submit --submit-token " + k_token +
-                              " --spec <0-job.yaml> --site-file <1-my site.yaml> -N 2 -- python --spec x");
+                              " --no-snapshot --spec <0-job.yaml> --site-file <1-my site.yaml> -N 2 -- python --spec x");
   REQUIRE(call.uploads.size() == 2);
   CHECK(call.uploads[0].local == "job.yaml");
   CHECK(call.uploads[0].far == "0-job.yaml");
@@ -161,9 +161,23 @@ TEST_CASE("submit sends its spec and site files, names them in the call's far fo
   CHECK(upload_script(k_token, "1-my site.yaml").ends_with("cat >\"$r\"/'1-my site.yaml'"));
 }
 
+TEST_CASE("a snapshot does not travel yet: asked for with --remote it is refused; the far submit takes none") {
+  for (const char* flag : {"--snapshot", "--snapshot-exclude", "--snapshot-max-size"}) {
+    std::string error = test::error_of_call([&] { plan_remote_call("submit", {flag, "x", "--", "python"}, k_token); });
+    CHECK(error.rfind(std::string(flag) + ": with --remote the far side would copy its own directory", 0) == 0);
+    CHECK(error.find("push the code to the login node and submit there with --snapshot, or drop " + std::string(flag)) !=
+          std::string::npos);
+  }
+  CHECK(test::error_of_call([&] { plan_remote_call("render", {"--snapshot-max-size=1G"}, k_token); })
+            .rfind("--snapshot-max-size: ", 0) == 0);
+  // After `--` it is the command's own word; a spec's or profile's snapshot is turned off on the far side.
+  CHECK(far_line(plan_remote_call("submit", {"--", "python", "--snapshot"}, k_token)) ==
+        "submit --submit-token " + k_token + " --no-snapshot -- python --snapshot");
+}
+
 TEST_CASE("render sends its files without a token; report -o writes the page far and brings it back") {
   RemoteCall render = plan_remote_call("render", {"--spec", "a/b.yaml"}, k_token);
-  CHECK(far_line(render) == "render --spec <0-b.yaml>");
+  CHECK(far_line(render) == "render --no-snapshot --spec <0-b.yaml>");
   CHECK(render.submit_token.empty());
   RemoteCall report = plan_remote_call("report", {"17", "-o", "out/page.html"}, k_token);
   CHECK(far_line(report) == "report 17 -o <0-page.html>");
