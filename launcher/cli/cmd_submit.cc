@@ -202,6 +202,8 @@ int run_submit(const Args& args, bool dry_run_only) {
   std::string token;
   if (!dry_run_only)
     app.add_option("--submit-token", token, "--remote's: submit once for this token, however often asked")->group("");
+  app.add_option("--snapshot-prepared", o.snapshot_prepared, "--remote's: the snapshot taken on the laptop and sent")
+      ->group("");
   if (!parse_request(app, args, &o)) return 0;
   auto submit = [&] {
     JsonStdout json(o.json);

@@ -70,14 +70,31 @@ std::vector<FarWord> with_far_files(const std::string& command, const std::vecto
   return words;
 }
 
-// The first of `names` given as an option before `--` ("--snapshot", or "--snapshot-max-size=1G"), or "".
-std::string option_given(const std::vector<std::string>& args, const std::vector<std::string>& names) {
-  for (const std::string& a : args) {
-    if (a == "--") break;
-    for (const auto& n : names)
-      if (a == n || a.starts_with(n + "=")) return n;
+// Takes submit's snapshot options out of `args` (before `--`) into `ask`; true when --snapshot was among them.
+// --no-snapshot stays: the far side reads it.
+bool take_snapshot_options(std::vector<std::string>* args, SnapshotAsk* ask) {
+  bool on = false;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args->size(); ++i) {
+    const std::string& a = (*args)[i];
+    if (a == "--") {
+      kept.insert(kept.end(), args->begin() + static_cast<long>(i), args->end());
+      break;
+    }
+    if (a == "--snapshot") {
+      on = true;
+    } else if ((a == "--snapshot-exclude" || a == "--snapshot-max-size") && i + 1 < args->size()) {
+      (a == "--snapshot-exclude" ? ask->exclude.emplace_back() : ask->max_size) = (*args)[++i];
+    } else if (a.starts_with("--snapshot-exclude=")) {
+      ask->exclude.push_back(a.substr(19));
+    } else if (a.starts_with("--snapshot-max-size=")) {
+      ask->max_size = a.substr(20);
+    } else {
+      kept.push_back(a);
+    }
   }
-  return "";
+  *args = kept;
+  return on;
 }
 
 }  // namespace
@@ -117,17 +134,19 @@ std::string install_script() {
 RemoteCall plan_remote_call(const std::string& command, const std::vector<std::string>& args,
                             const std::string& token) {
   RemoteCall call;
-  // The snapshot does not travel yet: the far submit would copy the far side's directory (its home), not this
-  // machine's code. Asked for, it is refused; a spec's or profile's `snapshot: true` is turned off there.
+  // The snapshot is this machine's code: taken here (the caller, SnapshotAsk) and sent; the far side would copy its
+  // own directory (its home). Without --snapshot, a spec's or profile's `snapshot: true` is turned off there.
   const bool submits = command == "submit" || command == "render";
-  if (std::string flag = submits ? option_given(args, {"--snapshot", "--snapshot-exclude", "--snapshot-max-size"}) : "";
-      !flag.empty())
-    throw Error(flag, "with --remote the far side would copy its own directory, not this machine's code: a snapshot "
-                      "does not travel yet",
-                "push the code to the login node and submit there with --snapshot, or drop " + flag);
+  std::vector<std::string> rest = args;
+  SnapshotAsk ask;
+  const bool snapshot = submits && take_snapshot_options(&rest, &ask);
+  if (submits && !snapshot && (!ask.exclude.empty() || !ask.max_size.empty()))
+    throw Error(ask.exclude.empty() ? "--snapshot-max-size" : "--snapshot-exclude", "given without --snapshot",
+                "add --snapshot, or drop it");
+  const std::vector<std::string>& args_left = rest;
   std::vector<FileOption> files;
-  if (command == "submit" || command == "render") files = file_options(args, {"--spec", "--site-file"});
-  if (command == "report") files = file_options(args, {"--output", "-o"});
+  if (command == "submit" || command == "render") files = file_options(args_left, {"--spec", "--site-file"});
+  if (command == "report") files = file_options(args_left, {"--output", "-o"});
   std::vector<std::string> far_names;
   for (size_t i = 0; i < files.size(); ++i) {
     far_names.push_back(fmt::format("{}-{}", i, base_name(files[i].value)));
@@ -135,8 +154,13 @@ RemoteCall plan_remote_call(const std::string& command, const std::vector<std::s
     if (command == "report") call.downloads.push_back(t);
     else call.uploads.push_back(t);
   }
-  call.far_args = with_far_files(command, args, files, far_names);
-  if (submits) call.far_args.insert(call.far_args.begin() + 1, {"--no-snapshot"});
+  call.far_args = with_far_files(command, args_left, files, far_names);
+  if (snapshot) {
+    call.snapshot = ask;
+    call.far_args.insert(call.far_args.begin() + 1, {{"--snapshot-prepared"}, {".", true}});
+  } else if (submits) {
+    call.far_args.insert(call.far_args.begin() + 1, {"--no-snapshot"});
+  }
   if (command == "submit") {
     call.submit_token = token;
     call.far_args.insert(call.far_args.begin() + 1, {{"--submit-token"}, {token}});
@@ -153,6 +177,10 @@ std::string run_script(const RemoteCall& call, const std::string& token) {
   std::string line = fmt::format("r={}; exec {}/bin/hpclaunch", call_dir(token), k_far_cache);
   if (!call.downloads.empty()) line = fmt::format("r={}; mkdir -p \"$r\"; chmod 700 \"$r\"; exec {}/bin/hpclaunch",
                                                   call_dir(token), k_far_cache);
+  // The laptop's snapshot, unpacked into the call's tree/ (again on a retry: the same files).
+  if (call.snapshot)
+    line = fmt::format("r={}; mkdir -p \"$r\"/tree && tar -xf \"$r\"/{} -C \"$r\"/tree && exec {}/bin/hpclaunch",
+                       call_dir(token), k_snapshot_upload, k_far_cache);
   for (const auto& w : call.far_args)
     line += (w.in_call_dir ? " \"$r\"/" : " ") + shell_quote(w.text);
   return line;

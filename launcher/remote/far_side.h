@@ -6,6 +6,7 @@
 // The far side keeps its launcher in ${XDG_CACHE_HOME:-$HOME/.cache}/hpclaunch/bin/hpclaunch and a call's files in
 // ${XDG_CACHE_HOME:-$HOME/.cache}/hpclaunch/remote/TOKEN/.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,13 +42,24 @@ struct FarWord {
   bool in_call_dir = false;
 };
 // What one command run with --remote does beyond running: the far command line, the laptop files sent first
-// (submit's and render's --spec and --site-file; the job's snapshot is the next to join them) and the far files
+// (submit's and render's --spec and --site-file; with --snapshot the laptop's snapshot, added where it is taken) and the far files
 // fetched after it (report's -o page, written on the far side and brought to the laptop's path).
+// submit --snapshot over ssh: what the laptop is asked to take (its --snapshot-exclude and --snapshot-max-size),
+// sent as the call's origin.json and snap.tar (submit/snapshot.h's prepared snapshot), which the far side unpacks
+// into the call's tree/ and submits with --snapshot-prepared CALLDIR.
+struct SnapshotAsk {
+  std::vector<std::string> exclude;
+  std::string max_size;  // "" when not given
+};
+inline constexpr const char* k_snapshot_upload = "snap.tar";
+inline constexpr const char* k_snapshot_origin_upload = "origin.json";
+
 struct RemoteCall {
   std::vector<FarWord> far_args;     // after the far launcher's path: the command's name, then its arguments
   std::vector<Transfer> uploads;     // before the command
   std::vector<Transfer> downloads;   // after it, when it succeeded
   std::string submit_token;          // submit: the far side submits this token once (remote/submit_once.h)
+  std::optional<SnapshotAsk> snapshot;  // the laptop takes a snapshot and uploads it as k_snapshot_upload
 };
 
 // The call for `command` with `args` (the laptop's command line after the command's name, --remote taken out).

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "util/error.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -123,6 +125,40 @@ SnapshotSource list_snapshot(const SnapshotSettings& settings, const std::string
   return s;
 }
 
+std::string prepared_origin_json(const SnapshotSource& source, const std::string& host) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& e : source.entries) files.push_back(e.path);
+  std::string cwd = inside(source.cwd, source.root);
+  return nlohmann::json{{"source", host + ":" + source.root}, {"cwd", cwd}, {"git", source.git},
+                        {"commit", source.commit}, {"dirty", source.dirty}, {"files", files}}
+             .dump() + "\n";
+}
+
+SnapshotSource prepared_snapshot(const std::string& dir, const SnapshotSettings& settings) {
+  const std::string origin_path = dir + "/origin.json";
+  std::optional<std::string> text = read_file(origin_path);
+  nlohmann::json o = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (!o.is_object() || !o.contains("files") || !o["files"].is_array())
+    throw Error("--snapshot-prepared", origin_path + " is no prepared snapshot's record", "let submit --remote send it");
+  SnapshotSource s;
+  s.root = fs::absolute(dir + "/tree").lexically_normal().string();
+  const std::string cwd = o.value("cwd", "");
+  s.cwd = cwd.empty() ? s.root : s.root + "/" + cwd;
+  s.git = o.value("git", false);
+  s.commit = o.value("commit", "");
+  s.dirty = o.value("dirty", false);
+  s.origin = o.value("source", "");
+  for (const auto& f : o["files"]) {
+    const std::string rel = f.is_string() ? f.get<std::string>() : "";
+    if (rel.empty() || rel[0] == '/' || fs::path(rel).lexically_normal().string().rfind("..", 0) == 0)
+      throw Error("--snapshot-prepared", origin_path + " names a file outside its tree: '" + rel + "'", "let submit --remote send it");
+    if (auto e = entry_for(s.root, rel, &s.warnings)) s.entries.push_back(*e);
+  }
+  if (std::string refusal = snapshot_size_refusal(s.entries, settings, s.root); !refusal.empty())
+    throw Error("--snapshot", refusal, "leave some out with --snapshot-exclude PATTERN, or raise --snapshot-max-size");
+  return s;
+}
+
 void copy_snapshot(const SnapshotSource& source, const std::string& dest) {
   std::error_code ec;
   fs::create_directories(dest, ec);
@@ -146,7 +182,7 @@ void copy_snapshot(const SnapshotSource& source, const std::string& dest) {
 SnapshotRecord snapshot_record(const SnapshotSource& source, const std::string& dest) {
   SnapshotRecord r;
   r.dir = dest;
-  r.source = source.root;
+  r.source = source.origin.empty() ? source.root : source.origin;
   r.workdir = snapshot_workdir(dest, source.root, source.cwd);
   r.git = source.git;
   r.commit = source.commit;

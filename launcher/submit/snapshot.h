@@ -19,6 +19,7 @@ struct SnapshotSource {
   bool dirty = false;
   std::vector<SnapshotEntry> entries;
   std::vector<std::string> warnings;  // what was left out and why (a submodule)
+  std::string origin;  // where it was taken when that was elsewhere (submit --remote: the laptop's HOST:PATH)
 };
 
 // Lists the snapshot of `cwd` (running git through `run`): in a git work tree its tracked files as they are now and
@@ -27,6 +28,14 @@ struct SnapshotSource {
 // (nothing written) for a file that cannot be read, naming it, and for a snapshot over the limit.
 SnapshotSource list_snapshot(const SnapshotSettings& settings, const std::string& cwd, const std::string& job_dir,
                              const CommandRunner& run);
+
+// A snapshot taken elsewhere and sent here (submit --remote: on the laptop): DIR/tree holds its files and
+// DIR/origin.json (prepared_origin_json) lists them and says where they came from. The listed files are taken as
+// they are (the laptop applied .gitignore and the excludes), checked against `settings`' limit. Throws Error naming
+// DIR when it holds no such snapshot.
+SnapshotSource prepared_snapshot(const std::string& dir, const SnapshotSettings& settings);
+// origin.json's text for `source`, taken on `host` (its files, the start directory within them, git, commit, dirty).
+std::string prepared_origin_json(const SnapshotSource& source, const std::string& host);
 
 // Copies the listed files into `dest` (created): modes kept, symbolic links as links; makes the job's start
 // directory too. Throws Error naming the file that could not be copied.

@@ -97,7 +97,9 @@ Submission submit_request(const SubmitRequest& o, const CommandRunner& run, cons
   s.per_task = plan.array.active() && !capabilities_of(plan.site).arrays;
   // Listed (and checked: readable, not too large) before anything is written; copied with the job directory.
   std::optional<SnapshotSource> snapshot;
-  if (SnapshotSettings settings = snapshot_settings(o.request, plan.site); settings.on)
+  if (SnapshotSettings settings = snapshot_settings(o.request, plan.site); !o.snapshot_prepared.empty())
+    snapshot = prepared_snapshot(o.snapshot_prepared, settings);  // taken on the laptop (submit --remote)
+  else if (settings.on)
     snapshot = list_snapshot(settings, std::filesystem::current_path().string(), s.job_dir, run);
   if (snapshot && events.warning)
     for (const auto& w : snapshot->warnings) events.warning(w);

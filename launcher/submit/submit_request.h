@@ -23,6 +23,7 @@ struct SubmitRequest {
   std::optional<bool> check;            // --check / --no-check; unset: the profile's submit_check
   std::vector<std::string> after;       // --after JOB[:ok|any|notok]
   bool detach = false;                  // --detach: a local job runs in the background
+  std::string snapshot_prepared;        // --snapshot-prepared DIR: the snapshot submit --remote sent (snapshot.h)
 };
 
 // Everything about one submission that submit prints (or a --json writer writes).

@@ -9,7 +9,8 @@
 # Checks: a bad --remote, an unreachable host and no launcher here for the far architecture give one line and a
 # non-zero exit; the far side's older launcher is replaced, once, and not again; submit (its --site-file sent
 # along), jobs, status --json, logs, wait, cancel and report -o (the page comes back to the laptop) all run over one
-# connection (sshd accepts one login); the far exit status comes back; a connection killed while sbatch runs leaves
+# connection (sshd accepts one login); the far exit status comes back; submit --snapshot sends the laptop's code
+# (a git tree with an uncommitted change), which the job runs, and job.json names its commit; a connection killed while sbatch runs leaves
 # exactly one job, the retry printing its id. About 20 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-netns.sh"
@@ -73,8 +74,8 @@ Host *
   LogLevel ERROR
 CONF
 cp "$HPCLAUNCH" "$t/launchers/hpclaunch-$(uname -m)"
-laptop() {  # the laptop's hpclaunch: in n2's namespace, from the laptop's folder, without the cluster
-  (cd "$t/laptop" && netns_exec "$pfx" n2 env -u SLURM_CONF HPCLAUNCH_SSH_CONFIG="$t/ssh/config" \
+laptop() {  # the laptop's hpclaunch: in n2's namespace, from the laptop's folder (or $laptop_dir), without the cluster
+  (cd "${laptop_dir:-$t/laptop}" && netns_exec "$pfx" n2 env -u SLURM_CONF HPCLAUNCH_SSH_CONFIG="$t/ssh/config" \
     XDG_RUNTIME_DIR="$run_dir" HPCLAUNCH_REMOTE_LAUNCHERS="${launchers:-$t/launchers}" "$HPCLAUNCH" "$@")
 }
 far_hl() { XDG_STATE_HOME=$far/state XDG_CACHE_HOME=$far/cache "$HPCLAUNCH" "$@"; }  # the far side, read directly
@@ -165,6 +166,28 @@ rc=0; laptop status --remote "$remote" no-such-job >/dev/null 2>"$t/err" || rc=$
 rc_there=0; far_hl status no-such-job >/dev/null 2>"$t/err-there" || rc_there=$?
 assert_eq "$rc_there" "$rc" "exit status of a bad job id, there and from the laptop"
 assert_eq "$(cat "$t/err-there")" "$(cat "$t/err")" "error of a bad job id, there and from the laptop"
+# submit --snapshot --remote: the laptop's code as it is now (a git tree with an uncommitted change, submitted from
+# a folder in it) goes with the job and runs there; job.json names the laptop's commit, the change and the place
+# (the laptop is n2: its namespace's host name).
+code=$t/code
+mkdir -p "$code/sub"
+git -C "$code" init -q
+echo 'echo "code v1"' >"$code/sub/run.sh"
+git -C "$code" add sub/run.sh
+git -C "$code" -c user.name=t -c user.email=t@example.org commit -qm v1
+echo 'echo "code v1, edited on the laptop"' >"$code/sub/run.sh"
+id_snap=$(laptop_dir=$code/sub submit_far snap --snapshot -- bash run.sh 2>"$t/err") || fail "submit --remote --snapshot failed: $(cat "$t/err")"
+echo "$id_snap" >>"$t/submitted"
+echo 'echo "code v2"' >"$code/sub/run.sh"  # after the submit: the job must not see it
+laptop wait --remote "$remote" --interval 0.5 "$id_snap" >/dev/null 2>&1 || fail "the snapshot job failed: $(cat "$far/jobs/snap/slurm-$id_snap.out")"
+assert_eq "0: code v1, edited on the laptop" "$(cat "$far/jobs/snap/slurm-$id_snap.out")" "what the snapshot job ran"
+assert_eq "\"$(git -C "$code" rev-parse HEAD)\" true \"n2:$code\" \"$far/jobs/snap/snapshot/sub\"" \
+  "$(jq -c '.snapshot.commit, .snapshot.dirty, .snapshot.source, .snapshot.workdir' "$far/jobs/snap/job.json" | paste -sd ' ')" \
+  "job.json's snapshot: the laptop's commit, the change, where and from which folder"
+assert_eq "" "$(ls "$far/cache/hpclaunch/remote" 2>/dev/null)" "call folders left on the far side after the snapshot"
+rc=0; out=$(laptop submit --remote "$remote" --snapshot-exclude data/ -- true 2>&1) || rc=$?
+assert_eq "2 hpclaunch: error: --snapshot-exclude: given without --snapshot; add --snapshot, or drop it" "$rc $out" \
+  "a snapshot option without --snapshot"
 assert_eq 1 "$(logins)" "logins for all the commands above (one shared connection)"
 
 # The connection killed while the far submit runs sbatch: the laptop asks again with the same token and gets the

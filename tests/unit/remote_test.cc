@@ -161,18 +161,25 @@ TEST_CASE("submit sends its spec and site files, names them in the call's far fo
   CHECK(upload_script(k_token, "1-my site.yaml").ends_with("cat >\"$r\"/'1-my site.yaml'"));
 }
 
-TEST_CASE("a snapshot does not travel yet: asked for with --remote it is refused; the far submit takes none") {
-  for (const char* flag : {"--snapshot", "--snapshot-exclude", "--snapshot-max-size"}) {
-    std::string error = test::error_of_call([&] { plan_remote_call("submit", {flag, "x", "--", "python"}, k_token); });
-    CHECK(error.rfind(std::string(flag) + ": with --remote the far side would copy its own directory", 0) == 0);
-    CHECK(error.find("push the code to the login node and submit there with --snapshot, or drop " + std::string(flag)) !=
-          std::string::npos);
-  }
-  CHECK(test::error_of_call([&] { plan_remote_call("render", {"--snapshot-max-size=1G"}, k_token); })
-            .rfind("--snapshot-max-size: ", 0) == 0);
-  // After `--` it is the command's own word; a spec's or profile's snapshot is turned off on the far side.
-  CHECK(far_line(plan_remote_call("submit", {"--", "python", "--snapshot"}, k_token)) ==
-        "submit --submit-token " + k_token + " --no-snapshot -- python --snapshot");
+TEST_CASE("submit --snapshot over ssh: the laptop takes it and sends it; the far submit takes that one or none") {
+  RemoteCall call = plan_remote_call(
+      "submit", {"--snapshot", "--snapshot-exclude", "data/", "--snapshot-max-size=1G", "--snapshot-exclude=*.ckpt", "-N",
+                 "2", "--", "python", "--snapshot"},
+      k_token);
+  REQUIRE(call.snapshot.has_value());
+  CHECK(call.snapshot->exclude == std::vector<std::string>{"data/", "*.ckpt"});
+  CHECK(call.snapshot->max_size == "1G");
+  CHECK(far_line(call) == "submit --submit-token " + k_token + " --snapshot-prepared <.> -N 2 -- python --snapshot");
+  CHECK(run_script(call, k_token).find("mkdir -p \"$r\"/tree && tar -xf \"$r\"/snap.tar -C \"$r\"/tree && exec ") !=
+        std::string::npos);
+  CHECK(call.uploads.empty());  // the snapshot's two files are added where it is taken (cli/remote_cli.cc)
+  // Its options without --snapshot: refused, naming the one given.
+  CHECK(test::error_of_call([&] { plan_remote_call("render", {"--snapshot-max-size=1G"}, k_token); }) ==
+        "--snapshot-max-size: given without --snapshot; add --snapshot, or drop it");
+  // After `--` it is the command's own word; without --snapshot, a spec's or profile's is turned off far away.
+  RemoteCall none = plan_remote_call("submit", {"--", "python", "--snapshot"}, k_token);
+  CHECK_FALSE(none.snapshot.has_value());
+  CHECK(far_line(none) == "submit --submit-token " + k_token + " --no-snapshot -- python --snapshot");
 }
 
 TEST_CASE("render sends its files without a token; report -o writes the page far and brings it back") {

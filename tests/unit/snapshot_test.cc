@@ -267,6 +267,55 @@ TEST_CASE("outside git: every file but what .gitignore files, the excludes and j
             .find("--snapshot: the snapshot of " + src.string() + " would be") != std::string::npos);
 }
 
+TEST_CASE("a prepared snapshot (submit --remote's, taken on the laptop): its record and files as they were sent") {
+  test::TempState t("snapshot-prepared");
+  const fs::path laptop = t.base / "laptop";
+  put(laptop / "train.py", "print(1)\n");
+  put(laptop / "sub/run.sh", "x");
+  SnapshotSettings settings;
+  settings.on = true;
+  SnapshotSource taken = list_snapshot(settings, (laptop / "sub").string(), (t.base / "stage").string(), no_git);
+  // What the laptop sends: origin.json and the files, here put where the far side unpacks them (tree/).
+  const fs::path far = t.base / "call";
+  put(far / "origin.json", prepared_origin_json(taken, "laptop1"));
+  put(far / "tree/run.sh", "x");
+  SnapshotSource s = prepared_snapshot(far.string(), settings);
+  CHECK(s.root == (far / "tree").string());
+  CHECK(s.cwd == s.root);  // outside git the snapshot is the submit directory's, and the job starts at its top
+  CHECK(paths_of(s) == std::vector<std::string>{"run.sh"});
+  CHECK(s.origin == "laptop1:" + (laptop / "sub").string());
+  const fs::path dest = t.base / "job/snapshot";
+  copy_snapshot(s, dest.string());
+  CHECK(read_file((dest / "run.sh").string()) == "x");
+  SnapshotRecord r = snapshot_record(s, dest.string());
+  CHECK(r.source == "laptop1:" + (laptop / "sub").string());
+  CHECK(r.files == 1);
+  // A git tree's commit, dirtiness and start folder come with it.
+  SnapshotSource git = taken;
+  git.git = true;
+  git.commit = "0123abcd";
+  git.dirty = true;
+  git.root = laptop.string();
+  git.cwd = (laptop / "sub").string();
+  git.entries = {{"sub/run.sh", 1, false}};
+  put(far / "origin.json", prepared_origin_json(git, "laptop1"));
+  put(far / "tree/sub/run.sh", "x");
+  s = prepared_snapshot(far.string(), settings);
+  CHECK(s.git);
+  CHECK(s.commit == "0123abcd");
+  CHECK(s.dirty);
+  CHECK(s.cwd == (far / "tree/sub").string());
+  CHECK(snapshot_record(s, dest.string()).workdir == (dest / "sub").string());
+  // A record naming a file outside its tree, or none at all, is refused naming the folder.
+  put(far / "origin.json", R"({"files": ["../../etc/passwd"]})");
+  CHECK(error_of([&] { prepared_snapshot(far.string(), settings); }).find("names a file outside its tree") != std::string::npos);
+  CHECK(error_of([&] { prepared_snapshot((t.base / "nothing").string(), settings); })
+            .find("is no prepared snapshot's record") != std::string::npos);
+  settings.max_bytes = 0;
+  put(far / "origin.json", prepared_origin_json(git, "laptop1"));
+  CHECK(error_of([&] { prepared_snapshot(far.string(), settings); }).rfind("--snapshot: ", 0) == 0);
+}
+
 TEST_CASE("in a git tree: git's list of files, its commit, and whether the tree differs") {
   test::TempState t("snapshot-git");
   const fs::path repo = t.base / "repo";
