@@ -409,7 +409,9 @@ TEST_CASE("every scheduler's script starts a snapshot job in its copy (PBS too, 
                                                                    {"sockeye-pbs", "\ncd /j/snapshot/exp || exit 1\n"},
                                                                    {"local", "\ncd /j/snapshot/exp || exit 1\n"},
                                                                    {"el-capitan", "# flux: --cwd=/j/snapshot/exp\n"}};
-  for (const auto& [site, start] : starts) {
+  for (const auto& entry : starts) {
+    const std::string& site = entry.first;  // not a structured binding: CAPTURE's lambda takes it (clang)
+    const std::string& start = entry.second;
     CAPTURE(site);
     JobRequest r;
     r.site = site;
