@@ -29,9 +29,7 @@ namespace {
 
 MachineInfo this_machine(const Env& env) {
   MachineInfo m;
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  m.hostname = host;
+  m.hostname = host_name();
   cpu_set_t set;
   m.cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   // The devices each vendor's runtime would number, as the variables select them (runtime/node_devices.h).

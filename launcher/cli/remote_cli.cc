@@ -15,9 +15,10 @@
 #include "site/registry.h"
 #include "submit/binary_arch.h"
 #include "submit/snapshot.h"
+#include "submit/snapshot_rules.h"
 #include "util/command.h"
 #include "util/error.h"
-#include "util/byte_size.h"
+#include "util/environment.h"
 #include "util/file.h"
 
 namespace hpclaunch {
@@ -77,23 +78,14 @@ class LaptopStage {
   std::string m_path;
 };
 
-std::string this_host() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
-}
-
 // submit --snapshot --remote: the snapshot taken here (this machine's code, as submit would take it, less the far
 // profile's excludes, which are not known here), its record and its files as a tar in `dir`, sent with the call.
 void take_snapshot_here(const SnapshotAsk& ask, const std::string& dir, RemoteCall* call) {
-  SnapshotSettings settings;
-  settings.on = true;
-  settings.exclude = ask.exclude;
-  if (!ask.max_size.empty()) {
-    std::optional<std::uint64_t> bytes = parse_byte_size(ask.max_size);
-    if (!bytes) throw Error("--snapshot-max-size", "'" + ask.max_size + "' is not a size", "write e.g. 512M or 2G");
-    settings.max_bytes = *bytes;
-    settings.max_origin = "--snapshot-max-size";
-  }
+  JobRequest request;  // submit's flags, read as submit reads them (no profile: the far one is not known here)
+  request.snapshot = true;
+  request.snapshot_exclude = ask.exclude;
+  request.snapshot_max_size = ask.max_size;
+  const SnapshotSettings settings = snapshot_settings(request, SiteProfile{});
   // `dir` as the job directory: outside the tree, so nothing of it is left out.
   SnapshotSource source = list_snapshot(settings, fs::current_path().string(), dir, run_capture);
   for (const auto& w : source.warnings) fmt::print(stderr, "hpclaunch: warning: {}\n", w);
@@ -103,7 +95,7 @@ void take_snapshot_here(const SnapshotAsk& ask, const std::string& dir, RemoteCa
   const std::string list_path = dir + "/files", tar_path = dir + "/" + k_snapshot_upload,
                     origin_path = dir + "/" + k_snapshot_origin_upload;
   if (!write_file_atomic(list_path, list) ||
-      !write_file_atomic(origin_path, prepared_origin_json(source, this_host())))
+      !write_file_atomic(origin_path, prepared_origin_json(source, host_name().empty() ? "localhost" : host_name())))
     throw failure(dir, std::string("cannot write the snapshot to send: ") + std::strerror(errno));
   ProcessResult tar = run_capture({"tar", "-C", source.root, "--null", "--no-recursion", "-T", list_path, "-cf", tar_path});
   if (tar.exit_code != 0) command_failed({"tar", "-cf", tar_path}, tar, "check that tar (GNU) is installed here");

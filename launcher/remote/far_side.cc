@@ -143,10 +143,9 @@ RemoteCall plan_remote_call(const std::string& command, const std::vector<std::s
   if (submits && !snapshot && (!ask.exclude.empty() || !ask.max_size.empty()))
     throw Error(ask.exclude.empty() ? "--snapshot-max-size" : "--snapshot-exclude", "given without --snapshot",
                 "add --snapshot, or drop it");
-  const std::vector<std::string>& args_left = rest;
   std::vector<FileOption> files;
-  if (command == "submit" || command == "render") files = file_options(args_left, {"--spec", "--site-file"});
-  if (command == "report") files = file_options(args_left, {"--output", "-o"});
+  if (submits) files = file_options(rest, {"--spec", "--site-file"});
+  if (command == "report") files = file_options(rest, {"--output", "-o"});
   std::vector<std::string> far_names;
   for (size_t i = 0; i < files.size(); ++i) {
     far_names.push_back(fmt::format("{}-{}", i, base_name(files[i].value)));
@@ -154,7 +153,7 @@ RemoteCall plan_remote_call(const std::string& command, const std::vector<std::s
     if (command == "report") call.downloads.push_back(t);
     else call.uploads.push_back(t);
   }
-  call.far_args = with_far_files(command, args_left, files, far_names);
+  call.far_args = with_far_files(command, rest, files, far_names);
   if (snapshot) {
     call.snapshot = ask;
     call.far_args.insert(call.far_args.begin() + 1, {{"--snapshot-prepared"}, {".", true}});

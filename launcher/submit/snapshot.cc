@@ -103,6 +103,12 @@ void walk(const std::string& root, const std::string& rel, const IgnoreRules& ex
   }
 }
 
+// Throws the one-line refusal of a snapshot over the settings' limit.
+void check_snapshot_size(const SnapshotSource& s, const SnapshotSettings& settings) {
+  if (std::string refusal = snapshot_size_refusal(s.entries, settings, s.root); !refusal.empty())
+    throw Error("--snapshot", refusal, "leave some out with --snapshot-exclude PATTERN, or raise --snapshot-max-size");
+}
+
 }  // namespace
 
 SnapshotSource list_snapshot(const SnapshotSettings& settings, const std::string& cwd, const std::string& job_dir,
@@ -120,8 +126,7 @@ SnapshotSource list_snapshot(const SnapshotSettings& settings, const std::string
   } else if (std::string rel = inside(abs_job_dir, s.root); !rel.empty()) {
     std::erase_if(s.entries, [&](const SnapshotEntry& e) { return e.path == rel || e.path.rfind(rel + "/", 0) == 0; });
   }
-  if (std::string refusal = snapshot_size_refusal(s.entries, settings, s.root); !refusal.empty())
-    throw Error("--snapshot", refusal, "leave some out with --snapshot-exclude PATTERN, or raise --snapshot-max-size");
+  check_snapshot_size(s, settings);
   return s;
 }
 
@@ -154,8 +159,7 @@ SnapshotSource prepared_snapshot(const std::string& dir, const SnapshotSettings&
       throw Error("--snapshot-prepared", origin_path + " names a file outside its tree: '" + rel + "'", "let submit --remote send it");
     if (auto e = entry_for(s.root, rel, &s.warnings)) s.entries.push_back(*e);
   }
-  if (std::string refusal = snapshot_size_refusal(s.entries, settings, s.root); !refusal.empty())
-    throw Error("--snapshot", refusal, "leave some out with --snapshot-exclude PATTERN, or raise --snapshot-max-size");
+  check_snapshot_size(s, settings);
   return s;
 }
 

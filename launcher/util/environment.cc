@@ -2,6 +2,7 @@
 #include "util/environment.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -51,6 +52,11 @@ Env capture_environment() {
     env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
   }
   return env;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
 }  // namespace hpclaunch

@@ -24,5 +24,7 @@ long long env_require_int(const Env& env, std::string_view name, long long min, 
 
 // The environment of this process (effect).
 Env capture_environment();
+// This machine's host name (gethostname; effect), "" when it has none.
+std::string host_name();
 
 }  // namespace hpclaunch

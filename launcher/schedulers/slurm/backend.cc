@@ -102,8 +102,7 @@ std::vector<JobUsage> SlurmBackend::usage(const std::vector<JobRecord>& jobs, co
     if (!job.job_id.empty()) ids.push_back(job.job_id);
   if (ids.empty()) return out;
   const ProcessResult r = run(sacct_usage_command(ids));
-  std::string said = std::string(trim(r.exit_code == 0 ? r.out : r.err + r.out));
-  said = said.substr(0, said.find('\n'));
+  const std::string said = first_line(r);  // used when sacct failed: its own words
   const std::map<std::string, JobUsage> known = r.exit_code == 0 ? parse_sacct_usage(r.out) : std::map<std::string, JobUsage>{};
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (auto it = known.find(jobs[i].job_id); it != known.end()) out[i] = it->second;
