@@ -188,6 +188,14 @@ assert_eq "" "$(ls "$far/cache/hpclaunch/remote" 2>/dev/null)" "call folders lef
 rc=0; out=$(laptop submit --remote "$remote" --snapshot-exclude data/ -- true 2>&1) || rc=$?
 assert_eq "2 hpclaunch: error: --snapshot-exclude: given without --snapshot; add --snapshot, or drop it" "$rc $out" \
   "a snapshot option without --snapshot"
+rc=0; out=$(laptop_dir=$code submit_far bad-size --snapshot --snapshot-max-size lots -- true 2>&1) || rc=$?
+assert_eq "2 hpclaunch: error: --snapshot-max-size: 'lots' is not a size; give one such as 512M or 2G (K, M, G, T: powers of 1024)" \
+  "$rc $out" "a bad --snapshot-max-size with --remote (read on the laptop, as submit reads it)"
+mkdir -p "$t/empty"
+rc=0; out=$(laptop_dir=$t/empty submit_far empty --snapshot -- true 2>&1) || rc=$?
+assert_eq "2 hpclaunch: error: --snapshot: no files to copy from $t/empty; submit from the code's folder" "$rc $out" \
+  "a snapshot of an empty folder with --remote"
+[ ! -e "$far/jobs/bad-size" ] && [ ! -e "$far/jobs/empty" ] || fail "a refused snapshot left a far job directory"
 assert_eq 1 "$(logins)" "logins for all the commands above (one shared connection)"
 
 # The connection killed while the far submit runs sbatch: the laptop asks again with the same token and gets the
