@@ -335,15 +335,15 @@ const FieldTable<Interconnect> k_interconnect_fields = {
 
 void read_interconnect(const Reader& r, const YAML::Node& n, const std::string& name, Interconnect* ic) {
   read_fields(r, n, name, k_interconnect_fields, ic);
-  if (ic->busbw_gbs && ic->busbw_source.empty())
-    r.fail(n, "interconnect", "busbw_gbs without a source", "add `source:` (where the figure was measured or published)");
+  if (has_busbw(*ic) && ic->busbw_source.empty())
+    r.fail(n, "interconnect", std::string(ic->busbw_gbs ? "busbw_gbs" : "nvlink_busbw_gbs") + " without a source",
+           "add `source:` (where the figure was measured or published)");
 }
 
 // The top level.
 
 void check_release(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {
-  static const std::regex k_release("[0-9]+\\.[0-9]+(\\.[0-9]+)?");
-  if (!std::regex_match(v, k_release)) r.fail(n, name, "'" + v + "' is not a release", "write e.g. `scheduler_version: \"24.11\"`");
+  if (!parse_release(v)) r.fail(n, name, "'" + v + "' is not a release", "write e.g. `scheduler_version: \"24.11\"`");
 }
 
 void check_byte_size(const Reader& r, const YAML::Node& n, const std::string& name, const std::string& v) {

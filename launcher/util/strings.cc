@@ -83,6 +83,17 @@ bool parse_int(std::string_view s, long long* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+std::optional<std::pair<int, int>> parse_release(std::string_view s) {
+  const std::vector<std::string> parts = split(s, '.');
+  if (parts.size() != 2 && parts.size() != 3) return std::nullopt;
+  long long n[3] = {0, 0, 0};
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].empty() || parts[i].find_first_not_of("0123456789") != std::string::npos || !parse_int(parts[i], &n[i]) ||
+        n[i] > 1000000)
+      return std::nullopt;
+  return std::make_pair(static_cast<int>(n[0]), static_cast<int>(n[1]));
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), 0);

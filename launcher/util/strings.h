@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hpclaunch {
@@ -16,6 +17,9 @@ std::string ascii_lower(std::string_view s);  // A-Z to a-z, every other byte as
 // `s` with every `from` replaced by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 bool parse_int(std::string_view s, long long* out);  // whole string, base 10, optional sign
+// A release "N.N" or "N.N.N" (a scheduler's: "24.11", "24.5", "25.05.3") as {major, minor}, compared as numbers;
+// nullopt for anything else. The one reading of a release: a profile's scheduler_version and a dialect's checks.
+std::optional<std::pair<int, int>> parse_release(std::string_view s);
 // Whether `s` holds any of `needles` (none: false).
 bool contains_any(std::string_view s, const std::vector<std::string>& needles);
 // `s` split at `sep`, where a doubled `sep` stands for one in an item (torchrun's comma-separated lists:

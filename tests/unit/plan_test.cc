@@ -566,6 +566,11 @@ TEST_CASE("topology options are checked against the site's Slurm release: --segm
         "--segment: --segment needs Slurm 24.05 or later, and the site's is 23.11; drop --segment (or the queue's "
         "`segment:`), or fix the profile's scheduler_version");
   CHECK(make_plan(nvl72_request(4), nvl72("")).segment == 2);  // unknown release: rendered as asked
+  // The profile takes any N.N[.N]; a release written without its leading zero is still compared as a number
+  // (it used to read as unknown and render --segment for a 23.02 site).
+  CHECK(test::error_of_call([] { make_plan(nvl72_request(4), nvl72("23.2")); }).find("--segment needs Slurm 24.05 or later, and the site's is 23.2") != std::string::npos);
+  CHECK(make_plan(nvl72_request(4), nvl72("24.5")).segment == 2);
+  CHECK(make_plan(nvl72_request(4), nvl72("25.05.3")).segment == 2);
   const std::string newer = ", segment_options: [--consolidate-segments, --network=unique-channel-per-segment]";
   CHECK(test::error_of_call([&] { make_plan(nvl72_request(4), nvl72("24.11", newer)); })
             .find("--consolidate-segments needs Slurm 25.11 or later, and the site's is 24.11") != std::string::npos);

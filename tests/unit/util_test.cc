@@ -41,6 +41,17 @@ TEST_CASE("parse_int accepts whole decimal numbers only") {
   CHECK_FALSE(parse_int(" 4", &v));
 }
 
+TEST_CASE("parse_release reads N.N and N.N.N as numbers, and nothing else") {
+  using R = std::optional<std::pair<int, int>>;
+  CHECK(parse_release("24.11") == R({24, 11}));
+  CHECK(parse_release("24.5") == R({24, 5}));
+  CHECK(parse_release("25.05.3") == R({25, 5}));
+  CHECK(*parse_release("23.2") < *parse_release("24.05"));
+  CHECK(*parse_release("24.11") > *parse_release("24.5"));
+  for (const char* bad : {"", "24", "24.", ".11", "24.11.3.1", "latest", "24.x", "+24.11", "24.-1", " 24.11"})
+    CHECK_MESSAGE(!parse_release(bad), bad);
+}
+
 TEST_CASE("did you mean finds typos and stays quiet on nonsense") {
   std::vector<std::string> sites = {"perlmutter", "cc", "sockeye", "sockeye-pbs", "juwels-booster", "local"};
   CHECK(did_you_mean("perlmuter", sites) == " (did you mean 'perlmutter'?)");

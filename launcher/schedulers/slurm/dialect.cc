@@ -107,18 +107,11 @@ std::string slurm_option_since(std::string_view option) {
   return it == k_since.end() ? "" : it->second;
 }
 
-std::optional<std::pair<int, int>> slurm_release(std::string_view version) {
-  static const std::regex k_release("([0-9]{2})\\.([0-9]{2})(\\.[0-9]+)?");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(version.begin(), version.end(), m, k_release)) return std::nullopt;
-  return std::make_pair(std::stoi(m[1].str()), std::stoi(m[2].str()));
-}
-
 std::string SlurmDialect::topology_option_refusal(std::string_view option, std::string_view version) const {
   const std::string since = slurm_option_since(option);
   if (since.empty()) return fmt::format("{} is no block-topology option of Slurm's", option);
-  auto have = slurm_release(version);
-  if (!have || *have >= *slurm_release(since)) return "";
+  auto have = parse_release(version);  // unknown (no scheduler_version): rendered as asked
+  if (!have || *have >= *parse_release(since)) return "";
   return fmt::format("{} needs Slurm {} or later, and the site's is {}", option, since, version);
 }
 

@@ -52,8 +52,6 @@ class SlurmDialect final : public SchedulerDialect {
 
 // The first Slurm release whose sbatch takes a block-topology option, as "24.05"; "" for an option it does not know.
 std::string slurm_option_since(std::string_view option);
-// "24.11" or "24.11.3" as {24, 11}; nullopt for anything else.
-std::optional<std::pair<int, int>> slurm_release(std::string_view version);
 
 // The job id in `sbatch --parsable`'s answer ("123" or "123;cluster"). Throws Error quoting sbatch when it
 // failed or answered no id.
