@@ -246,6 +246,22 @@ void plan_whole_node_bindings(const Queue* queue, LaunchPlan* p) {
                                           "left out (sites show {})", queue->name, site.name));
 }
 
+// A job that asks the scheduler for no GPUs of its own (gpu_request: none: Aurora's `select=N`) is given none, and
+// no list of them: binding its ranks by local rank numbers the node's GPUs from 0. On a queue that shares nodes
+// (Aurora's debug: "non-exclusive", running-jobs-aurora.md) another job may hold those, so there the job binds from
+// what it was given only when that is the whole node.
+void check_shared_node_gpus(const Queue* queue, const LaunchPlan& p) {
+  const SiteProfile& site = p.site;
+  if (!queue || !queue->shared || site.gpu.style != GpuStyle::none || site.gpu_bind != GpuBind::local_rank) return;
+  if (p.gpus_per_node == 0 || site.node.gpus == 0 || p.gpus_per_node >= site.node.gpus) return;
+  throw Error("--gpus-per-node",
+              fmt::format("{} shares its nodes between jobs and {} asks the scheduler for no GPUs of a job's own "
+                          "(gpu_request: none), so binding {} of a node's {} by local rank could take another job's",
+                          queue->name, site.name, p.gpus_per_node, site.node.gpus),
+              fmt::format("use --gpus-per-node {} (whole nodes), or another queue (`hpclaunch sites show {}`)",
+                          site.node.gpus, site.name));
+}
+
 // The profile's per-rank options against the plan's geometry: each rank of a node needs a CPU set of its own. They
 // are the scheduler's options that bind this launch's ranks (SchedulerOptionSpec::launcher).
 void check_rank_binding(const SiteProfile& site, const LaunchPlan& p) {
@@ -467,6 +483,7 @@ LaunchPlan make_plan(const JobRequest& request, const SiteProfile& site) {
                             queue->kind == QueueKind::automatic ? "" : ", or another " + queue_flag(*queue).substr(2)));
   plan_geometry(r, site, &p);
   plan_whole_node_bindings(queue, &p);
+  check_shared_node_gpus(queue, p);
   check_rank_binding(p.site, p);
   if (queue && !queue_takes(*queue, r.nodes, r.nodes * p.gpus_per_node))
     throw Error(queue_flag(*queue),

@@ -589,6 +589,26 @@ TEST_CASE("aurora: debug shares nodes, so the whole-node CPU list is left out th
   CHECK(script(request("aurora", 1, "MyProject")).find("--cpu-bind=list:4-7:8-11") != std::string::npos);
 }
 
+TEST_CASE("aurora: on debug's shared nodes a job is given no tiles of its own, so it binds by local rank only on whole nodes") {
+  JobRequest part = request("aurora", 1, "MyProject");
+  part.partition = "debug";
+  part.gpus_per_node = 4;  // tiles 0-3 by local rank: another job on the node may hold them
+  CHECK(test::error_of_call([&] { plan(part); }) ==
+        "--gpus-per-node: debug shares its nodes between jobs and aurora asks the scheduler for no GPUs of a job's own "
+        "(gpu_request: none), so binding 4 of a node's 12 by local rank could take another job's; use "
+        "--gpus-per-node 12 (whole nodes), or another queue (`hpclaunch sites show aurora`)");
+  part.gpus_per_node = 12;  // the whole node (ncpus=208): its tiles are the job's
+  CHECK(plan(part).gpus_per_node == 12);
+  part.partition = "capacity";  // exclusive nodes: 4 tiles of a node of its own
+  part.gpus_per_node = 4;
+  CHECK(plan(part).gpus_per_node == 4);
+  // LUMI's shared small-g asks Slurm for GPUs (--gpus-per-node), which gives the job its own list to bind from.
+  JobRequest lumi = request("lumi-g", 1, "project_462000229");
+  lumi.partition = "small-g";
+  lumi.gpus_per_node = 2;
+  CHECK(plan(lumi).gpus_per_node == 2);
+}
+
 TEST_SUITE_END();
 
 }  // namespace site_facts_test
