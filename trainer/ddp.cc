@@ -3,6 +3,7 @@
 
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -43,13 +44,9 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const st
           compat::make_tcp_store(env.master_addr, env.master_port, env.rank == 0, env.world_size, timeout);
     }
     comm->m_store = compat::make_prefix_store("hpclaunch-train/", comm->m_store);
-    if (backend == "nccl") {  // what this build has: choose_backend (gpu_policy.h) decided
-      comm->m_group = compat::make_nccl(comm->m_store, env.rank, env.world_size, timeout);
-    } else {
-      const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-      comm->m_group = compat::make_gloo(comm->m_store, env.rank, env.world_size, ifname ? ifname : "",
-                                        is_loopback(env.master_addr), timeout);
-    }
+    comm->m_loopback = is_loopback(env.master_addr);
+    comm->m_timeout = timeout;
+    comm->make_group();
   } catch (const hpclaunch::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -60,6 +57,33 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const st
                              "check that rank 0 runs, the port is free and the address is reachable");
   }
   return comm;
+}
+
+void Communicator::make_group() {
+  if (m_backend == "nccl") {  // what this build has: choose_backend (gpu_policy.h) decided
+    m_group = compat::make_nccl(m_store, m_rank, m_world, m_timeout);
+  } else {
+    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+    m_group = compat::make_gloo(m_store, m_rank, m_world, ifname ? ifname : "", m_loopback, m_timeout);
+  }
+}
+
+std::unique_ptr<Communicator> Communicator::subgroup(const std::string& name, const std::vector<int>& members) const {
+  auto sub = std::make_unique<Communicator>();
+  auto me = std::find(members.begin(), members.end(), m_rank);
+  if (me == members.end())
+    throw hpclaunch::failure("process group '" + name + "'", "rank " + std::to_string(m_rank) + " is not one of its members",
+                             "create a group only on its members");
+  sub->m_rank = static_cast<int>(me - members.begin());
+  sub->m_world = static_cast<int>(members.size());
+  sub->m_backend = m_backend;
+  sub->m_spin = m_spin;
+  if (sub->m_world == 1) return sub;
+  sub->m_loopback = m_loopback;
+  sub->m_timeout = m_timeout;
+  sub->m_store = compat::make_prefix_store("group/" + name + "/", m_store);
+  sub->make_group();
+  return sub;
 }
 
 void Communicator::wait(const compat::WorkPtr& work) const {

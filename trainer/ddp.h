@@ -22,6 +22,11 @@ class Communicator {
   // the process group. backend: "gloo" or "nccl". Throws hpclaunch::Error on failure.
   static std::unique_ptr<Communicator> connect(const DistEnv& env, const std::string& backend);
 
+  // A communicator over `members` (world ranks, in order; this rank among them), on its own prefix of this one's
+  // store: every member calls it with the same name and members, and groups of different names may run at once
+  // (the probe's NVLink-domain groups). A group of one is a world of one.
+  std::unique_ptr<Communicator> subgroup(const std::string& name, const std::vector<int>& members) const;
+
   int rank() const { return m_rank; }
   int world_size() const { return m_world; }
   const std::string& backend() const { return m_backend; }
@@ -45,6 +50,9 @@ class Communicator {
   int m_rank = 0;
   int m_world = 1;
   std::string m_backend = "none";
+  bool m_loopback = false;
+  std::chrono::milliseconds m_timeout{0};
+  void make_group();  // m_group over m_store for m_rank of m_world
   compat::StorePtr m_store;
   compat::BackendPtr m_group;
 };

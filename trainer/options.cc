@@ -178,6 +178,8 @@ ProbeInvocation parse_probe_command_line(const std::vector<std::string>& args) {
       ->envname("HPCLAUNCH_CHECK_SLOW_FACTOR");  // as HPCLAUNCH_CHECK_MAX_BYTES, for `submit --preflight`
   app.add_option("--expect-busbw", o.expect_busbw, "GB/s of busbw this interconnect gives; below half is flagged")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--expect-nvlink-busbw", o.expect_nvlink_busbw,
+                 "GB/s of busbw inside one NVLink domain; a domain below half is flagged")->check(CLI::NonNegativeNumber);
   app.add_option("--segment", o.segment, "nodes per NVLink segment (an NVL72 rack: up to 18): each run of this many "
                  "nodes must be in one NVLink domain (0: not checked)")->check(CLI::Range(0, 1 << 20));
   app.add_option("--json", o.json, "write the report here (default: $HPCLAUNCH_JOB_DIR/preflight.json)");

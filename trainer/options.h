@@ -134,6 +134,7 @@ struct ProbeOptions {
   int expect_gpus = 0;
   double slow_factor = 2.0;
   double expect_busbw = 0;
+  double expect_nvlink_busbw = 0;  // inside one NVLink domain (the profile's interconnect.nvlink_busbw_gbs)
   int segment = 0;  // nodes per NVLink segment: each run of this many nodes (in node order) must share a domain
   std::string json;
   std::string backend = "auto";

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -145,18 +146,52 @@ int run(const ProbeOptions& o) {
     int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
     rows.push_back(bandwidth(bytes, time_allreduce(*comm, t, iters), world));
   }
-  std::vector<NodeVerdict> nodes = judge_nodes(ranks, o.expect_gpus, o.slow_factor, o.segment);
-  std::vector<std::string> bad = bad_nodes(nodes);
+  // Inside each NVLink domain, then across domains (rail K: the K-th rank of each): each kind's groups at once, at
+  // the sweep's largest size; every rank learns every rank's time, as the reports above.
+  ProbeSummary summary;
+  const DomainGroups groups = domain_groups(ranks);
+  const std::size_t group_bytes = o.max_bytes;
+  for (const auto* kind : {&groups.inside, &groups.across}) {
+    if (kind->empty()) continue;
+    auto seconds = torch::zeros({world}, torch::kDouble);
+    for (size_t g = 0; g < kind->size(); ++g) {
+      const RankGroup& group = (*kind)[g];
+      if (std::find(group.ranks.begin(), group.ranks.end(), rank) == group.ranks.end()) continue;
+      auto sub = comm->subgroup((kind == &groups.inside ? "inside-" : "across-") + std::to_string(g), group.ranks);
+      auto t = torch::ones({static_cast<int64_t>(std::max<std::size_t>(group_bytes / 4, 1))},
+                           torch::TensorOptions().dtype(torch::kFloat).device(device));
+      int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(group_bytes, 1), 1, 20));
+      seconds[rank] = time_allreduce(*sub, t, iters);
+      sub->shutdown();
+    }
+    auto gathered_seconds = seconds.to(device);
+    comm->allreduce_sum(gathered_seconds);
+    seconds = gathered_seconds.cpu();
+    std::vector<double> by_rank(static_cast<size_t>(world));
+    for (int r = 0; r < world; ++r) by_rank[static_cast<size_t>(r)] = seconds[r].item<double>();
+    (kind == &groups.inside ? summary.inside : summary.across) = group_bandwidth(*kind, ranks, by_rank, group_bytes);
+  }
+  summary.rows = rows;
+  summary.nodes = judge_nodes(ranks, o.expect_gpus, o.slow_factor, o.segment);
+  summary.backend = backend;
+  summary.world_size = world;
+  summary.expected_gpus = o.expect_gpus;
+  summary.slow_factor = o.slow_factor;
+  summary.expected_busbw_gbs = o.expect_busbw;
+  summary.expected_nvlink_busbw_gbs = o.expect_nvlink_busbw;
+  std::vector<std::string> bad = bad_nodes(summary.nodes);
   if (rank == 0) {
-    std::fputs(format_probe(rows, nodes, backend, world).c_str(), stdout);
+    std::fputs(format_probe(summary).c_str(), stdout);
     std::string path = o.json.empty() && std::getenv("HPCLAUNCH_JOB_DIR") ? env_or("HPCLAUNCH_JOB_DIR", "") + "/preflight.json" : o.json;
     if (!path.empty()) {
-      const std::string text = probe_json_text(rows, nodes, backend, world, o.expect_gpus, o.slow_factor, o.expect_busbw);
+      const std::string text = probe_json_text(summary);
       write_file_atomically(path, std::vector<char>(text.begin(), text.end()),
                             {"the preflight report", "check the job directory"});
     }
     std::string shortfall = busbw_shortfall(rows, o.expect_busbw);
     if (!shortfall.empty()) std::fprintf(stderr, "hpclaunch-probe: warning: %s; check the network setup\n", shortfall.c_str());
+    for (const auto& line : domain_shortfalls(summary))
+      std::fprintf(stderr, "hpclaunch-probe: warning: %s; check the NVLink fabric and the network setup\n", line.c_str());
     std::fflush(stdout);
   }
   comm->barrier();  // rank 0 may hold the store: leave together

@@ -82,7 +82,7 @@ std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int e
   for (const auto& r : ranks) {
     auto it = std::find_if(nodes.begin(), nodes.end(), [&](const NodeVerdict& n) { return n.node == r.node; });
     if (it == nodes.end()) {
-      nodes.push_back({r.node, {}, r.gpus, 0, r.problems});
+      nodes.push_back({r.node, r.domain, {}, r.gpus, 0, r.problems});
       domains.push_back(r.domain);
       it = nodes.end() - 1;
     }
@@ -139,21 +139,99 @@ std::string busbw_shortfall(const std::vector<BandwidthRow>& rows, double expect
   return buf;
 }
 
-std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                         const std::string& backend, int world_size) {
+DomainGroups domain_groups(const std::vector<RankReport>& ranks) {
+  std::vector<RankGroup> domains;  // in order of first rank
+  for (const auto& r : ranks) {
+    if (r.domain.empty()) continue;
+    auto it = std::find_if(domains.begin(), domains.end(), [&](const RankGroup& g) { return g.name == r.domain; });
+    if (it == domains.end()) it = domains.insert(domains.end(), RankGroup{r.domain, {}});
+    it->ranks.push_back(r.rank);
+  }
+  DomainGroups out;
+  size_t widest = 0;
+  for (const auto& d : domains) {
+    if (d.ranks.size() > 1) out.inside.push_back(d);
+    widest = std::max(widest, d.ranks.size());
+  }
+  for (size_t k = 0; domains.size() > 1 && k < widest; ++k) {
+    RankGroup rail{"rail " + std::to_string(k), {}};
+    for (const auto& d : domains)
+      if (k < d.ranks.size()) rail.ranks.push_back(d.ranks[k]);
+    if (rail.ranks.size() > 1) out.across.push_back(rail);
+  }
+  return out;
+}
+
+std::vector<GroupBandwidth> group_bandwidth(const std::vector<RankGroup>& groups, const std::vector<RankReport>& ranks,
+                                            const std::vector<double>& seconds_by_rank, std::size_t bytes) {
+  std::vector<GroupBandwidth> out;
+  for (const auto& g : groups) {
+    GroupBandwidth b{g.name, {}, g.ranks, {}};
+    double slowest = 0;
+    for (int r : g.ranks) {
+      if (r >= 0 && static_cast<size_t>(r) < seconds_by_rank.size()) slowest = std::max(slowest, seconds_by_rank[r]);
+      auto report = std::find_if(ranks.begin(), ranks.end(), [&](const RankReport& x) { return x.rank == r; });
+      if (report != ranks.end() && std::find(b.nodes.begin(), b.nodes.end(), report->node) == b.nodes.end())
+        b.nodes.push_back(report->node);
+    }
+    b.row = bandwidth(bytes, slowest, static_cast<int>(g.ranks.size()));
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<std::string> domain_shortfalls(const ProbeSummary& s) {
+  std::vector<std::string> out;
+  char buf[512];
+  if (s.expected_nvlink_busbw_gbs > 0)
+    for (const auto& d : s.inside)
+      if (d.row.busbw_gbs < s.expected_nvlink_busbw_gbs / 2) {
+        std::snprintf(buf, sizeof buf, "NVLink domain %s (%s): busbw %.2f GB/s inside it, below half the %.0f GB/s it gives",
+                      d.name.c_str(), hpclaunch::join(d.nodes, ", ").c_str(), d.row.busbw_gbs, s.expected_nvlink_busbw_gbs);
+        out.push_back(buf);
+      }
+  if (s.expected_busbw_gbs > 0 && !s.across.empty()) {
+    auto slowest = std::min_element(s.across.begin(), s.across.end(), [](const GroupBandwidth& a, const GroupBandwidth& b) {
+      return a.row.busbw_gbs < b.row.busbw_gbs;
+    });
+    if (slowest->row.busbw_gbs < s.expected_busbw_gbs / 2) {
+      std::snprintf(buf, sizeof buf, "across NVLink domains: busbw %.2f GB/s (%s, ranks %s), below half the %.0f GB/s the "
+                    "network gives", slowest->row.busbw_gbs, slowest->name.c_str(),
+                    hpclaunch::join([&] {
+                      std::vector<std::string> r;
+                      for (int x : slowest->ranks) r.push_back(std::to_string(x));
+                      return r;
+                    }(), ",").c_str(), s.expected_busbw_gbs);
+      out.push_back(buf);
+    }
+  }
+  return out;
+}
+
+std::string format_probe(const ProbeSummary& s) {
   std::string out;
-  char buf[256];
+  char buf[512];
   std::snprintf(buf, sizeof buf, "# allreduce (%s, %d ranks): busbw = algbw * 2(n-1)/n, as nccl-tests\n",
-                backend.c_str(), world_size);
+                s.backend.c_str(), s.world_size);
   out += buf;
   std::snprintf(buf, sizeof buf, "# %12s %12s %12s %12s\n", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
   out += buf;
-  for (const auto& r : rows) {
+  for (const auto& r : s.rows) {
     std::snprintf(buf, sizeof buf, "  %12zu %12.1f %12.3f %12.3f\n", r.bytes, r.seconds * 1e6, r.algbw_gbs, r.busbw_gbs);
     out += buf;
   }
+  for (const auto* kind : {&s.inside, &s.across}) {
+    if (kind->empty()) continue;
+    out += kind == &s.inside ? "# inside each NVLink domain (its ranks at once)\n"
+                             : "# across NVLink domains (the K-th rank of each domain: rail K)\n";
+    for (const auto& g : *kind) {
+      std::snprintf(buf, sizeof buf, "  %-32s ranks %-3zu %12zu bytes busbw %10.3f GB/s  %s\n", g.name.c_str(),
+                    g.ranks.size(), g.row.bytes, g.row.busbw_gbs, hpclaunch::join(g.nodes, ",").c_str());
+      out += buf;
+    }
+  }
   out += "# nodes\n";
-  for (const auto& n : nodes) {
+  for (const auto& n : s.nodes) {
     std::string problems;
     for (const auto& p : n.problems) problems += (problems.empty() ? "" : "; ") + p;
     std::snprintf(buf, sizeof buf, "  %-20s ranks %-3zu gpus %-2d probe %.3f s  %s\n", n.node.c_str(), n.ranks.size(),
@@ -163,25 +241,35 @@ std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vecto
   return out;
 }
 
-nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                          const std::string& backend, int world_size, int expected_gpus, double slow_factor,
-                          double expected_busbw_gbs) {
+nlohmann::json probe_json(const ProbeSummary& s) {
+  auto row_json = [](const BandwidthRow& r) {
+    return nlohmann::json{{"bytes", r.bytes}, {"seconds", r.seconds}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs}};
+  };
   nlohmann::json sizes = nlohmann::json::array(), list = nlohmann::json::array();
-  for (const auto& r : rows)
-    sizes.push_back({{"bytes", r.bytes}, {"seconds", r.seconds}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs}});
-  for (const auto& n : nodes)
-    list.push_back({{"node", n.node}, {"ranks", n.ranks}, {"gpus", n.gpus}, {"probe_seconds", n.probe_seconds},
-                    {"problems", n.problems}});
-  return {{"backend", backend}, {"world_size", world_size}, {"expected_gpus", expected_gpus},
-          {"slow_factor", slow_factor}, {"allreduce", sizes}, {"nodes", list}, {"bad_nodes", bad_nodes(nodes)},
-          {"ok", bad_nodes(nodes).empty()}, {"expected_busbw_gbs", expected_busbw_gbs},
-          {"busbw_shortfall", busbw_shortfall(rows, expected_busbw_gbs)}};
+  for (const auto& r : s.rows) sizes.push_back(row_json(r));
+  for (const auto& n : s.nodes)
+    list.push_back({{"node", n.node}, {"domain", n.domain}, {"ranks", n.ranks}, {"gpus", n.gpus},
+                    {"probe_seconds", n.probe_seconds}, {"problems", n.problems}});
+  auto groups = [&](const std::vector<GroupBandwidth>& gs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& g : gs) {
+      nlohmann::json j = row_json(g.row);
+      j["name"] = g.name;
+      j["nodes"] = g.nodes;
+      j["ranks"] = g.ranks;
+      out.push_back(j);
+    }
+    return out;
+  };
+  const std::vector<std::string> bad = bad_nodes(s.nodes);
+  return {{"backend", s.backend}, {"world_size", s.world_size}, {"expected_gpus", s.expected_gpus},
+          {"slow_factor", s.slow_factor}, {"allreduce", sizes}, {"nodes", list}, {"bad_nodes", bad},
+          {"ok", bad.empty()}, {"expected_busbw_gbs", s.expected_busbw_gbs},
+          {"busbw_shortfall", busbw_shortfall(s.rows, s.expected_busbw_gbs)},
+          {"expected_nvlink_busbw_gbs", s.expected_nvlink_busbw_gbs}, {"nvlink_domains", groups(s.inside)},
+          {"across_domains", groups(s.across)}, {"domain_shortfalls", domain_shortfalls(s)}};
 }
 
-std::string probe_json_text(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                            const std::string& backend, int world_size, int expected_gpus, double slow_factor,
-                            double expected_busbw_gbs) {
-  return probe_json(rows, nodes, backend, world_size, expected_gpus, slow_factor, expected_busbw_gbs).dump(2) + "\n";
-}
+std::string probe_json_text(const ProbeSummary& s) { return probe_json(s).dump(2) + "\n"; }
 
 }  // namespace hpctrain

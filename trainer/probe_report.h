@@ -48,6 +48,7 @@ int reported_gpus(const std::function<const char*(const char*)>& getenv, const s
 
 struct NodeVerdict {
   std::string node;
+  std::string domain;  // its NVLink domain, "" none
   std::vector<int> ranks;
   int gpus = 0;
   double probe_seconds = 0;  // the slowest of its ranks
@@ -67,16 +68,53 @@ std::vector<std::string> bad_nodes(const std::vector<NodeVerdict>& nodes);
 // network), not one node's. "" when fine or when nothing was expected.
 std::string busbw_shortfall(const std::vector<BandwidthRow>& rows, double expected_gbs);
 
+// Bandwidth inside and across NVLink domains (multi-node NVLink: GB200/GB300 NVL72 racks, NVL4 boards). The groups
+// the probe measures at once, from every rank's domain; ranks in no domain take no part. `inside`: one per domain
+// with two ranks or more, named by the domain, its ranks. `across`: "rail K", the K-th rank of each domain, where two
+// domains or more have one: its traffic crosses the network between domains, as data parallelism's does. A rank is
+// in at most one group of each kind, so each kind's groups run at the same time.
+struct RankGroup {
+  std::string name;
+  std::vector<int> ranks;
+};
+struct DomainGroups {
+  std::vector<RankGroup> inside, across;
+};
+DomainGroups domain_groups(const std::vector<RankReport>& ranks);
+
+// A group's allreduce at `bytes`: the time of its slowest member (`seconds_by_rank`, indexed by world rank).
+struct GroupBandwidth {
+  std::string name;
+  std::vector<std::string> nodes;  // in order of first rank
+  std::vector<int> ranks;
+  BandwidthRow row;
+};
+std::vector<GroupBandwidth> group_bandwidth(const std::vector<RankGroup>& groups, const std::vector<RankReport>& ranks,
+                                            const std::vector<double>& seconds_by_rank, std::size_t bytes);
+
+// What one probe found: the sweep, the nodes, the groups' bandwidth, and what the site's profile expects.
+struct ProbeSummary {
+  std::vector<BandwidthRow> rows;
+  std::vector<NodeVerdict> nodes;
+  std::string backend;
+  int world_size = 0;
+  int expected_gpus = 0;
+  double slow_factor = 0;
+  double expected_busbw_gbs = 0;         // --expect-busbw: the network's figure (the sweep, and across domains)
+  double expected_nvlink_busbw_gbs = 0;  // --expect-nvlink-busbw: inside one NVLink domain
+  std::vector<GroupBandwidth> inside, across;  // empty without NVLink domains
+};
+
+// A domain whose busbw is below half `expected_nvlink_busbw_gbs`, naming its nodes, and the slowest rail across
+// domains below half `expected_busbw_gbs`: one line each, job-level warnings like busbw_shortfall (one allreduce
+// of a group names no single node). Empty when fine or when nothing was expected.
+std::vector<std::string> domain_shortfalls(const ProbeSummary& s);
+
 // The nccl-tests-like table and the summary lines.
-std::string format_probe(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                         const std::string& backend, int world_size);
-nlohmann::json probe_json(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                          const std::string& backend, int world_size, int expected_gpus, double slow_factor,
-                          double expected_busbw_gbs = 0);
+std::string format_probe(const ProbeSummary& s);
+nlohmann::json probe_json(const ProbeSummary& s);
 // probe_json as the report file holds it (indented, a newline at the end): what hpclaunch-probe writes, without
 // compiling nlohmann's code itself.
-std::string probe_json_text(const std::vector<BandwidthRow>& rows, const std::vector<NodeVerdict>& nodes,
-                            const std::string& backend, int world_size, int expected_gpus, double slow_factor,
-                            double expected_busbw_gbs);
+std::string probe_json_text(const ProbeSummary& s);
 
 }  // namespace hpctrain

@@ -127,6 +127,9 @@ std::string render_script(const LaunchPlan& p, const RenderContext& ctx, const S
     if (p.gpus_per_node > 0) command += " --expect-gpus " + std::to_string(p.gpus_per_node);
     // The interconnect's figure holds across nodes; one node's allreduce measures NVLink or memory instead.
     if (p.site.interconnect.busbw_gbs > 0 && p.nodes > 1) command += " --expect-busbw " + std::to_string(p.site.interconnect.busbw_gbs);
+    // Measured only where nodes are in NVLink domains (the fabric `hpclaunch check` reads); one node's is NVLink too.
+    if (p.site.interconnect.nvlink_busbw_gbs > 0)
+      command += " --expect-nvlink-busbw " + std::to_string(p.site.interconnect.nvlink_busbw_gbs);
     if (p.segment > 0) command += " --segment " + std::to_string(p.segment);  // each segment's nodes in one NVLink domain
     check.set("command", command);
     check.set("background", std::string());

@@ -146,6 +146,10 @@ struct Interconnect {
   // The allreduce bus bandwidth (nccl-tests' busbw, GB/s) a healthy multi-node job reaches on this interconnect,
   // with where it was measured or published; 0: unknown. `submit --preflight` flags a result below half of it.
   int busbw_gbs = 0;
+  // The same inside one multi-node NVLink domain (an NVL72 rack, an NVL4 board): `hpclaunch check` measures each
+  // domain's ranks together and flags a domain below half of it; the network's figure above is then the one across
+  // domains. 0: unknown. One source for both.
+  int nvlink_busbw_gbs = 0;
   std::string busbw_source;
   std::vector<NetworkVar> env;
   std::vector<ForbiddenVar> never_set;

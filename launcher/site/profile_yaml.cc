@@ -323,11 +323,13 @@ void read_forbidden_vars(const Reader& r, const YAML::Node& n, const std::string
   }
 }
 
-bool has_busbw(const Interconnect& ic) { return ic.busbw_gbs != 0; }  // its source is written with it
+// Its source is written with either figure.
+bool has_busbw(const Interconnect& ic) { return ic.busbw_gbs != 0 || ic.nvlink_busbw_gbs != 0; }
 
 const FieldTable<Interconnect> k_interconnect_fields = {
     field("name", &Interconnect::name, k_text),
     field("busbw_gbs", &Interconnect::busbw_gbs, whole_number(1, 100000)),
+    field("nvlink_busbw_gbs", &Interconnect::nvlink_busbw_gbs, whole_number(1, 100000)),
     shown_if(field("source", &Interconnect::busbw_source, k_text), has_busbw),
     list_section("env", &Interconnect::env, k_network_var_fields, read_network_vars),
     list_section("never_set", &Interconnect::never_set, k_forbidden_var_fields, read_forbidden_vars),

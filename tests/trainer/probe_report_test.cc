@@ -78,11 +78,15 @@ TEST_CASE("multi-node NVLink: the node's own problems, each segment in one domai
 TEST_CASE("the report names the bad nodes and is JSON") {
   auto nodes = judge_nodes({{0, "n1", 4, 0.01}, {1, "n2", 2, 0.01}}, 4, 2.0);
   std::vector<BandwidthRow> rows = {bandwidth(8, 1e-5, 2), bandwidth(1 << 20, 1e-3, 2)};
-  nlohmann::json j = probe_json(rows, nodes, "gloo", 2, 4, 2.0);
+  ProbeSummary s{rows, nodes, "gloo", 2, 4, 2.0};
+  nlohmann::json j = probe_json(s);
   CHECK(j["ok"] == false);
   CHECK(j["bad_nodes"] == nlohmann::json::array({"n2"}));
   CHECK(j["allreduce"].size() == 2);
-  std::string table = format_probe(rows, nodes, "gloo", 2);
+  CHECK(j["nvlink_domains"].empty());
+  CHECK(j["domain_shortfalls"].empty());
+  std::string table = format_probe(s);
+  CHECK(table.find("NVLink") == std::string::npos);  // no domains: no such section
   CHECK(table.find("busbw(GB/s)") != std::string::npos);
   CHECK(table.find("BAD: 2 GPU(s), expected 4") != std::string::npos);
 }
@@ -97,10 +101,82 @@ TEST_CASE("a busbw below half the interconnect's is flagged, job-wide; nothing w
   CHECK(busbw_shortfall(rows, 20).empty());  // 11.7 >= 10
   std::string s = busbw_shortfall(rows, 40);
   CHECK(s.find("busbw 11.74 GB/s at best, below half the 40 GB/s") != std::string::npos);
-  auto j = probe_json(rows, {}, "gloo", 8, 0, 2.0, 40);
+  auto j = probe_json(ProbeSummary{rows, {}, "gloo", 8, 0, 2.0, 40});
   CHECK(j["expected_busbw_gbs"] == 40.0);
   CHECK(j["busbw_shortfall"].get<std::string>() == s);
   CHECK(j["ok"] == true);  // no node is to blame: the job goes on, flagged
+}
+
+TEST_CASE("NVLink domains: a group inside each domain, rails across them; ranks without a domain take no part") {
+  // Two NVL72-like domains A (n1, n2) and B (n3, n4), two ranks a node; n5 has no fabric.
+  std::vector<RankReport> ranks;
+  const std::vector<std::pair<std::string, std::string>> layout = {{"n1", "A"}, {"n2", "A"}, {"n3", "B"}, {"n4", "B"}, {"n5", ""}};
+  for (int r = 0; r < 10; ++r) ranks.push_back({r, layout[r / 2].first, 4, 0.01, layout[r / 2].second, {}});
+  DomainGroups g = domain_groups(ranks);
+  REQUIRE(g.inside.size() == 2);
+  CHECK(g.inside[0].name == "A");
+  CHECK(g.inside[0].ranks == std::vector<int>{0, 1, 2, 3});
+  CHECK(g.inside[1].ranks == std::vector<int>{4, 5, 6, 7});
+  REQUIRE(g.across.size() == 4);
+  CHECK(g.across[0].name == "rail 0");
+  CHECK(g.across[0].ranks == std::vector<int>{0, 4});
+  CHECK(g.across[3].ranks == std::vector<int>{3, 7});
+  // Unequal domains: the rail exists where two domains have a K-th rank; a lone rank in a domain measures nothing inside.
+  ranks[6].domain = ranks[7].domain = "C";
+  g = domain_groups(ranks);
+  CHECK(g.inside.size() == 3);  // A (4 ranks), B (2), C (2)
+  REQUIRE(g.across.size() == 2);  // rails 0 and 1 over A, B and C; A's third and fourth ranks have no peer
+  CHECK(g.across[0].ranks == std::vector<int>{0, 4, 6});
+  // One domain: nothing across; no domain at all: nothing.
+  for (auto& r : ranks) r.domain = r.node == "n5" ? "" : "A";
+  g = domain_groups(ranks);
+  CHECK(g.inside.size() == 1);
+  CHECK(g.across.empty());
+  for (auto& r : ranks) r.domain.clear();
+  g = domain_groups(ranks);
+  CHECK(g.inside.empty());
+  CHECK(g.across.empty());
+}
+
+TEST_CASE("a group's busbw is its slowest member's; a domain or rail below half the profile's figure is flagged") {
+  std::vector<RankReport> ranks;
+  for (int r = 0; r < 4; ++r) ranks.push_back({r, "n" + std::to_string(r / 2 + 1), 2, 0.01, r < 2 ? "A" : "B", {}});
+  DomainGroups g = domain_groups(ranks);
+  // 64 MiB in 1 ms inside A (rank 1 slowest), 10 ms inside B; across, rail 1 is slower.
+  const std::size_t bytes = 64u << 20;
+  std::vector<GroupBandwidth> inside = group_bandwidth(g.inside, ranks, {0.5e-3, 1e-3, 10e-3, 9e-3}, bytes);
+  REQUIRE(inside.size() == 2);
+  CHECK(inside[0].nodes == std::vector<std::string>{"n1"});
+  CHECK(inside[0].row.seconds == doctest::Approx(1e-3));
+  CHECK(inside[0].row.busbw_gbs == doctest::Approx(bandwidth(bytes, 1e-3, 2).busbw_gbs));
+  CHECK(inside[1].row.seconds == doctest::Approx(10e-3));
+  std::vector<GroupBandwidth> across = group_bandwidth(g.across, ranks, {2e-3, 8e-3, 2e-3, 4e-3}, bytes);
+  REQUIRE(across.size() == 2);
+  CHECK(across[0].nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK(across[1].row.seconds == doctest::Approx(8e-3));
+  ProbeSummary s;
+  s.inside = inside;
+  s.across = across;
+  CHECK(domain_shortfalls(s).empty());  // nothing expected
+  s.expected_nvlink_busbw_gbs = 20;     // A reaches ~67 GB/s, B ~6.7
+  s.expected_busbw_gbs = 10;            // rail 0 ~33.6, rail 1 ~8.4: the slowest, 8.4 >= 5
+  std::vector<std::string> lines = domain_shortfalls(s);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "NVLink domain B (n2): busbw 6.71 GB/s inside it, below half the 20 GB/s it gives");
+  s.expected_busbw_gbs = 40;
+  lines = domain_shortfalls(s);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1] == "across NVLink domains: busbw 8.39 GB/s (rail 1, ranks 1,3), below half the 40 GB/s the network gives");
+  nlohmann::json j = probe_json(s);
+  CHECK(j["nvlink_domains"][1]["name"] == "B");
+  CHECK(j["nvlink_domains"][1]["nodes"] == nlohmann::json::array({"n2"}));
+  CHECK(j["across_domains"][1]["ranks"] == nlohmann::json::array({1, 3}));
+  CHECK(j["expected_nvlink_busbw_gbs"] == 20.0);
+  CHECK(j["domain_shortfalls"].size() == 2);
+  CHECK(j["ok"] == true);  // warnings, not bad nodes
+  const std::string table = format_probe(s);
+  CHECK(table.find("# inside each NVLink domain") != std::string::npos);
+  CHECK(table.find("rail 1") != std::string::npos);
 }
 
 TEST_SUITE_END();

@@ -230,6 +230,14 @@ TEST_CASE("a profile's interconnect busbw reaches the multi-node preflight; a fi
   CHECK(render_script(make_plan(r, reg.get("fast")), k_ctx).find("--expect-busbw") == std::string::npos);
   CHECK_THROWS_WITH(reg.add({{"bad.yaml", "name: bad\nextends: perlmutter\ninterconnect: {busbw_gbs: 40}\n"}}),
                     doctest::Contains("bad.yaml:3:15: interconnect: busbw_gbs without a source"));
+  // The NVLink domain's figure goes to the check on one node too (a domain's GPUs share it); it needs a source as well.
+  reg.add({{"nvl.yaml", "name: nvl\nextends: perlmutter\ninterconnect: {busbw_gbs: 40, nvlink_busbw_gbs: 700, source: \"s\"}\n"}});
+  r.site = "nvl";
+  CHECK(render_script(make_plan(r, reg.get("nvl")), k_ctx).find("check --expect-gpus 4 --expect-nvlink-busbw 700\n") != std::string::npos);
+  r.nodes = 2;
+  CHECK(render_script(make_plan(r, reg.get("nvl")), k_ctx).find("check --expect-gpus 4 --expect-busbw 40 --expect-nvlink-busbw 700\n") != std::string::npos);
+  CHECK_THROWS_WITH(reg.add({{"bad2.yaml", "name: bad2\nextends: perlmutter\ninterconnect: {nvlink_busbw_gbs: 700}\n"}}),
+                    doctest::Contains("bad2.yaml:3:15: interconnect: nvlink_busbw_gbs without a source"));
 }
 
 TEST_SUITE_END();

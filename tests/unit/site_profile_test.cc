@@ -321,6 +321,7 @@ scratch_only: true
 interconnect:
   name: slingshot
   busbw_gbs: 20
+  nvlink_busbw_gbs: 300
   source: s
   env:
     - {name: NCCL_X, value: 1, source: u}
