@@ -36,8 +36,11 @@
 # machine's binaries on the machine's libraries, while slurmd and slurmstepd run on the root's. DIR/env.sh puts
 # DIR/bin first on PATH: sbatch, srun, squeue, ... that run the root's command through DIR/in-root. The cluster
 # has TopologyPlugin=topology/block (DIR/topology.conf: blocks of two nodes). Kept in DIR/slurm-root until
-# `stop`. TEST_CLUSTER_NODES=N at `start` (2 to 8, default 2; not with TEST_CLUSTER_NETNS): nodes n1..nN (slurmd
-# ports N+1..), every partition but `single` on all of them; kept in DIR/nodes.
+# `stop`. With TEST_CLUSTER_NETNS=1 as well, each daemon runs in the root inside its namespace (the hub's, a
+# node's), and DIR/bin's commands go to the hub namespace and into the root; its jobs have ids from 51000, apart
+# from the machine's netns cluster's.
+# TEST_CLUSTER_NODES=N at `start` (2 to 8, default 2; not with TEST_CLUSTER_NETNS): nodes n1..nN (slurmd ports
+# N+1..), every partition but `single` on all of them; kept in DIR/nodes.
 # Needs root (slurmd runs jobs as their user; mknod; /etc/hosts; ip netns; unshare and chroot).
 set -euo pipefail
 
@@ -94,19 +97,21 @@ elif [ "$action" = start ]; then
   esac
 fi
 if [ -n "$slurm_root" ]; then
-  [ $netns = 0 ] || die "TEST_CLUSTER_SLURM=$slurm_version and TEST_CLUSTER_NETNS=1 cannot be combined"
   if [ ! -f "$slurm_root/etc/hpclaunch-slurm-root" ] || [ ! -f "$slurm_root/usr/local/lib/hpclaunch/hostroot.so" ]; then
     die "no Slurm $slurm_version root in $slurm_root; run scripts/slurm-root.sh $slurm_root"
   fi
 fi
-# in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode, the Slurm root); on_node NODE
-# CMD...: on NODE.
-in_ctld() {
-  if [ $netns = 1 ]; then netns_exec "$pfx" hub "$@"
-  elif [ -n "$slurm_root" ]; then "$dir/in-root" --host "$@"
-  else "$@"; fi
+# in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode; in the Slurm root, in either
+# mode); on_node NODE CMD...: on NODE.
+in_root=()
+[ -z "$slurm_root" ] || in_root=("$dir/in-root" --host)
+in_ctld() { on_node hub "$@"; }
+on_node() {
+  local node=$1
+  shift
+  if [ $netns = 1 ]; then netns_exec "$pfx" "$node" "${in_root[@]}" "$@"
+  else "${in_root[@]}" "$@"; fi
 }
-on_node() { if [ $netns = 1 ]; then netns_exec "$pfx" "$@"; else shift; in_ctld "$@"; fi; }
 
 if [ -z "$slurm_root" ]; then
   for tool in slurmctld slurmd sinfo scontrol squeue scancel; do
@@ -154,6 +159,9 @@ ensure_hosts() {
 pick_ports() {
   if [ $netns = 1 ]; then  # the namespaces' own ports: free whatever runs on the machine
     ctld_port=6817; node_port0=6818; block=0
+    # Job ids of its own for Slurm 24.11's (51000 on: above every block's below) beside the machine's netns
+    # cluster: tests find a job's processes by its SLURM_JOB_ID.
+    [ -z "$slurm_root" ] || block=50
     return
   fi
   if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
@@ -254,29 +262,49 @@ EOF
 export SLURM_CONF=$conf
 export HPCLAUNCH_CLUSTER_DIR=$dir
 EOF
-  [ -z "$slurm_root" ] || { write_root_conf; return 0; }
-  [ $netns = 1 ] || return 0
+  [ -z "$slurm_root" ] || write_root_conf
+  [ $netns = 1 ] || [ -n "$slurm_root" ] || return 0
+  write_wrappers
+}
+
+# DIR/bin, first on PATH in DIR/env.sh: sbatch, srun, squeue, ... that reach this cluster from anywhere. The Slurm
+# root's run through DIR/in-root; in netns mode, called from the machine's own namespace, they run in the hub's.
+write_wrappers() {
   echo "export PATH=$dir/bin:\$PATH" >>"$dir/env.sh"
   mkdir -p "$dir/bin"
-  local tool real
+  local tool real what
   for tool in "${slurm_tools[@]}"; do
-    real=$(command -v "$tool") || continue
-    cat >"$dir/bin/$tool" <<EOF
-#!/bin/bash
-# Written by scripts/test-cluster.sh (netns mode): $tool from the machine's namespace runs in the hub namespace.
-if [ -z "\$(ip netns identify \$\$ 2>/dev/null)" ]; then
+    if [ -n "$slurm_root" ]; then
+      [ -x "$slurm_root/usr/bin/$tool" ] || continue
+      real="$dir/in-root /usr/bin/$tool" what="the Slurm $slurm_version root's $tool ($slurm_root)"
+    else
+      real=$(command -v "$tool") || continue
+      what=$tool
+    fi
+    {
+      echo '#!/bin/bash'
+      if [ $netns = 1 ]; then
+        # In the Slurm root (a command of this script's in_ctld, whose PATH has DIR/bin) it is in a namespace
+        # already, and the root has no `ip` to say so.
+        cat <<EOF
+# Written by scripts/test-cluster.sh (netns mode): $what; from the machine's namespace it runs in the hub namespace.
+if [ ! -e /etc/hpclaunch-slurm-root ] && [ -z "\$(ip netns identify \$\$ 2>/dev/null)" ]; then
   source $netns_lib
   netns_exec $pfx hub $real "\$@"
   exit
 fi
-exec $real "\$@"
 EOF
+      else
+        echo "# Written by scripts/test-cluster.sh: $what."
+      fi
+      echo "exec $real \"\$@\""
+    } >"$dir/bin/$tool"
     chmod 755 "$dir/bin/$tool"
   done
 }
 
 # The Slurm root's part of the configuration (TEST_CLUSTER_SLURM): what its version takes that the machine's does
-# not, the block topology, the plugin that runs jobs on the machine's file system, DIR/in-root and the wrappers.
+# not, the block topology, the plugin that runs jobs on the machine's file system, and DIR/in-root.
 write_root_conf() {
   local b blocks=""
   for ((b = 1; b <= nnodes / 2; b++)); do blocks+="BlockName=b$b Nodes=n[$((2 * b - 1))-$((2 * b))]"$'\n'; done
@@ -327,18 +355,6 @@ done
 exec chroot "\$r" /bin/sh -c 'cd "\$1" 2>/dev/null || cd /; shift; exec "\$@"' in-root "\$PWD" "\$@"
 EOF
   chmod 755 "$dir/in-root"
-  echo "export PATH=$dir/bin:\$PATH" >>"$dir/env.sh"
-  mkdir -p "$dir/bin"
-  local tool
-  for tool in "${slurm_tools[@]}"; do
-    [ -x "$slurm_root/usr/bin/$tool" ] || continue
-    cat >"$dir/bin/$tool" <<EOF
-#!/bin/bash
-# Written by scripts/test-cluster.sh: the Slurm $slurm_version root's $tool ($slurm_root).
-exec $dir/in-root /usr/bin/$tool "\$@"
-EOF
-    chmod 755 "$dir/bin/$tool"
-  done
 }
 
 kill_pid() {  # pid: TERM, wait up to 10 s, then KILL
@@ -419,12 +435,14 @@ do_start() {
     die "nodes ${names%, } not idle after ${wait_s}s (sinfo: ${states:-no answer}); see $dir/log/*.log"
   fi
   exec 8>&-
+  local version=""
+  [ -z "$slurm_root" ] || version=" Slurm $(sinfo_here --version | cut -d' ' -f2) ($slurm_version),"
   if [ $netns = 1 ]; then
-    note "up in $dir: namespaces $pfx-{hub,n1,n2}, slurmctld $(netns_addr hub):$ctld_port, slurmd n1 $(netns_addr n1):$node_port0, n2 $(netns_addr n2):$node_port0; source $dir/env.sh"
+    note "up in $dir:$version namespaces $pfx-{hub,n1,n2}, slurmctld $(netns_addr hub):$ctld_port, slurmd n1 $(netns_addr n1):$node_port0, n2 $(netns_addr n2):$node_port0; source $dir/env.sh"
     return
   fi
   if [ -n "$slurm_root" ] || [ "$nnodes" != 2 ]; then
-    note "up in $dir: Slurm $(sinfo_here --version | cut -d' ' -f2) ($slurm_version), slurmctld :$ctld_port, slurmd $node_range :$node_port0-$((node_port0 + nnodes - 1)); source $dir/env.sh"
+    note "up in $dir:${version:- Slurm $(sinfo_here --version | cut -d' ' -f2),} slurmctld :$ctld_port, slurmd $node_range :$node_port0-$((node_port0 + nnodes - 1)); source $dir/env.sh"
     return
   fi
   note "up in $dir: slurmctld :$ctld_port, slurmd n1 :$node_port0, n2 :$((node_port0 + 1)); source $dir/env.sh"

@@ -140,6 +140,14 @@ need_cluster() {
   source "$envsh"
   "$HPCLAUNCH_SOURCE_DIR/scripts/test-cluster.sh" status "$HPCLAUNCH_CLUSTER_DIR" >/dev/null \
     || fail "test cluster in $HPCLAUNCH_CLUSTER_DIR is not running; run scripts/test-cluster.sh start $HPCLAUNCH_CLUSTER_DIR"
+  # A test of another Slurm version's lane (NAME@24.11: tests/CMakeLists.txt sets HPCLAUNCH_SLURM_VERSION) fails on
+  # a cluster of another version: its pass would say nothing of the one it names.
+  if [ -n "${HPCLAUNCH_SLURM_VERSION:-}" ]; then
+    local version
+    version=$(sinfo --version 2>&1 || true)
+    [[ $version =~ ^slurm(-wlm)?\ ${HPCLAUNCH_SLURM_VERSION//./\\.}\. ]] \
+      || fail "the test cluster in $HPCLAUNCH_CLUSTER_DIR runs '$version', not Slurm $HPCLAUNCH_SLURM_VERSION (HPCLAUNCH_SLURM_VERSION)"
+  fi
 }
 
 # The netns cluster (TEST_CLUSTER_NETNS=1 scripts/test-cluster.sh, started by CTest's slurm_netns fixture for every

@@ -24,19 +24,24 @@ assert_eq "" "$(tail -n +2 <<<"$untimed")" "tests without a TIMEOUT"
 # 1b. Each *-slurm-* test holds a Slurm test cluster of its own while it runs (two clusters, two lanes:
 #     tests/CMakeLists.txt): one slot of resource `slurm`, which the spec file gives as many slots as clusters,
 #     each started by the fixture in the folder lib.sh then takes for it; a NAME@24.11 test the lock of the 24.11
-#     cluster, started by its fixture, whose folder it is given.
+#     cluster (its netns one for a *-netns-* script) started by its fixture, whose folder it is given, with the
+#     version lib.sh checks the cluster runs.
 lanes=$(python3 -c '
 import json, sys
 tests = json.load(open(sys.argv[1]))["tests"]
 for t in tests:
-    if "-slurm-" not in t["name"]:
-        continue
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
     if t["name"].endswith("@24.11"):
         env = props.get("ENVIRONMENT", [])
-        if (props.get("RESOURCE_LOCK") != ["slurm2411"] or props.get("FIXTURES_REQUIRED") != ["slurm2411"]
-                or not any(e.startswith("HPCLAUNCH_CLUSTER_DIR=") and e.endswith("/test-cluster-2411") for e in env)):
+        netns = "-netns-" in t["name"]
+        fixture, var, folder = (("slurm_netns2411", "HPCLAUNCH_NETNS_CLUSTER_DIR=", "/test-cluster-netns-2411") if netns
+                                else ("slurm2411", "HPCLAUNCH_CLUSTER_DIR=", "/test-cluster-2411"))
+        if (props.get("RESOURCE_LOCK") != [fixture] or props.get("FIXTURES_REQUIRED") != [fixture]
+                or not any(e.startswith(var) and e.endswith(folder) for e in env)
+                or "HPCLAUNCH_SLURM_VERSION=24.11" not in env):
             print(t["name"], "holds not the 24.11 cluster alone")
+        continue
+    if "-slurm-" not in t["name"]:
         continue
     groups = props.get("RESOURCE_GROUPS", [])
     if groups != [{"requirements": [{".type": "slurm", "slots": 1}]}]:
