@@ -144,20 +144,31 @@ struct ExcludedNodesFile {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExcludedNodesFile, nodes)
 
 // JOBDIR/preflight.json, the preflight's report (`hpclaunch check`; written by trainer/probe_report.h's probe_json):
-// its verdict, each node's probe and problems, the allreduce sweep's bandwidth (job-wide: every node takes part).
+// its verdict, each node's probe and problems, the allreduce sweep's bandwidth (job-wide: every node takes part), and
+// where nodes are in NVLink domains, each domain's and each rail's across them.
 struct PreflightNode {
   std::string node;
   std::vector<int> ranks;
   int gpus = 0;
   double probe_seconds = 0;  // the slowest of its ranks on the same local workload
   std::vector<std::string> problems;  // empty: healthy
+  std::string domain;  // its NVLink domain; "" none
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightNode, node, ranks, gpus, probe_seconds, problems)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightNode, node, ranks, gpus, probe_seconds, problems, domain)
 struct PreflightSize {
   long long bytes = 0;
   double seconds = 0, algbw_gbs = 0, busbw_gbs = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightSize, bytes, seconds, algbw_gbs, busbw_gbs)
+// A group's allreduce: inside one NVLink domain (named by it) or across domains ("rail K": the K-th rank of each).
+struct PreflightGroup {
+  std::string name;
+  std::vector<std::string> nodes;
+  std::vector<int> ranks;
+  long long bytes = 0;
+  double seconds = 0, algbw_gbs = 0, busbw_gbs = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightGroup, name, nodes, ranks, bytes, seconds, algbw_gbs, busbw_gbs)
 struct PreflightReport {
   std::string backend;
   int world_size = 0;
@@ -168,9 +179,14 @@ struct PreflightReport {
   std::vector<std::string> bad_nodes;
   double expected_busbw_gbs = 0;
   std::string busbw_shortfall;  // "" when fine or nothing was expected
+  double expected_nvlink_busbw_gbs = 0;
+  std::vector<PreflightGroup> nvlink_domains, across_domains;  // empty without NVLink domains
+  std::vector<std::string> domain_shortfalls;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PreflightReport, backend, world_size, expected_gpus, ok, allreduce,
-                                                nodes, bad_nodes, expected_busbw_gbs, busbw_shortfall)
+                                                nodes, bad_nodes, expected_busbw_gbs, busbw_shortfall,
+                                                expected_nvlink_busbw_gbs, nvlink_domains, across_domains,
+                                                domain_shortfalls)
 // The report in `text`. Throws Error naming `where` when the text is not such a report (a JSON object whose
 // bad_nodes is a list of names).
 PreflightReport parse_preflight(const std::string& text, const std::string& where);

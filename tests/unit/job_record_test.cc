@@ -91,6 +91,25 @@ TEST_CASE("a preflight report's bad nodes become excluded nodes with their probl
   CHECK_THROWS_WITH(bad_nodes_of_preflight(R"({"bad_nodes": [3]})", "p", 0), doctest::Contains("other than node names"));
 }
 
+TEST_CASE("a preflight report's NVLink domains: each node's domain, the groups inside and across, the shortfalls") {
+  // As hpclaunch-probe writes it (trainer/probe_report.cc's probe_json; t0272 makes a real one).
+  const PreflightReport r = parse_preflight(R"({"ok": true, "bad_nodes": [], "expected_nvlink_busbw_gbs": 700,
+      "nodes": [{"node": "n1", "domain": "U/1", "ranks": [0, 1]}, {"node": "n2", "domain": "U/2", "ranks": [2, 3]}],
+      "nvlink_domains": [{"name": "U/1", "nodes": ["n1"], "ranks": [0, 1], "bytes": 64, "busbw_gbs": 610.5},
+                         {"name": "U/2", "nodes": ["n2"], "ranks": [2, 3], "bytes": 64, "busbw_gbs": 120.25}],
+      "across_domains": [{"name": "rail 0", "nodes": ["n1", "n2"], "ranks": [0, 2], "bytes": 64, "busbw_gbs": 40}],
+      "domain_shortfalls": ["NVLink domain U/2 (n2): busbw 120.25 GB/s inside it, below half the 700 GB/s it gives"]})",
+                                            "/j/preflight.json");
+  CHECK(r.nodes[1].domain == "U/2");
+  REQUIRE(r.nvlink_domains.size() == 2);
+  CHECK(r.nvlink_domains[1].busbw_gbs == doctest::Approx(120.25));
+  CHECK(r.across_domains[0].ranks == std::vector<int>{0, 2});
+  CHECK(r.expected_nvlink_busbw_gbs == doctest::Approx(700));
+  CHECK(r.domain_shortfalls.size() == 1);
+  // An older report (no domains) still reads.
+  CHECK(parse_preflight(R"({"ok": true, "bad_nodes": []})", "p").nvlink_domains.empty());
+}
+
 TEST_CASE("excluded nodes accumulate over runs; a node keeps its first reason; the file round-trips") {
   std::vector<ExcludedNode> known = {{"n2", "preflight: slow", 0}};
   auto merged = merge_excluded(known, {{"n2", "preflight: 3 GPU(s)", 1}, {"n7", "named by hand", 1}});
