@@ -3,6 +3,7 @@
 // escaped (html_escape).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/report.h"
@@ -219,12 +220,26 @@ std::string preflight_section(const ReportFacts& f) {
     out += fmt::format("<p>verdict: <span class=\"{}\">{}</span> ({} ranks, {})</p>\n", p.ok ? "ok" : "bad",
                        p.ok ? "every node passed" : "bad nodes: " + esc(join(p.bad_nodes, ", ")), p.world_size, esc(p.backend));
     if (!p.busbw_shortfall.empty()) out += "<p class=\"bad\">" + esc(p.busbw_shortfall) + "</p>\n";
-    out += "<table><tr><th>node</th><th>ranks</th><th>GPUs</th><th>probe (s)</th><th>problems</th></tr>\n";
+    for (const auto& line : p.domain_shortfalls) out += "<p class=\"bad\">" + esc(line) + "</p>\n";
+    auto numbers = [](const std::vector<int>& v) {
+      std::vector<std::string> out;
+      for (int x : v) out.push_back(std::to_string(x));
+      return join(out, ",");
+    };
+    // Where nodes are in NVLink domains, each node's row carries its domain and the busbw measured inside it.
+    const bool domains = !p.nvlink_domains.empty() || !p.across_domains.empty();
+    out += std::string("<table><tr><th>node</th><th>ranks</th><th>GPUs</th><th>probe (s)</th>") +
+           (domains ? "<th>NVLink domain</th><th>busbw inside it (GB/s)</th>" : "") + "<th>problems</th></tr>\n";
     for (const auto& n : p.nodes) {
-      std::vector<std::string> ranks;
-      for (int r : n.ranks) ranks.push_back(std::to_string(r));
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n", esc(n.node),
-                         join(ranks, ","), n.gpus, number(n.probe_seconds), n.problems.empty() ? "ok" : "bad",
+      std::string domain_cells;
+      if (domains) {
+        auto inside = std::find_if(p.nvlink_domains.begin(), p.nvlink_domains.end(),
+                                   [&](const PreflightGroup& g) { return g.name == n.domain; });
+        domain_cells = fmt::format("<td>{}</td><td>{}</td>", n.domain.empty() ? "none" : esc(n.domain),
+                                   inside == p.nvlink_domains.end() ? "" : number(inside->busbw_gbs));
+      }
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td class=\"{}\">{}</td></tr>\n", esc(n.node),
+                         numbers(n.ranks), n.gpus, number(n.probe_seconds), domain_cells, n.problems.empty() ? "ok" : "bad",
                          n.problems.empty() ? "ok" : esc(join(n.problems, "; ")));
     }
     out += "</table>\n<p>allreduce bandwidth (every node together; per node, the probe time above):</p>\n"
@@ -233,6 +248,18 @@ std::string preflight_section(const ReportFacts& f) {
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", s.bytes, number(s.seconds),
                          number(s.algbw_gbs), number(s.busbw_gbs));
     out += "</table>\n";
+    if (domains) {
+      out += "<p>inside each NVLink domain and across domains (rail K: the K-th rank of each domain), each kind's "
+             "groups at once:</p>\n<table><tr><th>group</th><th>nodes</th><th>ranks</th><th>bytes</th>"
+             "<th>busbw (GB/s)</th></tr>\n";
+      for (const auto* kind : {&p.nvlink_domains, &p.across_domains})
+        for (const auto& g : *kind)
+          out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(g.name),
+                             esc(join(g.nodes, ", ")), numbers(g.ranks), g.bytes, number(g.busbw_gbs));
+      out += fmt::format("</table>\n<p class=\"note\">expected: {} GB/s inside a domain, {} GB/s across (the profile's "
+                         "interconnect figures; 0: none given)</p>\n",
+                         number(p.expected_nvlink_busbw_gbs), number(p.expected_busbw_gbs));
+    }
   }
   out += "<h3>Nodes left out</h3>\n";
   if (f.excluded.empty()) return out + "<p class=\"note\">none</p></section>\n";

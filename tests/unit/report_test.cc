@@ -233,6 +233,28 @@ TEST_CASE("the preflight's verdict, each node and the bandwidth, and the nodes l
   CHECK(page.find("<td>1048576</td>") != std::string::npos);
   CHECK(page.find("3 GPU(s), expected 4") != std::string::npos);
   CHECK(page.find("<td>n&lt;2&gt;</td><td>preflight: 3 GPU(s)</td><td>0</td>") != std::string::npos);
+  CHECK(page.find("NVLink") == std::string::npos);  // no domains: no such column or table
+}
+
+TEST_CASE("the preflight's NVLink domains: each node's domain and the busbw inside it, the groups, the shortfalls") {
+  ReportFacts f = facts();
+  PreflightReport p;
+  p.backend = "nccl";
+  p.world_size = 4;
+  p.ok = true;
+  p.nodes = {{"n1", {0, 1}, 2, 1.0, {}, "U/1"}, {"n2", {2, 3}, 2, 1.0, {}, "U/2"}, {"n3", {4}, 2, 1.0, {}, ""}};
+  p.nvlink_domains = {{"U/1", {"n1"}, {0, 1}, 1 << 20, 0.001, 1, 610.5}, {"U/2", {"n2"}, {2, 3}, 1 << 20, 0.01, 1, 120.5}};
+  p.across_domains = {{"rail 0", {"n1", "n2"}, {0, 2}, 1 << 20, 0.02, 1, 40}};
+  p.expected_nvlink_busbw_gbs = 700;
+  p.domain_shortfalls = {"NVLink domain U/2 (n2): busbw 120.25 GB/s inside it, below half the 700 GB/s it gives"};
+  f.preflight = p;
+  const std::string page = report_html(f);
+  CHECK(page.find("<th>NVLink domain</th><th>busbw inside it (GB/s)</th>") != std::string::npos);
+  CHECK(page.find("<td>n2</td><td>2,3</td><td>2</td><td>1</td><td>U/2</td><td>120.5</td>") != std::string::npos);
+  CHECK(page.find("<td>n3</td><td>4</td><td>2</td><td>1</td><td>none</td><td></td>") != std::string::npos);
+  CHECK(page.find("<td>rail 0</td><td>n1, n2</td><td>0,2</td><td>1048576</td><td>40</td>") != std::string::npos);
+  CHECK(page.find("<p class=\"bad\">NVLink domain U/2 (n2): busbw 120.25 GB/s") != std::string::npos);
+  CHECK(page.find("expected: 700 GB/s inside a domain, 0 GB/s across") != std::string::npos);
 }
 
 TEST_CASE("an array's page is a table of its tasks, the best marked, each linked to its page") {
