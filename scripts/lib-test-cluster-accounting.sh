@@ -1,12 +1,13 @@
 # shellcheck shell=bash disable=SC2154  # dir, conf, ctld_port, wait_s: test-cluster.sh's
 # Sourced by scripts/test-cluster.sh for TEST_CLUSTER_ACCOUNTING=1: the cluster's accounting, as a site has it.
-# A MariaDB server of its own (data, socket, pid and log in DIR/mariadb, run as the `mysql` user that Debian's
-# mariadb-server package makes; TCP on 127.0.0.1 only, at the port block's slurmctld port + 2), a slurmdbd at
-# port + 3 storing into it (DIR/slurmdbd.conf), slurm.conf's AccountingStorageType=accounting_storage/slurmdbd and
-# JobAcctGatherType=jobacct_gather/linux (sampled every second), PrologFlags=Contain (extern steps), and `sacctmgr` entries: the cluster, the account
-# `hpclaunch`, and the user root (and the caller) with it as their default account. Each start begins with an empty
-# database (the job ids of a restarted cluster start again at FirstJobId); `stop` ends both daemons and removes
-# DIR/mariadb. Uses test-cluster.sh's dir, conf, ctld_port, die, note, pid_alive, pid_of and kill_pid.
+# A MariaDB server of its own (data, socket, pid and log in DIR/mariadb; run as `nobody`: Debian's
+# mariadb-server-core has the server without a service of the machine's or a `mysql` user; TCP on 127.0.0.1 only,
+# at the port block's slurmctld port + 2), a slurmdbd at port + 3 storing into it (DIR/slurmdbd.conf), slurm.conf's
+# AccountingStorageType=accounting_storage/slurmdbd, JobAcctGatherType=jobacct_gather/linux (sampled every
+# second) and PrologFlags=Contain (extern steps), and `sacctmgr` entries: the cluster, the account `hpclaunch`, and
+# the user root (and the caller) with it as their default account. Each start begins with an empty database (the
+# job ids of a restarted cluster start again at FirstJobId); `stop` ends both daemons and removes DIR/mariadb. Uses
+# test-cluster.sh's dir, conf, ctld_port, wait_s, die, pid_alive, pid_of and kill_pid.
 
 acct_db_dir() { echo "$dir/mariadb"; }
 acct_db_pidfile() { echo "$dir/mariadb/run/mariadbd.pid"; }
@@ -59,23 +60,24 @@ acct_sacctmgr() { SLURM_CONF=$conf timeout 20 sacctmgr -i "$@" >>"$dir/log/sacct
 acct_up() {
   local tool
   for tool in mariadb-install-db mariadbd mariadb slurmdbd sacctmgr; do
-    command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian packages mariadb-server, slurmdbd)"
+    command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/install-deps.sh (Debian packages mariadb-server-core, mariadb-client-core, slurmdbd)"
   done
-  id mysql >/dev/null 2>&1 || die "no 'mysql' user to run mariadbd as; run scripts/install-deps.sh (Debian package mariadb-server)"
+  local owner
+  owner=nobody:$(id -gn nobody) || die "no user 'nobody' to run mariadbd as"
   local db_port dbd_port db
   read -r db_port dbd_port <<<"$(acct_ports)"
   db=$(acct_db_dir)
   rm -rf "$db"
   mkdir -p "$db/data" "$db/run"
-  chown mysql:mysql "$db/data" "$db/run"
+  chown "$owner" "$db/data" "$db/run"
   # Small InnoDB files (114 MB by default, 26 MB so): the database holds a few jobs. Its temporary files in its own
-  # folder: the caller's TMPDIR (a test's) is not the mysql user's to write.
+  # folder: the caller's TMPDIR (a test's) is not nobody's to write.
   local small=(--innodb-log-file-size=8M --innodb-buffer-pool-size=32M --innodb-lock-wait-timeout=900
     --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --tmpdir="$db/run")
-  mariadb-install-db --no-defaults --user=mysql --datadir="$db/data" --auth-root-authentication-method=socket \
+  mariadb-install-db --no-defaults --user=nobody --datadir="$db/data" --auth-root-authentication-method=socket \
     --skip-test-db "${small[@]}" >"$dir/log/mariadb-install-db.log" 2>&1 8>&- 9>&- \
     || die "mariadb-install-db failed; see $dir/log/mariadb-install-db.log"
-  setsid mariadbd --no-defaults --user=mysql --datadir="$db/data" --socket="$db/run/mysqld.sock" --port="$db_port" \
+  setsid mariadbd --no-defaults --user=nobody --datadir="$db/data" --socket="$db/run/mysqld.sock" --port="$db_port" \
     --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$(acct_db_pidfile)" --log-error="$db/run/mariadbd.log" \
     "${small[@]}" --innodb-fast-shutdown=2 </dev/null >/dev/null 2>&1 8>&- 9>&- &
   for _ in $(seq 1 $((wait_s * 10))); do acct_sql "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
