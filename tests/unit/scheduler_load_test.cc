@@ -2,9 +2,9 @@
 // sacct for what squeue has forgotten), PBS one qstat — whatever the number of jobs and tasks. The Slurm answers
 // are in the form the test cluster's squeue 22.05.8 wrote them (`-O` fields padded and ended by '|'; the exit
 // code as a wait status) and sacct's documented -P form (the shared test clusters have no accounting: their sacct
-// answers "Slurm accounting storage is disabled", exit 1); the usage answers of tests/unit/data/slurm-22.05/sacct-usage*
-// are real, from a cluster with slurmdbd (TEST_CLUSTER_ACCOUNTING=1, as t0642 starts it); PBS follows OpenPBS's
-// documented `qstat -f` form.
+// answers "Slurm accounting storage is disabled", exit 1); the usage answers of
+// tests/unit/data/slurm-22.05/sacct-usage* are real, from a cluster with slurmdbd (TEST_CLUSTER_ACCOUNTING=1, as
+// t0642 starts it); PBS follows OpenPBS's documented `qstat -f` form.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -98,8 +98,9 @@ TEST_CASE("sacct's usage answer: the allocation's elapsed time, the largest step
 
 TEST_CASE("real sacct 22.05.8 with slurmdbd: steps batch, extern and N; MaxRSS in K; energy 0; jobs not started or running") {
   // slurm-22.05/commands.tsv: sacct-usage (jobs 2011 of two srun steps, 2012 failed, array tasks 2013_0 and 2013_1,
-  // 2015 running, 2016 pending, 2017 cancelled while pending) and sacct-usage-running (2018: its step 0 ended, the
-  // batch step still running). JobAcctGatherType=jobacct_gather/linux, PrologFlags=Contain, no energy plugin.
+  // 2015 running, 2016 pending, 2017 cancelled while pending), sacct-usage-running (2018: its step 0 ended, the
+  // batch step still running) and sacct-usage-no-gather. JobAcctGatherType=jobacct_gather/linux (but in the last),
+  // PrologFlags=Contain, no energy plugin.
   using Items = std::vector<std::pair<std::string, std::string>>;
   const auto u = parse_sacct_usage(data("slurm-22.05/sacct-usage.txt"));
   REQUIRE(u.size() == 7);
@@ -121,6 +122,12 @@ TEST_CASE("real sacct 22.05.8 with slurmdbd: steps batch, extern and N; MaxRSS i
   CHECK(r.at("2018").items == Items{{"elapsed", "00:00:07"}, {"max RSS", "63.2 MiB (step 0)"}, {"steps", "3"}});  // 64668K
   CHECK(r.at("2018").note ==
         "2 step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)");
+
+  // sacct-usage-no-gather: the same cluster with JobAcctGatherType=jobacct_gather/none: every MaxRSS empty.
+  const auto n = parse_sacct_usage(data("slurm-22.05/sacct-usage-no-gather.txt"));
+  REQUIRE(n.size() == 1);
+  CHECK(n.at("2010").items == Items{{"elapsed", "00:00:06"}, {"steps", "3"}});
+  CHECK(n.at("2010").note == "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)");
 }
 
 TEST_CASE("usage: Slurm asks one sacct for all jobs and quotes it when accounting is off; other schedulers record none") {

@@ -363,7 +363,8 @@ std::string usage_note(const SacctTally& t) {
     if (t.state == "PENDING" || t.state == "REQUEUED") return "not started yet (sacct: " + t.state + ")";
     if (t.state != "RUNNING") return "never started (sacct: " + t.state + ", no steps)";
   }
-  const std::string running = "step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)";
+  const std::string running =
+      "step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)";
   if (t.running_steps > 0) return t.max_rss ? std::to_string(t.running_steps) + " " + running : running;
   return t.max_rss ? "" : "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)";
 }
