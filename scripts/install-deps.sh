@@ -24,6 +24,7 @@ test_packages=(
   doctest-dev python3-torch
   openmpi-bin libopenmpi-dev
   slurm-wlm
+  slurmdbd mariadb-server-core mariadb-client-core  # t0642: a cluster with accounting (scripts/lib-test-cluster-accounting.sh); the servers alone, no service of the machine's
   debootstrap                     # the Debian 13 root of Slurm 24.11, the test cluster's second version (scripts/slurm-root.sh)
   file procps iproute2 psmisc
   openssh-client openssh-server   # t0660: --remote over real ssh to an sshd the test runs in a network namespace

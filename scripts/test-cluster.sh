@@ -2,8 +2,8 @@
 # A real two-node Slurm cluster on loopback for the integration tests (see /work/shared/TEST-CLUSTER.md):
 # one slurmctld and two slurmd (-N n1, -N n2), auth/none, no database, four fake GPUs per node. It has a site's
 # shape: typed GRES (gpu:a100:4), node features (gpu, a100, nvme), partitions with time and node limits. No
-# accounting: slurmdbd needs a MySQL/MariaDB server, more than a test fixture should start, so `sacctmgr`
-# answers that accounting is off and `sites check` reports accounts and QOS as unknown.
+# accounting unless TEST_CLUSTER_ACCOUNTING=1 (below: a MariaDB server and a slurmdbd, for t0642 alone): without it
+# `sacctmgr` answers that accounting is off and `sites check` reports accounts and QOS as unknown.
 #
 #   scripts/test-cluster.sh start  DIR   start it (idempotent), wait until both nodes are idle, write DIR/env.sh
 #   scripts/test-cluster.sh stop   DIR   cancel its jobs, stop its daemons, check none is left (idempotent)
@@ -41,6 +41,11 @@
 # from the machine's netns cluster's.
 # TEST_CLUSTER_NODES=N at `start` (2 to 8, default 2; not with TEST_CLUSTER_NETNS): nodes n1..nN (slurmd ports
 # N+1..), every partition but `single` on all of them; kept in DIR/nodes.
+# TEST_CLUSTER_ACCOUNTING=1 at `start` (not with TEST_CLUSTER_NETNS or TEST_CLUSTER_SLURM): with accounting, as
+# sites have it: a MariaDB server and a slurmdbd of the cluster's own (DIR/mariadb, DIR/slurmdbd.conf; the port
+# block's slurmctld port + 2 and + 3), jobacct_gather/linux, and sacctmgr's cluster, account `hpclaunch` and user
+# root; so sacct answers. Kept in DIR/accounting until `stop` ends both daemons and removes the database
+# (scripts/lib-test-cluster-accounting.sh).
 # Needs root (slurmd runs jobs as their user; mknod; /etc/hosts; ip netns; unshare and chroot).
 set -euo pipefail
 
@@ -101,6 +106,17 @@ if [ -n "$slurm_root" ]; then
     die "no Slurm $slurm_version root in $slurm_root; run scripts/slurm-root.sh $slurm_root"
   fi
 fi
+# Accounting (slurmdbd and its MariaDB; scripts/lib-test-cluster-accounting.sh): from DIR/accounting when such a
+# cluster exists there, else TEST_CLUSTER_ACCOUNTING=1 (start).
+accounting=0
+if [ -f "$dir/accounting" ] || { [ "$action" = start ] && [ "${TEST_CLUSTER_ACCOUNTING:-0}" = 1 ]; }; then
+  accounting=1
+  # shellcheck source=scripts/lib-test-cluster-accounting.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib-test-cluster-accounting.sh"
+  if [ $netns = 1 ] || [ -n "$slurm_root" ]; then
+    die "TEST_CLUSTER_ACCOUNTING=1 is for a loopback cluster of the machine's Slurm; unset TEST_CLUSTER_NETNS and TEST_CLUSTER_SLURM"
+  fi
+fi
 # in_ctld CMD...: run CMD where slurmctld runs (the hub namespace in netns mode; in the Slurm root, in either
 # mode); on_node NODE CMD...: on NODE.
 in_root=()
@@ -138,6 +154,7 @@ is_up() {
   [ $netns = 0 ] || [ "$(netns_names "$pfx" | wc -l)" = 3 ] || return 1
   pid_alive "$(pid_of "$(ctld_pidfile)")" || return 1
   for n in "${nodes[@]}"; do pid_alive "$(pid_of "$(slurmd_pidfile "$n")")" || return 1; done
+  [ $accounting = 0 ] || pid_alive "$(pid_of "$(acct_dbd_pidfile)")" || return 1
   sinfo_here -h >/dev/null 2>&1
 }
 
@@ -166,7 +183,7 @@ pick_ports() {
   fi
   if [ -n "${TEST_CLUSTER_PORT_BASE:-}" ]; then
     ctld_port=$TEST_CLUSTER_PORT_BASE; node_port0=$((ctld_port + 1)); block=$(((ctld_port / 20) % 50))
-    for p in $ctld_port $(seq "$node_port0" $((node_port0 + nnodes - 1))); do
+    for p in $ctld_port $(seq "$node_port0" $((node_port0 + nnodes - 1))) $([ $accounting = 0 ] || acct_ports); do
       port_busy "$p" && die "port $p (TEST_CLUSTER_PORT_BASE=$TEST_CLUSTER_PORT_BASE) is in use; pick another base"
     done
     return 0  # not the loop's status: the last port's `port_busy` (1, free) ended start silently
@@ -174,7 +191,8 @@ pick_ports() {
   local k
   for k in $(seq 0 19); do
     ctld_port=$((16817 + 20 * k)); node_port0=$((17001 + 20 * k)); block=$k
-    port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || ports_busy "$node_port0" "$nnodes" || return 0
+    port_busy "$ctld_port" || port_busy "$((ctld_port + 1))" || ports_busy "$node_port0" "$nnodes" \
+      || { [ $accounting = 1 ] && ports_busy "$((ctld_port + 2))" 2; } || return 0
   done
   die "no free port block from 16817/17001 upwards (20 tried); stop other test clusters (pgrep -a slurmctld)"
 }
@@ -388,6 +406,7 @@ do_stop() {
   local left
   left=$(own_pids)
   [ -z "$left" ] || die "daemons of $dir still running after stop: pids $left"
+  [ $accounting = 0 ] || acct_down
   if [ $netns = 1 ]; then
     netns_down "$pfx" || die "cannot remove the namespaces of $dir ($pfx-*): see 'ip netns list'"
     rm -rf "${dir:?}/netns" "${dir:?}/bin"
@@ -421,6 +440,11 @@ do_start() {
   flock -w 120 8 || die "another test-cluster.sh start holds ${TMPDIR:-/tmp}/hpclaunch-test-cluster-ports.lock for over 120 s"
   pick_ports
   write_conf
+  if [ $accounting = 1 ]; then
+    touch "$dir/accounting"  # before the daemons: a failed start is still stopped with its database
+    acct_conf_lines >>"$conf"
+    acct_up
+  fi
   in_ctld slurmctld -c -f "$conf" 8>&- || die "slurmctld did not start; see $dir/log/slurmctld.log"
   for n in "${nodes[@]}"; do
     on_node "$n" slurmd -f "$conf" -N "$n" 8>&- || die "slurmd -N $n did not start; see $dir/log/slurmd-$n.log"

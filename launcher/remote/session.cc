@@ -90,7 +90,7 @@ SshSettings ssh_settings_from_environment() {
                   "remove it (hpclaunch makes it again, mode 0700) or set XDG_RUNTIME_DIR");
   if (const char* config = std::getenv("HPCLAUNCH_SSH_CONFIG"); config && *config) s.config_file = config;
   int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
-  s.batch = tty < 0;  // no terminal: ssh could not ask for a password, so it must not wait for one
+  s.batch = !ssh_may_prompt(tty >= 0, capture_environment());  // else ssh would wait for an answer nobody can give
   if (tty >= 0) close(tty);
   return s;
 }

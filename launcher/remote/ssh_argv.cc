@@ -1,5 +1,7 @@
 #include "remote/ssh_argv.h"
 
+#include <cctype>
+
 #include <fmt/core.h>
 
 #include "util/error.h"
@@ -47,6 +49,15 @@ SshTarget remote_target(const std::string& value, const std::function<std::strin
     throw Error("--remote", "'" + text + "' is no ssh target: " + why,
                 "give [USER@]HOST[:PORT], or a site whose profile names its login_host");
   return *t;
+}
+
+bool ssh_may_prompt(bool has_terminal, const Env& env) {
+  if (has_terminal) return true;
+  std::string require = env_get(env, "SSH_ASKPASS_REQUIRE").value_or("");
+  for (char& c : require) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // ssh: strcasecmp
+  if (require == "force") return true;
+  if (require == "never") return false;
+  return env_non_empty(env, "DISPLAY") || env_non_empty(env, "WAYLAND_DISPLAY");
 }
 
 std::string ssh_control_dir(const std::string& runtime_dir, const std::string& tmp_dir, unsigned uid) {

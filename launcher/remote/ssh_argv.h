@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "util/environment.h"
 #include "util/ssh_target.h"
 
 namespace hpclaunch {
@@ -29,7 +30,7 @@ SshTarget remote_target(const std::string& value, const std::function<std::strin
 struct SshSettings {
   std::string control_dir;   // the folder of the shared connection's socket (mode 0700, ours)
   std::string config_file;   // ssh -F FILE; "" for the user's own ~/.ssh/config
-  bool batch = false;        // BatchMode=yes: no prompt at all (nothing to prompt on: no terminal)
+  bool batch = false;        // BatchMode=yes: no prompt at all (nothing to prompt on: !ssh_may_prompt)
   int persist_s = 600;       // ControlPersist: how long the master outlives the last command
 };
 
@@ -37,6 +38,13 @@ struct SshSettings {
 // name (a unix socket path holds at most 107 bytes, and ssh's %C and its temporary suffix take 58), else
 // TMP/hpclaunch-ssh-UID. `runtime_dir` "" when XDG_RUNTIME_DIR is unset.
 std::string ssh_control_dir(const std::string& runtime_dir, const std::string& tmp_dir, unsigned uid);
+
+// Whether ssh can ask for a password, a key's passphrase or a 2FA code in this session: on the terminal, or, as
+// OpenSSH decides it (readpass.c), through the SSH_ASKPASS program (ssh-askpass by default): with
+// SSH_ASKPASS_REQUIRE=force, or with a display (DISPLAY or WAYLAND_DISPLAY) unless SSH_ASKPASS_REQUIRE=never. A
+// user without a terminal (an editor's task, a notebook) but with an askpass gets the one prompt of the session
+// there; with neither, ssh runs with BatchMode=yes and fails at once instead of waiting for an answer.
+bool ssh_may_prompt(bool has_terminal, const Env& env);
 
 // ssh's argv that runs `far_command` (one string, given to the far side's login shell) on `t` over the shared
 // connection.

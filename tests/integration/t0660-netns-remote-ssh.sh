@@ -11,7 +11,9 @@
 # along), jobs, status --json, logs, wait, cancel and report -o (the page comes back to the laptop) all run over one
 # connection (sshd accepts one login); the far exit status comes back; submit --snapshot sends the laptop's code
 # (a git tree with an uncommitted change), which the job runs, and job.json names its commit; a connection killed while sbatch runs leaves
-# exactly one job, the retry printing its id. About 20 s.
+# exactly one job, the retry printing its id; with a key that has a passphrase and no terminal, an askpass program
+# (SSH_ASKPASS_REQUIRE=force) is asked once for a whole session of submit, status, wait, logs and cancel, and again
+# by a session in another control folder. About 20 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-netns.sh"
 need_hpclaunch
@@ -217,4 +219,46 @@ assert_contains "$(cat "$t/lost.err")" "the connection to $remote was lost durin
 assert_eq "$id_lost" "$(squeue -h -t all -n "$name" -o %i)" "the scheduler's jobs named $name"
 assert_eq $((jobs_before + 1)) "$(wc -l <"$far/state/hpclaunch/jobs")" "far job index lines after the lost submit"
 assert_eq 2 "$(logins)" "logins (the second after the lost connection)"
+
+# One prompt for a whole session: a key with a passphrase, no terminal (as under CTest, or from an editor's task),
+# and an askpass program (SSH_ASKPASS_REQUIRE=force, a DISPLAY) that logs each question and answers it. submit,
+# status, wait, logs and cancel over --remote ask once; a session in another control folder (no master to share)
+# asks again. Its control folders are under $run_dir: the cleanup ends their masters too.
+pass=t0660-${t##*.}
+ssh-keygen -q -t ed25519 -N "$pass" -f "$t/ssh/id_pass"
+cat "$t/ssh/id_pass.pub" >>"$t/ssh/authorized_keys"
+sed "s|IdentityFile $t/ssh/id\$|IdentityFile $t/ssh/id_pass|" "$t/ssh/config" >"$t/ssh/config_pass"
+grep -qx "  IdentityFile $t/ssh/id_pass" "$t/ssh/config_pass" || fail "config_pass does not name the passphrase key"
+cat >"$t/askpass" <<SH
+#!/bin/sh
+echo "\$1" >>$t/askpass.log
+echo "$pass"
+SH
+chmod 755 "$t/askpass"
+mkdir -m 700 "$run_dir/one" "$run_dir/two"
+laptop_pass() {  # SESSION COMMAND ARG...: `COMMAND --remote` from the laptop with the passphrase key and askpass,
+  # SESSION's control folder, and no terminal (setsid: none when the test is run by hand either)
+  local session=$1 command=$2
+  shift 2
+  (cd "$t/laptop" && netns_exec "$pfx" n2 setsid -w env -u SLURM_CONF HPCLAUNCH_SSH_CONFIG="$t/ssh/config_pass" \
+    XDG_RUNTIME_DIR="$run_dir/$session" HPCLAUNCH_REMOTE_LAUNCHERS="$t/launchers" SSH_ASKPASS="$t/askpass" \
+    SSH_ASKPASS_REQUIRE=force DISPLAY=:0 "$HPCLAUNCH" "$command" --remote "$remote" "$@" </dev/null)
+}
+asked() { if [ -f "$t/askpass.log" ]; then grep -c . "$t/askpass.log" || true; else echo 0; fi; }
+logins_before=$(logins) pass_start=$SECONDS
+id_p=$(laptop_pass one submit --site test-perlmutter --site-file "$HPCLAUNCH_SOURCE_DIR/tests/integration/sites/test-perlmutter.yaml" \
+  --account m1234_g --job-dir "$far/jobs/pass" --nodes 1 --gpus-per-node 1 --launcher srun -- echo "one prompt" 2>"$t/err") ||
+  fail "submit --remote with a passphrase key and askpass failed (asked $(asked) times): $(cat "$t/err")"
+echo "$id_p" >>"$t/submitted"
+assert_contains "$(laptop_pass one status "$id_p")" "$id_p " "status over the session"
+laptop_pass one wait --interval 0.5 "$id_p" >/dev/null || fail "wait over the session failed"
+assert_contains "$(laptop_pass one logs "$id_p")" "one prompt" "logs over the session"
+laptop_pass one cancel "$id_p" 2>/dev/null || fail "cancel over the session failed"  # ended already: scancel says nothing
+assert_eq 1 "$(asked)" "askpass runs for submit, status, wait, logs and cancel over one connection ($(cat "$t/askpass.log"))"
+assert_contains "$(cat "$t/askpass.log")" "$t/ssh/id_pass" "what askpass was asked"
+assert_eq $((logins_before + 1)) "$(logins)" "logins of the session"
+laptop_pass two jobs >/dev/null || fail "jobs --remote in a second control folder failed"
+assert_eq 2 "$(asked)" "askpass runs for a session in another control folder (no connection to share)"
+assert_eq $((logins_before + 2)) "$(logins)" "logins of the two sessions"
+note "askpass asked once per session ($((SECONDS - pass_start)) s): $(head -n 1 "$t/askpass.log")"
 echo "ok"

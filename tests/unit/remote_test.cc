@@ -135,6 +135,19 @@ TEST_CASE("every ssh shares the session's master connection; the far command is 
              "BatchMode=yes", "-p", "2222", "--", "h", "x"});
 }
 
+TEST_CASE("ssh may prompt on a terminal, or without one through an askpass program as OpenSSH allows it") {
+  CHECK(ssh_may_prompt(true, {}));
+  CHECK(ssh_may_prompt(true, {{"SSH_ASKPASS_REQUIRE", "never"}}));  // the terminal still
+  CHECK_FALSE(ssh_may_prompt(false, {}));  // BatchMode=yes: fail at once, never wait
+  CHECK_FALSE(ssh_may_prompt(false, {{"SSH_ASKPASS", "/usr/bin/ksshaskpass"}}));  // no display: ssh will not run it
+  CHECK(ssh_may_prompt(false, {{"SSH_ASKPASS_REQUIRE", "force"}}));
+  CHECK(ssh_may_prompt(false, {{"SSH_ASKPASS_REQUIRE", "Force"}}));  // ssh compares without case
+  CHECK(ssh_may_prompt(false, {{"DISPLAY", ":0"}}));
+  CHECK(ssh_may_prompt(false, {{"WAYLAND_DISPLAY", "wayland-0"}, {"SSH_ASKPASS_REQUIRE", "prefer"}}));
+  CHECK_FALSE(ssh_may_prompt(false, {{"DISPLAY", ":0"}, {"SSH_ASKPASS_REQUIRE", "never"}}));
+  CHECK_FALSE(ssh_may_prompt(false, {{"DISPLAY", ""}}));  // empty: no display, as ssh reads it
+}
+
 TEST_CASE("the far command runs under sh whatever the login shell, every argument quoted by the one quoter") {
   CHECK(far_command("echo 'a b'") == "sh -c 'echo '\\''a b'\\'''");
   RemoteCall call = plan_remote_call("status", {"--json", "job 1", "it's", "$HOME"}, k_token);

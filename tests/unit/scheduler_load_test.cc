@@ -1,15 +1,20 @@
 // The load `jobs` puts on a scheduler: query_many asks once for every job in view — Slurm one squeue (and one
 // sacct for what squeue has forgotten), PBS one qstat — whatever the number of jobs and tasks. The Slurm answers
 // are in the form the test cluster's squeue 22.05.8 wrote them (`-O` fields padded and ended by '|'; the exit
-// code as a wait status) and sacct's documented -P form (the test cluster has no accounting: its sacct answers
-// "Slurm accounting storage is disabled", exit 1); PBS follows OpenPBS's documented `qstat -f` form.
+// code as a wait status) and sacct's documented -P form (the shared test clusters have no accounting: their sacct
+// answers "Slurm accounting storage is disabled", exit 1); the usage answers of
+// tests/unit/data/slurm-22.05/sacct-usage* are real, from a cluster with slurmdbd (TEST_CLUSTER_ACCOUNTING=1, as
+// t0642 starts it); PBS follows OpenPBS's documented `qstat -f` form.
 #include <doctest/doctest.h>
+
+#include <filesystem>
 
 #include "jobs/watch.h"
 #include "schedulers/pbs/backend.h"
 #include "schedulers/slurm/backend.h"
 #include "test_util.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace scheduler_load_test {  // this file's names, apart from its unity batch's others (tests/CMakeLists.txt)
 
@@ -38,6 +43,12 @@ struct Recorder {
     };
   }
 };
+
+std::string data(const char* name) {
+  auto text = read_file((std::filesystem::path(HPCLAUNCH_SOURCE_DIR) / "tests/unit/data" / name).string());
+  REQUIRE(text);
+  return *text;
+}
 
 }  // namespace
 
@@ -76,13 +87,47 @@ TEST_CASE("sacct's usage answer: the allocation's elapsed time, the largest step
   CHECK(u.at("1000").note.empty());
   CHECK(u.at("1001_3").items ==
         Items{{"elapsed", "1-02:00:00"}, {"max RSS", "900.0 MiB (step batch)"}, {"energy", "4000 J"}, {"steps", "2"}});
-  CHECK(u.at("1002").items == Items{{"elapsed", "00:00:00"}, {"steps", "0"}});
-  CHECK(u.at("1002").note.find("no memory use") != std::string::npos);
+  CHECK(u.at("1002").items.empty());
+  CHECK(u.at("1002").note == "not started yet (sacct: PENDING)");
   CHECK(*sacct_size("512") == 512);
   CHECK(*sacct_size("3K") == 3072);
   CHECK_FALSE(sacct_size("").has_value());
   CHECK_FALSE(sacct_size("12Q").has_value());
   CHECK_FALSE(sacct_size("-1K").has_value());
+}
+
+TEST_CASE("real sacct 22.05.8 with slurmdbd: steps batch, extern and N; MaxRSS in K; energy 0; jobs not started or running") {
+  // slurm-22.05/commands.tsv: sacct-usage (jobs 2011 of two srun steps, 2012 failed, array tasks 2013_0 and 2013_1,
+  // 2015 running, 2016 pending, 2017 cancelled while pending), sacct-usage-running (2018: its step 0 ended, the
+  // batch step still running) and sacct-usage-no-gather. JobAcctGatherType=jobacct_gather/linux (but in the last),
+  // PrologFlags=Contain, no energy plugin.
+  using Items = std::vector<std::pair<std::string, std::string>>;
+  const auto u = parse_sacct_usage(data("slurm-22.05/sacct-usage.txt"));
+  REQUIRE(u.size() == 7);
+  CHECK(u.at("2011").items == Items{{"elapsed", "00:00:11"}, {"max RSS", "133.1 MiB (step 0)"}, {"steps", "4"}});  // 136340K
+  CHECK(u.at("2011").note.empty());
+  CHECK(u.at("2012").items == Items{{"elapsed", "00:00:04"}, {"max RSS", "24.5 MiB (step batch)"}, {"steps", "2"}});
+  CHECK(u.at("2013_1").items == Items{{"elapsed", "00:00:04"}, {"max RSS", "39.6 MiB (step batch)"}, {"steps", "2"}});
+  // Running: its steps' MaxRSS is empty until they end, which is no JobAcctGatherType's fault.
+  CHECK(u.at("2015").items == Items{{"elapsed", "00:00:06"}, {"steps", "3"}});
+  CHECK(u.at("2015").note == "step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)");
+  // Not started: no elapsed time of 00:00:00, no steps, and why.
+  CHECK(u.at("2016").items.empty());
+  CHECK(u.at("2016").note == "not started yet (sacct: PENDING)");
+  CHECK(u.at("2017").items.empty());
+  CHECK(u.at("2017").note == "never started (sacct: CANCELLED by 0, no steps)");
+
+  const auto r = parse_sacct_usage(data("slurm-22.05/sacct-usage-running.txt"));
+  REQUIRE(r.size() == 1);
+  CHECK(r.at("2018").items == Items{{"elapsed", "00:00:07"}, {"max RSS", "63.2 MiB (step 0)"}, {"steps", "3"}});  // 64668K
+  CHECK(r.at("2018").note ==
+        "2 step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)");
+
+  // sacct-usage-no-gather: the same cluster with JobAcctGatherType=jobacct_gather/none: every MaxRSS empty.
+  const auto n = parse_sacct_usage(data("slurm-22.05/sacct-usage-no-gather.txt"));
+  REQUIRE(n.size() == 1);
+  CHECK(n.at("2010").items == Items{{"elapsed", "00:00:06"}, {"steps", "3"}});
+  CHECK(n.at("2010").note == "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)");
 }
 
 TEST_CASE("usage: Slurm asks one sacct for all jobs and quotes it when accounting is off; other schedulers record none") {

@@ -348,12 +348,26 @@ namespace {
 
 // One job's lines of a usage answer, summed up.
 struct SacctTally {
-  std::string elapsed;
+  std::string elapsed, state;  // the allocation's
   std::optional<double> max_rss;
   std::string max_rss_step;
   double energy = 0, step_energy = 0;
-  int steps = 0;
+  int steps = 0, running_steps = 0;
 };
+
+// Why a job's answer has no MaxRSS, or what it leaves out. Real sacct (tests/unit/data/slurm-22.05/sacct-usage*.txt)
+// leaves a step's MaxRSS empty until the step ends, and lists no step at all for a job that never started: neither
+// is JobAcctGatherType's doing.
+std::string usage_note(const SacctTally& t) {
+  if (t.steps == 0) {
+    if (t.state == "PENDING" || t.state == "REQUEUED") return "not started yet (sacct: " + t.state + ")";
+    if (t.state != "RUNNING") return "never started (sacct: " + t.state + ", no steps)";
+  }
+  const std::string running =
+      "step(s) still running: sacct records a step's MaxRSS when it ends (sstat shows a running step's)";
+  if (t.running_steps > 0) return t.max_rss ? std::to_string(t.running_steps) + " " + running : running;
+  return t.max_rss ? "" : "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)";
+}
 
 std::string size_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -378,10 +392,12 @@ std::map<std::string, JobUsage> parse_sacct_usage(std::string_view out) {
     }
     if (dot == std::string::npos) {
       t.elapsed = cols[1];
+      t.state = cols[4];
       t.energy = energy;
       continue;
     }
     ++t.steps;
+    if (cols[4] == "RUNNING") ++t.running_steps;
     t.step_energy += energy;
     if (auto rss = sacct_size(cols[2]); rss && (!t.max_rss || *rss > *t.max_rss)) {
       t.max_rss = rss;
@@ -391,9 +407,10 @@ std::map<std::string, JobUsage> parse_sacct_usage(std::string_view out) {
   std::map<std::string, JobUsage> usage;
   for (const auto& [id, t] : tallies) {
     JobUsage& u = usage[id];
+    u.note = usage_note(t);
+    if (t.steps == 0 && t.state != "RUNNING") continue;  // not started: its 00:00:00 is no elapsed time
     if (!t.elapsed.empty()) u.items.emplace_back("elapsed", t.elapsed);
     if (t.max_rss) u.items.emplace_back("max RSS", size_text(*t.max_rss) + " (step " + t.max_rss_step + ")");
-    else u.note = "sacct records no memory use (its steps' MaxRSS: JobAcctGatherType)";
     if (const double e = t.energy > 0 ? t.energy : t.step_energy; e > 0) u.items.emplace_back("energy", fmt::format("{:.0f} J", e));
     u.items.emplace_back("steps", std::to_string(t.steps));
   }

@@ -76,7 +76,8 @@ std::map<std::string, JobState> parse_sacct_jobs(std::string_view out);
 std::vector<std::string> sacct_usage_command(const std::vector<std::string>& ids);
 // Its answer, by job id (the part before a step's '.'): the allocation's elapsed time, the largest MaxRSS of its
 // steps (and which step), its energy when measured (ConsumedEnergyRaw above 0: the allocation's, else the steps'
-// sum), its number of steps. Lines of other forms are left out.
+// sum), its number of steps; a note when steps still run (sacct has their MaxRSS only once they end) or the job has
+// not started (no items then: its 00:00:00 is no elapsed time). Lines of other forms are left out.
 std::map<std::string, JobUsage> parse_sacct_usage(std::string_view out);
 // sacct's MaxRSS ("1234K", "56M", "1.50G", "0"; no suffix: bytes) in bytes; nullopt when empty or not a size.
 std::optional<double> sacct_size(std::string_view text);
