@@ -2,8 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 #include "jobs/metrics_location.h"
 #include "jobs/output_file.h"
@@ -82,6 +86,36 @@ void read_curves(const JobRecord& job, const std::string& cwd, ReportFacts* f) {
   }
 }
 
+// How many threads read (and draw) an array's tasks: one a core, up to k_report_threads.
+size_t report_threads(size_t tasks) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min({cores, k_report_threads, tasks}));
+}
+
+// work(0) .. work(n - 1), each once, on `threads` threads (this one among them). Once one throws no other is begun;
+// the lowest index's exception is rethrown when all have stopped, so the error does not depend on the timing.
+void for_each_index(size_t n, size_t threads, const std::function<void(size_t)>& work) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto worker = [&] {
+    for (size_t i; !failed && (i = next++) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> others;
+  for (size_t t = 1; t < threads; ++t) others.emplace_back(worker);
+  worker();
+  for (auto& t : others) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 // gather_report with the plan directory's files already read.
 ReportFacts gather_job(const JobRecord& job, const std::string& cwd, const CommandRunner& run,
                        std::optional<JobState> state, std::optional<JobUsage> usage, const PlanDirFacts& dir) {
@@ -120,24 +154,26 @@ ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, 
   f.usage_note = "each task's page says what the scheduler records of it";
   std::vector<JobRecord> tasks;
   for (int i = 0; i < array.array_tasks; ++i) tasks.push_back(task_record(array, i));
+  if (!tasks.empty())
+    for (const auto& v : tasks.front().values) f.keys.push_back(v.key);
   std::vector<JobUsage> usage;  // for the tasks' pages, in one question
   if (each_task && array.submitted) usage = backend_for(array.scheduler).usage(tasks, run);
-  for (int i = 0; i < array.array_tasks; ++i) {
-    const JobRecord& task = tasks[static_cast<size_t>(i)];
-    if (i == 0)
-      for (const auto& v : task.values) f.keys.push_back(v.key);
-    TaskFacts t{i, task.job_id, task_label(task), {}, task.values, std::nullopt, -1,
-                fmt::format("tasks/{}/report.html", i)};
-    if (static_cast<size_t>(i) < states.size()) t.state = states[static_cast<size_t>(i)];
-    // Each task's metrics file is read once: for its own page (each_task) and its row.
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const JobRecord& task = tasks[i];
+    f.tasks.push_back({static_cast<int>(i), task.job_id, task_label(task), {}, task.values, std::nullopt, -1,
+                       fmt::format("tasks/{}/report.html", i)});
+    if (i < states.size()) f.tasks.back().state = states[i];
+  }
+  // Each task's metrics file is read once: for its own page (each_task) and its row. The tasks are independent,
+  // so they are shared among a few threads; the rows stay in task order, whichever thread read them.
+  for_each_index(tasks.size(), report_threads(tasks.size()), [&](size_t i) {
+    TaskFacts& t = f.tasks[i];
     ReportFacts task_facts;
     if (each_task) {
-      task_facts = gather_job(task, cwd, run, t.state,
-                              static_cast<size_t>(i) < usage.size() ? std::optional(usage[static_cast<size_t>(i)]) : std::nullopt,
-                              dir);
+      task_facts = gather_job(tasks[i], cwd, run, t.state, i < usage.size() ? std::optional(usage[i]) : std::nullopt, dir);
     } else {
       task_facts.state = t.state;
-      read_curves(task, cwd, &task_facts);
+      read_curves(tasks[i], cwd, &task_facts);
     }
     if (task_facts.curves) {
       t.best_validation = best_validation(*task_facts.curves);
@@ -147,8 +183,7 @@ ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, 
       t.steps = 0;  // unreadable yet: its own page says why
     }
     if (each_task) each_task(task_facts, &t);
-    f.tasks.push_back(std::move(t));
-  }
+  });
   return f;
 }
 
