@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <forward_list>
 
 #include <nlohmann/json.hpp>
 
@@ -83,23 +84,42 @@ Json to_json(const OtherRecord& o) {
   return j;
 }
 
-// A line's top-level fields as the reader needs them: no document is built. A key given twice keeps its place
-// and its last value, as nlohmann-json's ordered_json does.
+// A line's top-level fields as the reader needs them: no document is built, and nothing is copied out of the line
+// (a 1,000-task array's report reads 400,000 lines: bench/report/RESULTS.md). Each key is kept as it comes; a key
+// given twice is read as nlohmann-json's ordered_json reads it, its last value in its first place (find and
+// first_of).
 struct Value {
   enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
   bool flag = false;
   double number = 0;
-  std::string text;
+  std::string_view text;      // into the line, or into Fields::owned
   std::vector<int> integers;  // an array's integer elements (nonfinite_ranks), in order
 };
 
+// Two short keys equal (inline: a library call to memcmp per key compared was a tenth of reading a file).
+inline bool same(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 struct Fields {
-  std::vector<std::pair<std::string, Value>> items;
+  std::vector<std::pair<std::string_view, Value>> items;
+  std::forward_list<std::string> owned;  // the keys and strings nlohmann-json's reader hands over (they stay put)
+  // The key's last value, or nullptr.
   const Value* find(std::string_view key) const {
-    for (const auto& [k, v] : items)
-      if (k == key) return &v;
+    for (auto it = items.rbegin(); it != items.rend(); ++it)
+      if (same(it->first, key)) return &it->second;
     return nullptr;
   }
+  // Whether items[i] is its key's first place (a key given twice is listed once, where it first came).
+  bool first_of(size_t i) const {
+    for (size_t j = 0; j < i; ++j)
+      if (same(items[j].first, items[i].first)) return false;
+    return true;
+  }
+  void clear() { items.clear(), owned.clear(); }
 };
 
 // Collects the top-level object's fields; false (and the line is no record) for anything else.
@@ -116,7 +136,7 @@ class FieldReader : public nlohmann::json_sax<Json> {
     return scalar([n](Value& v) { v.kind = Value::Kind::number, v.number = n; });
   }
   bool string(string_t& s) override {
-    return scalar([&s](Value& v) { v.kind = Value::Kind::string, v.text = std::move(s); });
+    return scalar([this, &s](Value& v) { v.kind = Value::Kind::string, v.text = out_->owned.emplace_front(std::move(s)); });
   }
   bool binary(binary_t&) override { return false; }
   bool start_object(std::size_t) override {
@@ -139,13 +159,7 @@ class FieldReader : public nlohmann::json_sax<Json> {
   }
   bool key(string_t& k) override {
     if (depth_ != 1) return true;
-    for (size_t i = 0; i < out_->items.size(); ++i)
-      if (out_->items[i].first == k) {
-        out_->items[i].second = Value();
-        current_ = i;
-        return true;
-      }
-    out_->items.emplace_back(std::move(k), Value());
+    out_->items.emplace_back(out_->owned.emplace_front(std::move(k)), Value());
     current_ = out_->items.size() - 1;
     return true;
   }
@@ -174,7 +188,7 @@ class FieldReader : public nlohmann::json_sax<Json> {
 };
 
 // A number, or NaN for null (a value that was not finite); nullopt when absent or of another kind.
-std::optional<double> number_or_null(const Fields& j, const char* key) {
+std::optional<double> number_or_null(const Fields& j, std::string_view key) {
   const Value* v = j.find(key);
   if (!v) return std::nullopt;
   if (v->kind == Value::Kind::null) return k_nan;
@@ -182,15 +196,15 @@ std::optional<double> number_or_null(const Fields& j, const char* key) {
   return std::nullopt;
 }
 
-double get(const Fields& j, const char* key, double fallback = 0) { return number_or_null(j, key).value_or(fallback); }
+double get(const Fields& j, std::string_view key, double fallback = 0) { return number_or_null(j, key).value_or(fallback); }
 
-std::optional<double> optional_number(const Fields& j, const char* key) {
+std::optional<double> optional_number(const Fields& j, std::string_view key) {
   const Value* v = j.find(key);
   if (!v || v->kind != Value::Kind::number) return std::nullopt;
   return v->number;
 }
 
-std::optional<int64_t> integer(const Fields& j, const char* key) {
+std::optional<int64_t> integer(const Fields& j, std::string_view key) {
   const Value* v = j.find(key);
   if (!v || v->kind != Value::Kind::number) return std::nullopt;
   const double d = v->number;
@@ -199,20 +213,20 @@ std::optional<int64_t> integer(const Fields& j, const char* key) {
   return static_cast<int64_t>(d);
 }
 
-std::string text(const Fields& j, const char* key) {
+std::string_view text(const Fields& j, std::string_view key) {
   const Value* v = j.find(key);
-  return v && v->kind == Value::Kind::string ? v->text : std::string();
+  return v && v->kind == Value::Kind::string ? v->text : std::string_view();
 }
 
 // Required fields missing: an error naming `where`, or (no `where`) an OtherRecord.
-std::optional<Record> incomplete(const std::string& where, const std::string& type, const Fields& j,
+std::optional<Record> incomplete(const std::string& where, std::string_view type, const Fields& j,
                                  const std::string& what) {
   if (!where.empty()) throw Error(where, what, k_records_fix);
-  return OtherRecord{type, integer(j, "step")};
+  return OtherRecord{std::string(type), integer(j, "step")};
 }
 
 std::optional<Record> from_fields(const Fields& j, const std::string& where) {
-  const std::string type = text(j, "type");
+  const std::string_view type = text(j, "type");
   const std::optional<int64_t> step = integer(j, "step");
   if (type == "step") {
     if (!step) return incomplete(where, type, j, "step record without a numeric \"step\"");
@@ -249,17 +263,17 @@ std::optional<Record> from_fields(const Fields& j, const std::string& where) {
   if (type == "run_start") {
     RunStart r;
     r.step = step.value_or(0);
-    r.model = text(j, "model");
+    r.model = std::string(text(j, "model"));
     r.world_size = integer(j, "world_size").value_or(1);
     r.global_batch = integer(j, "global_batch").value_or(0);
-    r.on_nonfinite = text(j, "on_nonfinite");
+    r.on_nonfinite = std::string(text(j, "on_nonfinite"));
     r.time = optional_number(j, "time");
     return r;
   }
   if (type == "run_end") {
     RunEnd r;
     r.step = step.value_or(0);
-    r.status = text(j, "status");
+    r.status = std::string(text(j, "status"));
     r.exit_code = static_cast<int>(integer(j, "exit_code").value_or(0));
     r.skipped_steps = integer(j, "skipped_steps").value_or(0);
     r.nonfinite_step = integer(j, "nonfinite_step");
@@ -273,14 +287,16 @@ std::optional<Record> from_fields(const Fields& j, const std::string& where) {
   if (!j.find("type") && step) {
     UserRecord u;
     u.step = *step;
-    for (const auto& [key, value] : j.items) {
-      if (key == "step") continue;
+    for (size_t i = 0; i < j.items.size(); ++i) {
+      const std::string_view key = j.items[i].first;
+      if (key == "step" || !j.first_of(i)) continue;
+      const Value& value = *j.find(key);
       if (value.kind == Value::Kind::number) u.values.emplace_back(key, value.number);
       else if (value.kind == Value::Kind::null) u.values.emplace_back(key, k_nan);
     }
     return u;
   }
-  return OtherRecord{type, step};
+  return OtherRecord{std::string(type), step};
 }
 
 // The common line read without nlohmann-json: one object of numbers, plain strings (no escapes, ASCII), true,
@@ -296,8 +312,7 @@ class FlatReader {
     do {
       std::string_view key;
       if (!string(&key) || !punct(':')) return false;
-      Value* v = slot(out, key);
-      if (!value(v)) return false;
+      if (!value(&out->items.emplace_back(key, Value()).second)) return false;
     } while (punct(','));
     return punct('}') && end();
   }
@@ -381,29 +396,23 @@ class FlatReader {
       } while (punct(','));
       return punct(']');
     }
-    if (word("true")) return v->kind = Value::Kind::boolean, v->flag = true, true;
-    if (word("false")) return v->kind = Value::Kind::boolean, v->flag = false, true;
-    if (word("null")) return v->kind = Value::Kind::null, true;
+    if (c == 't' || c == 'f' || c == 'n') {
+      if (word("true")) return v->kind = Value::Kind::boolean, v->flag = true, true;
+      if (word("false")) return v->kind = Value::Kind::boolean, v->flag = false, true;
+      return word("null");  // Value's kind is null already
+    }
     v->kind = Value::Kind::number;
     return number(&v->number, &integral);
   }
-  // The key's value, emptied: a key given twice keeps its place and its last value.
-  static Value* slot(Fields* out, std::string_view key) {
-    for (auto& [k, v] : out->items)
-      if (k == key) return &(v = Value());
-    out->items.emplace_back(std::string(key), Value());
-    return &out->items.back().second;
-  }
-
   std::string_view s_;
   size_t at_ = 0;
 };
 
 // The line's fields; false when it is not one JSON object.
 bool read_fields(std::string_view line, Fields* out) {
-  out->items.clear();
+  out->clear();
   if (FlatReader(line).read(out)) return true;
-  out->items.clear();
+  out->clear();
   FieldReader reader(out);
   return Json::sax_parse(line.begin(), line.end(), &reader) && reader.object();
 }
@@ -443,10 +452,10 @@ std::string to_line(const Record& record) {
 }
 
 std::optional<Record> parse_line(std::string_view line, const std::string& where) {
-  Fields fields;
-  fields.items.reserve(16);
+  thread_local Fields fields;  // kept from line to line: its room is allocated once
+  std::string nulled;          // the fields may point into it
   if (!read_fields(line, &fields)) {
-    const std::string nulled = python_non_finite_to_null(line);
+    nulled = python_non_finite_to_null(line);
     if (nulled.empty() || !read_fields(nulled, &fields)) return std::nullopt;
   }
   return from_fields(fields, where);

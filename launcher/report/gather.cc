@@ -2,8 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 #include "jobs/metrics_location.h"
 #include "jobs/output_file.h"
@@ -20,7 +24,31 @@ namespace fs = std::filesystem;
 // The directory that holds the job's plan.json and job.sh: a task's array's, any other job's own.
 std::string plan_dir(const JobRecord& job) { return job.task ? job.array_dir : job.dir; }
 
-void read_common(const JobRecord& job, JobState state, ReportFacts* f) {
+// What a job's page reads from its plan directory: an array's tasks share their array's, read once for all of them.
+struct PlanDirFacts {
+  std::optional<PlanFile> plan;
+  std::string script;
+  std::optional<Failure> failure;             // failure.json's; nullopt: none
+  std::optional<PreflightReport> preflight;   // nullopt: no preflight.json
+};
+
+std::optional<Failure> read_failure(const std::string& dir) {
+  std::optional<std::string> text = read_file((fs::path(dir) / "failure.json").string());
+  return text ? parse_failure_record(*text) : std::nullopt;  // a file being written says nothing yet
+}
+
+// The plan and script; `all`: the failure and preflight too (a job's own page shows them, an array's does not).
+PlanDirFacts read_plan_dir(const std::string& dir, bool all) {
+  PlanDirFacts d{read_plan_file(dir), read_file((fs::path(dir) / "job.sh").string()).value_or(""), std::nullopt,
+                 std::nullopt};
+  if (!all) return d;
+  d.failure = read_failure(dir);
+  const std::string preflight = (fs::path(dir) / "preflight.json").string();
+  if (std::optional<std::string> text = read_file(preflight)) d.preflight = parse_preflight(*text, preflight);
+  return d;
+}
+
+void read_common(const JobRecord& job, JobState state, const PlanDirFacts& dir, ReportFacts* f) {
   f->job_id = job.job_id;
   f->job_dir = job.dir;
   f->site = job.site;
@@ -28,8 +56,8 @@ void read_common(const JobRecord& job, JobState state, ReportFacts* f) {
   f->submitted_at = job.submitted_at;
   f->snapshot = job.snapshot;
   f->state = std::move(state);
-  f->plan = read_plan_file(plan_dir(job));
-  f->script = read_file((fs::path(plan_dir(job)) / "job.sh").string()).value_or("");
+  f->plan = dir.plan;
+  f->script = dir.script;
   f->usage = {{"state", describe(f->state)}};
   if (f->state.exit_code) f->usage.emplace_back("exit code", std::to_string(*f->state.exit_code));
 }
@@ -58,32 +86,61 @@ void read_curves(const JobRecord& job, const std::string& cwd, ReportFacts* f) {
   }
 }
 
-std::optional<Failure> read_failure(const std::string& dir) {
-  std::optional<std::string> text = read_file((fs::path(dir) / "failure.json").string());
-  return text ? parse_failure_record(*text) : std::nullopt;  // a file being written says nothing yet
+// How many threads read (and draw) an array's tasks: one a core, up to k_report_threads.
+size_t report_threads(size_t tasks) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min({cores, k_report_threads, tasks}));
+}
+
+// work(0) .. work(n - 1), each once, on `threads` threads (this one among them). Once one throws no other is begun;
+// the lowest index's exception is rethrown when all have stopped, so the error does not depend on the timing.
+void for_each_index(size_t n, size_t threads, const std::function<void(size_t)>& work) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto worker = [&] {
+    for (size_t i; !failed && (i = next++) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> others;
+  for (size_t t = 1; t < threads; ++t) others.emplace_back(worker);
+  worker();
+  for (auto& t : others) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// gather_report with the plan directory's files already read.
+ReportFacts gather_job(const JobRecord& job, const std::string& cwd, const CommandRunner& run,
+                       std::optional<JobState> state, std::optional<JobUsage> usage, const PlanDirFacts& dir) {
+  ReportFacts f;
+  if (!state && job.submitted) state = backend_for(job.scheduler).query(job, run);
+  if (!state) state = JobState{Phase::pending, "never submitted", "", std::nullopt, false};
+  if (!usage && job.submitted) usage = backend_for(job.scheduler).usage({job}, run).front();
+  read_common(job, std::move(*state), dir, &f);
+  add_usage(usage.value_or(JobUsage{{}, "not recorded: the job was never submitted"}), &f);
+  read_curves(job, cwd, &f);
+  f.excluded = job.excluded;
+  f.timeline = make_timeline(f.curves ? f.curves->runs : std::vector<RunSpan>{}, job.hangs, job.replaced, job.excluded,
+                             dir.failure, f.state);
+  f.output_file = existing_output(job);
+  if (!f.output_file.empty())
+    f.ranks = rank_facts(read_file(f.output_file).value_or(""), k_report_rank_lines, dir.failure, f.state);
+  f.preflight = dir.preflight;
+  return f;
 }
 
 }  // namespace
 
 ReportFacts gather_report(const JobRecord& job, const std::string& cwd, const CommandRunner& run,
                           std::optional<JobState> state, std::optional<JobUsage> usage) {
-  ReportFacts f;
-  if (!state && job.submitted) state = backend_for(job.scheduler).query(job, run);
-  if (!state) state = JobState{Phase::pending, "never submitted", "", std::nullopt, false};
-  if (!usage && job.submitted) usage = backend_for(job.scheduler).usage({job}, run).front();
-  read_common(job, std::move(*state), &f);
-  add_usage(usage.value_or(JobUsage{{}, "not recorded: the job was never submitted"}), &f);
-  read_curves(job, cwd, &f);
-  const std::optional<Failure> failure = read_failure(plan_dir(job));
-  f.excluded = job.excluded;
-  f.timeline = make_timeline(f.curves ? f.curves->runs : std::vector<RunSpan>{}, job.hangs, job.replaced, job.excluded,
-                             failure, f.state);
-  f.output_file = existing_output(job);
-  if (!f.output_file.empty())
-    f.ranks = rank_facts(read_file(f.output_file).value_or(""), k_report_rank_lines, failure, f.state);
-  const std::string preflight = (fs::path(plan_dir(job)) / "preflight.json").string();
-  if (std::optional<std::string> text = read_file(preflight)) f.preflight = parse_preflight(*text, preflight);
-  return f;
+  return gather_job(job, cwd, run, std::move(state), std::move(usage), read_plan_dir(plan_dir(job), true));
 }
 
 ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, const CommandRunner& run,
@@ -91,27 +148,32 @@ ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, 
   ReportFacts f;
   std::vector<JobState> states;
   if (array.submitted) states = backend_for(array.scheduler).query_tasks(array, run);
-  read_common(array, array.submitted ? summarize_tasks(states) : JobState{}, &f);
+  // The tasks' pages show the array's plan, script, failure and preflight: read once, here.
+  const PlanDirFacts dir = read_plan_dir(array.dir, static_cast<bool>(each_task));
+  read_common(array, array.submitted ? summarize_tasks(states) : JobState{}, dir, &f);
   f.usage_note = "each task's page says what the scheduler records of it";
   std::vector<JobRecord> tasks;
   for (int i = 0; i < array.array_tasks; ++i) tasks.push_back(task_record(array, i));
+  if (!tasks.empty())
+    for (const auto& v : tasks.front().values) f.keys.push_back(v.key);
   std::vector<JobUsage> usage;  // for the tasks' pages, in one question
   if (each_task && array.submitted) usage = backend_for(array.scheduler).usage(tasks, run);
-  for (int i = 0; i < array.array_tasks; ++i) {
-    const JobRecord& task = tasks[static_cast<size_t>(i)];
-    if (i == 0)
-      for (const auto& v : task.values) f.keys.push_back(v.key);
-    TaskFacts t{i, task.job_id, task_label(task), {}, task.values, std::nullopt, -1,
-                fmt::format("tasks/{}/report.html", i)};
-    if (static_cast<size_t>(i) < states.size()) t.state = states[static_cast<size_t>(i)];
-    // Each task's metrics file is read once: for its own page (each_task) and its row.
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const JobRecord& task = tasks[i];
+    f.tasks.push_back({static_cast<int>(i), task.job_id, task_label(task), {}, task.values, std::nullopt, -1,
+                       fmt::format("tasks/{}/report.html", i)});
+    if (i < states.size()) f.tasks.back().state = states[i];
+  }
+  // Each task's metrics file is read once: for its own page (each_task) and its row. The tasks are independent,
+  // so they are shared among a few threads; the rows stay in task order, whichever thread read them.
+  for_each_index(tasks.size(), report_threads(tasks.size()), [&](size_t i) {
+    TaskFacts& t = f.tasks[i];
     ReportFacts task_facts;
     if (each_task) {
-      task_facts = gather_report(task, cwd, run, t.state,
-                                 static_cast<size_t>(i) < usage.size() ? std::optional(usage[static_cast<size_t>(i)]) : std::nullopt);
+      task_facts = gather_job(tasks[i], cwd, run, t.state, i < usage.size() ? std::optional(usage[i]) : std::nullopt, dir);
     } else {
       task_facts.state = t.state;
-      read_curves(task, cwd, &task_facts);
+      read_curves(tasks[i], cwd, &task_facts);
     }
     if (task_facts.curves) {
       t.best_validation = best_validation(*task_facts.curves);
@@ -121,8 +183,7 @@ ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, 
       t.steps = 0;  // unreadable yet: its own page says why
     }
     if (each_task) each_task(task_facts, &t);
-    f.tasks.push_back(std::move(t));
-  }
+  });
   return f;
 }
 

@@ -10,6 +10,9 @@
 
 namespace hpclaunch {
 
+// At most this many threads read an array's tasks (and draw their pages), one a core.
+inline constexpr size_t k_report_threads = 4;
+
 // How many of each rank's last lines the report keeps.
 inline constexpr size_t k_report_rank_lines = 8;
 
@@ -24,8 +27,9 @@ ReportFacts gather_report(const JobRecord& job, const std::string& cwd, const Co
 // The facts of an array job: the array's plan and script, and a row per task (its state from one question for all
 // of them, its best validation loss from its metrics file); each row's `page` is tasks/I/report.html, relative to
 // the array's job directory. `each_task`, when given, gets each task's own facts (gather_report's, its state from
-// that one question) and its row (which it may change: the page's path) before the next task is read: each
-// metrics file is read once, and only one task's curves are held at a time.
+// that one question) and its row (which it may change: the page's path): each metrics file is read once, and only
+// a task's curves a thread are held at a time. The tasks are read on up to k_report_threads threads, so `each_task`
+// is called from several at once, each time for another task; the rows are in task order all the same.
 ReportFacts gather_array_report(const JobRecord& array, const std::string& cwd, const CommandRunner& run,
                                 const std::function<void(const ReportFacts&, TaskFacts*)>& each_task = {});
 

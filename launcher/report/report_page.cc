@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "report/report.h"
@@ -42,10 +43,13 @@ void append_tenths(std::string* out, double v) {
     return;
   }
   long long t = std::llround(v * 10);
-  if (t < 0) *out += '-', t = -t;
-  *out += std::to_string(t / 10);
-  *out += '.';
-  *out += static_cast<char>('0' + t % 10);
+  char text[24];
+  char* end = text;
+  if (t < 0) *end++ = '-', t = -t;
+  end = std::to_chars(end, text + sizeof text, t / 10).ptr;
+  *end++ = '.';
+  *end++ = static_cast<char>('0' + t % 10);
+  out->append(text, static_cast<size_t>(end - text));
 }
 
 // "1 GPU", "4 GPUs".

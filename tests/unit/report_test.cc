@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/json_output.h"
@@ -163,6 +164,42 @@ TEST_CASE("thin_series keeps each column's lowest and highest value, in order, a
   few.x = {1, 2};
   few.y = {3, 4};
   CHECK(thin_series(few, 1, 2, 640).x.size() == 2);
+}
+
+// A chart's path ("M72.0 30.5 L73.1 31.0 ..."): how many points, and the highest drawn.
+struct PathPoints {
+  size_t points = 0;
+  double top_y = 1e9, bottom_y = -1e9;  // the point drawn highest (the smallest y) and lowest
+};
+
+PathPoints path_points(const std::string& page, const std::string& label) {
+  const std::string head = "data-label=\"" + label + "\" d=\"";
+  const size_t at = page.find(head);
+  REQUIRE(at != std::string::npos);
+  const size_t end = page.find('"', at + head.size());
+  std::istringstream d(page.substr(at + head.size(), end - at - head.size()));
+  PathPoints p;
+  std::string pen_x;
+  double y = 0;
+  while (d >> pen_x >> y) ++p.points, p.top_y = std::min(p.top_y, y), p.bottom_y = std::max(p.bottom_y, y);
+  return p;
+}
+
+TEST_CASE("a curve of 100,000 steps is drawn with at most two points a pixel column, and its one-step spike kept") {
+  ReportFacts f = facts();
+  std::string metrics;
+  for (int s = 1; s <= 100000; ++s)
+    metrics += "{\"type\":\"step\",\"step\":" + std::to_string(s) + ",\"loss\":" + (s == 77777 ? "40" : "1.5") +
+               ",\"lr\":0.1,\"samples_per_s\":100,\"step_time_s\":0.1}\n" +
+               (s % 10000 ? "" : "{\"type\":\"validation\",\"step\":" + std::to_string(s) + ",\"val_loss\":1.6}\n");
+  f.curves = parse_run_curves(metrics, "/m.jsonl");
+  const std::string page = report_html(f);
+  const PathPoints raw = path_points(page, "run: training");  // the raw loss, faint under its smoothed line
+  CHECK(raw.points <= 2 * k_report_curve_columns + 2);
+  CHECK(raw.points >= k_report_curve_columns / 2);
+  CHECK(raw.top_y < 60);                    // the spike, near the top of the plot area (y 26 to 210)
+  CHECK(raw.bottom_y - raw.top_y > 100);  // far above the line
+  CHECK(page.size() < 200000);  // three charts of about 1,280 points, not 100,000
 }
 
 TEST_CASE("the page has every section, escapes every string from files and fetches nothing") {
