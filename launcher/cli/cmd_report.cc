@@ -76,7 +76,10 @@ int cmd_report(const Args& args) {
   const fs::path page_dir = fs::absolute(path).parent_path();
   ReportFacts facts = gather_array_report(job, cwd, run_capture, [&](const ReportFacts& task_facts, TaskFacts* task) {
     const fs::path task_page = fs::path(job.dir) / task->page;
-    write_page(task_page.string(), report_html(task_facts), "", false);
+    // A page as it stands already (a finished task's, reported again) is left alone: reading 72 KB back is cheaper
+    // than writing it, and a file replaced on ext4 costs more than a new one (bench/report/RESULTS.md).
+    const std::string html = report_html(task_facts);
+    if (read_file(task_page.string()) != std::optional<std::string>(html)) write_page(task_page.string(), html, "", false);
     task->page = task_page.lexically_relative(page_dir).string();
   });
   if (!facts.tasks.empty() && !sync_filesystem(job.dir))
