@@ -87,6 +87,15 @@ double time_allreduce(Communicator& comm, torch::Tensor& t, int iters) {
   return std::chrono::duration<double>(Clock::now() - start).count() / iters;
 }
 
+// One allreduce of `bytes` on `comm`, averaged over enough runs for about 32 MiB in all (1 to 20): the sweep's
+// sizes, and each NVLink-domain group's.
+double time_allreduce_of(Communicator& comm, std::size_t bytes, const torch::Device& device) {
+  auto t = torch::ones({static_cast<int64_t>(std::max<std::size_t>(bytes / 4, 1))},
+                       torch::TensorOptions().dtype(torch::kFloat).device(device));
+  int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
+  return time_allreduce(comm, t, iters);
+}
+
 int run(const ProbeOptions& o) {
   at::set_num_threads(1);
   const DistEnv env = read_dist_env([](const char* name) { return std::getenv(name); });
@@ -141,10 +150,7 @@ int run(const ProbeOptions& o) {
 
   std::vector<BandwidthRow> rows;
   for (std::size_t bytes : probe_sizes(o.min_bytes, o.max_bytes)) {
-    auto t = torch::ones({static_cast<int64_t>(std::max<std::size_t>(bytes / 4, 1))},
-                         torch::TensorOptions().dtype(torch::kFloat).device(device));
-    int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
-    rows.push_back(bandwidth(bytes, time_allreduce(*comm, t, iters), world));
+    rows.push_back(bandwidth(bytes, time_allreduce_of(*comm, bytes, device), world));
   }
   // Inside each NVLink domain, then across domains (rail K: the K-th rank of each): each kind's groups at once, at
   // the sweep's largest size; every rank learns every rank's time, as the reports above.
@@ -158,10 +164,7 @@ int run(const ProbeOptions& o) {
       const RankGroup& group = (*kind)[g];
       if (std::find(group.ranks.begin(), group.ranks.end(), rank) == group.ranks.end()) continue;
       auto sub = comm->subgroup((kind == &groups.inside ? "inside-" : "across-") + std::to_string(g), group.ranks);
-      auto t = torch::ones({static_cast<int64_t>(std::max<std::size_t>(group_bytes / 4, 1))},
-                           torch::TensorOptions().dtype(torch::kFloat).device(device));
-      int iters = static_cast<int>(std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(group_bytes, 1), 1, 20));
-      seconds[rank] = time_allreduce(*sub, t, iters);
+      seconds[rank] = time_allreduce_of(*sub, group_bytes, device);
       sub->shutdown();
     }
     auto gathered_seconds = seconds.to(device);

@@ -78,12 +78,10 @@ std::vector<std::string> split_problems(const std::string& text) {
 std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int expected_gpus, double slow_factor,
                                      int segment) {
   std::vector<NodeVerdict> nodes;
-  std::vector<std::string> domains;  // each node's, in the order of nodes
   for (const auto& r : ranks) {
     auto it = std::find_if(nodes.begin(), nodes.end(), [&](const NodeVerdict& n) { return n.node == r.node; });
     if (it == nodes.end()) {
       nodes.push_back({r.node, r.domain, {}, r.gpus, 0, r.problems});
-      domains.push_back(r.domain);
       it = nodes.end() - 1;
     }
     it->ranks.push_back(r.rank);
@@ -109,12 +107,14 @@ std::vector<NodeVerdict> judge_nodes(const std::vector<RankReport>& ranks, int e
   }
   for (size_t i = 0; segment > 0 && i < nodes.size(); ++i) {
     const size_t first = i / segment * segment;
-    if (domains[i] == domains[first] && !domains[i].empty()) continue;
-    if (domains[i].empty()) {
+    const std::string& domain = nodes[i].domain;
+    const std::string& first_domain = nodes[first].domain;
+    if (domain == first_domain && !domain.empty()) continue;
+    if (domain.empty()) {
       nodes[i].problems.push_back("in no NVLink domain, in a segment of " + std::to_string(segment) + " nodes");
     } else if (i != first) {
-      nodes[i].problems.push_back("NVLink domain " + domains[i] + ", not its segment's (" +
-                                  (domains[first].empty() ? std::string("none") : domains[first]) + " on " +
+      nodes[i].problems.push_back("NVLink domain " + domain + ", not its segment's (" +
+                                  (first_domain.empty() ? std::string("none") : first_domain) + " on " +
                                   nodes[first].node + ")");
     }
   }

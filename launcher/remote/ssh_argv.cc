@@ -1,10 +1,9 @@
 #include "remote/ssh_argv.h"
 
-#include <cctype>
-
 #include <fmt/core.h>
 
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace hpclaunch {
 
@@ -53,8 +52,7 @@ SshTarget remote_target(const std::string& value, const std::function<std::strin
 
 bool ssh_may_prompt(bool has_terminal, const Env& env) {
   if (has_terminal) return true;
-  std::string require = env_get(env, "SSH_ASKPASS_REQUIRE").value_or("");
-  for (char& c : require) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // ssh: strcasecmp
+  const std::string require = ascii_lower(env_get(env, "SSH_ASKPASS_REQUIRE").value_or(""));  // ssh: strcasecmp
   if (require == "force") return true;
   if (require == "never") return false;
   return env_non_empty(env, "DISPLAY") || env_non_empty(env, "WAYLAND_DISPLAY");
